@@ -1,0 +1,140 @@
+# ratelab — one non-recursive Makefile. Build outputs go under build/.
+#
+#   make              build/ratelab (-O2 -Wall -Wextra -Werror)
+#   make test         every CUnit suite, the teaching build's suite and a
+#                     ThreadSanitizer pass over the threaded suites
+#   make bench        the quick suite: results/quick-<host>.csv and two tables
+#   make teach        build/ratelab-teach, race points widened
+#   make deps         install missing Debian packages (nothing when present)
+#   SAN=address|thread make …   sanitized build under build/san-<kind>/
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+WARN    := -Wall -Wextra -Werror
+STD     := -std=c11 -D_GNU_SOURCE -pthread
+INCLUDE := -Ialgorithms -Iharness -Iworkloads
+LDLIBS  := -pthread -lm
+
+SAN ?=
+ifeq ($(SAN),)
+BUILD := build
+else ifneq ($(filter $(SAN),address thread),)
+BUILD := build/san-$(SAN)
+SANFLAGS := -fsanitize=$(SAN) -fno-omit-frame-pointer
+else
+$(error SAN must be address or thread, not '$(SAN)')
+endif
+
+ALL_CFLAGS  = $(STD) $(WARN) $(CFLAGS) $(SANFLAGS) $(INCLUDE) -MMD -MP
+ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
+
+GIT_REV := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
+BUILD_DEFS = -DRL_GIT_REV='"$(GIT_REV)"' -DRL_CFLAGS='"$(strip $(CFLAGS) $(SANFLAGS))"'
+
+LIB_SRCS  := $(wildcard algorithms/*.c) $(filter-out harness/main.c,$(wildcard harness/*.c)) \
+             $(wildcard workloads/*.c)
+TEST_SRCS := $(wildcard tests/*.c)
+
+# Normal objects, and the teaching variant of the same sources.
+LIB_OBJS        := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+TEST_OBJS       := $(TEST_SRCS:%.c=$(BUILD)/obj/%.o)
+TEACH_LIB_OBJS  := $(LIB_SRCS:%.c=build/teach/obj/%.o)
+TEACH_TEST_OBJS := $(TEST_SRCS:%.c=build/teach/obj/%.o)
+
+RATELAB       := $(BUILD)/ratelab
+LIBRATELAB    := $(BUILD)/libratelab.a
+TESTS         := $(BUILD)/ratelab-tests
+TEACH_BIN     := build/ratelab-teach
+TEACH_TESTS   := build/teach/ratelab-tests
+
+.PHONY: all teach test check-unit check-teach check-tsan bench deps clean format FORCE
+.DEFAULT_GOAL := all
+
+all: $(RATELAB)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+build/teach/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DRL_TEACH -c $< -o $@
+
+# build_info records the git revision and flags: rebuilt every time so a
+# result row never carries a stale revision.
+$(BUILD)/obj/harness/build_info.o build/teach/obj/harness/build_info.o: FORCE
+$(BUILD)/obj/harness/build_info.o: ALL_CFLAGS += $(BUILD_DEFS)
+build/teach/obj/harness/build_info.o: ALL_CFLAGS += $(BUILD_DEFS)
+
+$(LIBRATELAB): $(LIB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+build/teach/libratelab.a: $(TEACH_LIB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(RATELAB): $(BUILD)/obj/harness/main.o $(LIBRATELAB)
+	$(CC) $(ALL_LDFLAGS) $^ $(LDLIBS) -o $@
+
+$(TEACH_BIN): build/teach/obj/harness/main.o build/teach/libratelab.a
+	$(CC) $(ALL_LDFLAGS) $^ $(LDLIBS) -o $@
+
+teach: $(TEACH_BIN)
+
+$(TESTS): $(TEST_OBJS) $(LIBRATELAB)
+	$(CC) $(ALL_LDFLAGS) $^ -lcunit $(LDLIBS) -o $@
+
+$(TEACH_TESTS): $(TEACH_TEST_OBJS) build/teach/libratelab.a
+	$(CC) $(ALL_LDFLAGS) $^ -lcunit $(LDLIBS) -o $@
+
+# ---- tests ---------------------------------------------------------------
+# The threaded suites run again under ThreadSanitizer; the teaching suite
+# runs against the race-widened build. Each runner exits non-zero on failure.
+THREADED_SUITES := stress
+
+test: deps
+	$(MAKE) --no-print-directory check-unit
+	$(MAKE) --no-print-directory check-teach
+	$(MAKE) --no-print-directory SAN=thread check-tsan
+
+check-unit: $(TESTS) $(RATELAB)
+	RATELAB_BIN=$(RATELAB) $(TESTS)
+
+check-teach: $(TEACH_TESTS) $(TEACH_BIN)
+	RATELAB_BIN=$(TEACH_BIN) $(TEACH_TESTS) teach
+
+check-tsan: $(TESTS)
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 $(TESTS) $(THREADED_SUITES)
+
+# ---- benchmarks ----------------------------------------------------------
+HOST := $(shell hostname -s 2>/dev/null || hostname)
+
+bench: $(RATELAB)
+	$(RATELAB) bench --suite quick --out results/quick-$(HOST).csv
+
+# ---- dependencies --------------------------------------------------------
+# Debian packages, installed only when one is missing (apt-get update first:
+# a fresh machine's package lists are empty).
+DEB_PKGS := build-essential libcunit1-dev libjemalloc-dev gnuplot-nox libbenchmark-dev \
+            libhiredis-dev redis-server
+
+deps:
+	@missing=$$(for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "make deps: installing $$missing"; \
+	  if [ "$$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi; \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+format:
+	clang-format -i algorithms/*.[ch] harness/*.[ch] workloads/*.[ch] tests/*.[ch]
+
+clean:
+	rm -rf build
+
+FORCE:
+
+-include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(TEACH_LIB_OBJS:.o=.d) $(TEACH_TEST_OBJS:.o=.d)
+-include $(BUILD)/obj/harness/main.d build/teach/obj/harness/main.d

@@ -1,0 +1,35 @@
+/* registry.c — every implementation ratelab knows, in `ratelab list` order.
+ * A new algorithm is one file in algorithms/ and one line in each list. */
+#include "rl.h"
+
+#include <string.h>
+
+extern const struct rl_algo rl_null_algo, rl_faa_algo, rl_clock_faa_algo;
+
+const struct rl_algo *const rl_registry[] = {
+    &rl_null_algo,
+    &rl_faa_algo,
+    &rl_clock_faa_algo,
+    NULL,
+};
+
+const struct rl_algo *rl_registry_find(const char *name)
+{
+    for (const struct rl_algo *const *a = rl_registry; *a; a++)
+        if (strcmp((*a)->name, name) == 0)
+            return *a;
+    return NULL;
+}
+
+const char *rl_promise_name(enum rl_promise promise)
+{
+    switch (promise) {
+    case RL_PROMISE_STRONG: return "strong";
+    case RL_PROMISE_WEAK: return "weak";
+    case RL_PROMISE_WINDOW: return "window";
+    case RL_PROMISE_BUCKET: return "bucket";
+    case RL_PROMISE_APPROX: return "approx";
+    case RL_PROMISE_NONE: return "none";
+    }
+    return "?";
+}

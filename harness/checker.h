@@ -1,0 +1,56 @@
+/* checker.h — measures a decision log against the strong and weak
+ * definitions and against ideal oracles (DESIGN §1).
+ *
+ * For each key: two pointers over its admits give the sliding-window maximum
+ * and the strong violations; one pass gives the aligned-window maximum; two
+ * oracles replay the same attempts (an exact sliding log for strong, an
+ * exact aligned window for weak) and every decision is compared with theirs.
+ */
+#ifndef RL_CHECKER_H
+#define RL_CHECKER_H
+
+#include "event_log.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct rl_check_params {
+    uint64_t limit;       /* L */
+    uint64_t interval_ns; /* I */
+    uint64_t epoch_ns;    /* aligned windows are [epoch + k·I, epoch + (k+1)·I) */
+};
+
+struct rl_key_metrics {
+    uint64_t attempts, admits, rejects;
+    uint64_t attempted_cost, admitted_cost;
+    uint64_t max_sliding;       /* max admitted cost in any [t, t+I) */
+    uint64_t max_aligned;       /* max admitted cost in any aligned window */
+    uint64_t strong_excess;     /* max(0, max_sliding − L) */
+    uint64_t strong_violations; /* admits after which (t−I, t] held more than L */
+    uint64_t weak_excess;       /* max(0, max_aligned − L) */
+    /* Oracle comparisons: only when the log is complete (rejects present). */
+    uint64_t false_admits, false_rejects;           /* against the strong oracle */
+    uint64_t weak_false_admits, weak_false_rejects; /* against the weak oracle */
+    uint64_t oracle_admitted_cost;                  /* what the strong oracle admits */
+};
+
+struct rl_check_result {
+    struct rl_key_metrics total; /* counts summed over keys; max_* and excess: worst key */
+    uint32_t worst_key;          /* key with the largest max_sliding (ties: lowest id) */
+    struct rl_key_metrics *per_key;
+    uint32_t key_count;
+    bool complete; /* oracle fields and utilization are meaningful */
+};
+
+/* Runs every metric. Sorts the log by time if it is not sorted. -1 with one
+ * line in err on ENOMEM or a zero limit or interval. */
+int rl_check(struct rl_event_log *log, const struct rl_check_params *params,
+             struct rl_check_result *out, char *err, size_t err_len);
+
+/* admitted cost ÷ strong oracle's admitted cost; NAN when not complete or
+ * when the oracle admitted nothing. */
+double rl_check_utilization(const struct rl_key_metrics *m, bool complete);
+
+void rl_check_result_free(struct rl_check_result *result);
+
+#endif

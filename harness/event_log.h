@@ -1,0 +1,48 @@
+/* event_log.h — a decision log: what a limiter decided, attempt by attempt.
+ *
+ * The recorder produces one; `ratelab sim --decisions` writes one; `ratelab
+ * check --events` reads one from ratelab or from any other system. CSV
+ * header `t_ns,key,n,admitted,thread`; admitted is 0 or 1.
+ */
+#ifndef RL_EVENT_LOG_H
+#define RL_EVENT_LOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct rl_event {
+    uint64_t t_ns;    /* since the run's epoch */
+    uint32_t key;     /* dense key id */
+    uint32_t n;       /* cost */
+    uint16_t thread;  /* which thread decided */
+    uint8_t admitted; /* 1 admit, 0 reject */
+};
+
+struct rl_event_log {
+    struct rl_event *events;
+    size_t len, cap;
+    char **key_names; /* key_count names, owned; NULL means "k<id>" */
+    uint32_t key_count;
+    bool complete;          /* rejects are in the log too (sim, check), not only admits */
+    uint64_t dropped;       /* events a full recorder buffer could not keep */
+    uint64_t uncertainty_ns; /* largest gap between the clock reads around one recorded call */
+};
+
+int rl_event_log_push(struct rl_event_log *log, const struct rl_event *event);
+
+/* Reads a decision log CSV; complete is set (rejects are expected in such a
+ * file). -1 with one line in err: missing file, bad header, malformed line
+ * with its number. Lines need not be sorted by time. */
+int rl_event_log_read_csv(const char *path, struct rl_event_log *out, char *err, size_t err_len);
+
+/* Writes through a temporary file and a rename. -1 with a reason in err. */
+int rl_event_log_write_csv(const struct rl_event_log *log, const char *path, char *err,
+                           size_t err_len);
+
+/* Sorts by time (stable: equal times keep their order). */
+void rl_event_log_sort(struct rl_event_log *log);
+
+void rl_event_log_free(struct rl_event_log *log);
+
+#endif

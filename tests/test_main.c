@@ -1,0 +1,67 @@
+/* test_main.c — the CUnit runner: every self-registered suite, or only the
+ * suites named on the command line. Exits 1 when any assertion failed. */
+#include "test_util.h"
+
+#include <CUnit/Basic.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MAX_SUITES 64
+
+static struct {
+    const char *name;
+    const struct rl_test_case *cases;
+} pending[MAX_SUITES];
+static int pending_count;
+
+void rl_test_suite_register(const char *suite, const struct rl_test_case *cases)
+{
+    if (pending_count == MAX_SUITES) {
+        fprintf(stderr, "test_main: more than %d suites; raise MAX_SUITES\n", MAX_SUITES);
+        return;
+    }
+    pending[pending_count].name = suite;
+    pending[pending_count].cases = cases;
+    pending_count++;
+}
+
+static int wanted(const char *suite, int argc, char **argv)
+{
+    if (argc < 2)
+        return 1;
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], suite) == 0)
+            return 1;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (CU_initialize_registry() != CUE_SUCCESS)
+        return 2;
+    int added = 0;
+    for (int i = 0; i < pending_count; i++) {
+        if (!wanted(pending[i].name, argc, argv))
+            continue;
+        CU_pSuite suite = CU_add_suite(pending[i].name, NULL, NULL);
+        if (suite == NULL)
+            return 2;
+        for (const struct rl_test_case *c = pending[i].cases; c->name; c++)
+            if (CU_add_test(suite, c->name, c->fn) == NULL)
+                return 2;
+        added++;
+    }
+    if (added == 0 || added < argc - 1) {
+        fprintf(stderr, "ratelab-tests: a named suite does not exist in this build (have:");
+        for (int i = 0; i < pending_count; i++)
+            fprintf(stderr, " %s", pending[i].name);
+        fprintf(stderr, ")\n");
+        CU_cleanup_registry();
+        return 2;
+    }
+    CU_basic_set_mode(CU_BRM_VERBOSE);
+    CU_basic_run_tests();
+    unsigned failed = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+    CU_cleanup_registry();
+    return failed ? 1 : 0;
+}
