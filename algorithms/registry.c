@@ -5,11 +5,21 @@
 #include <string.h>
 
 extern const struct rl_algo rl_null_algo, rl_faa_algo, rl_clock_faa_algo;
+extern const struct rl_algo rl_fw_plain_algo, rl_fw_atomic_naive_algo, rl_fw_cas_nofirst_algo,
+    rl_fw_cas_algo, rl_fw_cas_acqrel_algo, rl_fw_mutex_algo, rl_fw_expiry_algo, rl_fw_aligned_algo;
 
 const struct rl_algo *const rl_registry[] = {
     &rl_null_algo,
     &rl_faa_algo,
     &rl_clock_faa_algo,
+    &rl_fw_plain_algo,
+    &rl_fw_atomic_naive_algo,
+    &rl_fw_cas_nofirst_algo,
+    &rl_fw_cas_algo,
+    &rl_fw_cas_acqrel_algo,
+    &rl_fw_mutex_algo,
+    &rl_fw_expiry_algo,
+    &rl_fw_aligned_algo,
     NULL,
 };
 

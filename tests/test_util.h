@@ -1,6 +1,6 @@
 /* test_util.h — how a test file declares its CUnit suite.
  *
- * Each tests/*.c ends with RL_TEST_SUITE("name", {"case", fn}, ...); the
+ * Each tests/NAME.c ends with RL_TEST_SUITE("name", {"case", fn}, ...); the
  * suite registers itself before main() runs, so adding a test file needs no
  * edit anywhere else. `ratelab-tests NAME…` runs only the named suites.
  */

@@ -1,0 +1,24 @@
+/* fw_cas.c — the C++ article's step 3: CAS-claimed reset with the
+ * first-window fix, every operation seq_cst. The article's limiter as it
+ * ends, before its memory-order tuning (see fw_article.h). */
+#include "fw_article.h"
+
+#include <stdlib.h>
+
+static enum rl_decision fw_cas_acquire(void *state, struct rl_clock *clock, uint64_t key,
+                                       uint64_t n)
+{
+    (void)key;
+    return fw_cas_acquire_ordered(state, clock, n, memory_order_seq_cst, memory_order_seq_cst);
+}
+
+const struct rl_algo rl_fw_cas_algo = {
+    .name = "fw_cas",
+    .family = "fixed_window",
+    .summary = "C++ article step 3: CAS on the timestamp plus first-window fix, all seq_cst",
+    .promise = RL_PROMISE_WINDOW,
+    .flags = RL_THREAD_SAFE,
+    .create = fw_article_create,
+    .destroy = free,
+    .acquire = fw_cas_acquire,
+};

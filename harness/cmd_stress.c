@@ -1,0 +1,199 @@
+/* cmd_stress.c — `ratelab stress`: closed-loop throughput per thread count,
+ * with faa measured alongside, and accuracy when recorded. */
+#include "cli.h"
+#include "clock.h"
+#include "commands.h"
+#include "outfile.h"
+#include "parse.h"
+#include "stress.h"
+#include "stress_plan.h"
+#include "table.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_THREAD_COUNTS 32
+
+static void stress_help(void)
+{
+    printf("usage: ratelab stress --algo A[,B...|all] [--threads 1,2,4] [--duration DUR]\n"
+           "                      [--reps R] [--clock C] [--record] [--pin] [--unsafe]\n"
+           "                      [--limit L --interval DUR] [--out FILE.csv] [--format F]\n\n"
+           "Threads start together and call acquire on one shared limiter as fast as they can\n"
+           "(closed loop) until the duration ends. Prints median ns/op (per thread: time for\n"
+           "one call) with min-max over repetitions, Mops/s (all threads), and the ratio to\n"
+           "faa, which is measured in the same run whether asked for or not. Repetitions are\n"
+           "interleaved across algorithms. A thread count above the CPUs is marked '!'.\n\n"
+           "  --threads LIST    thread counts (default 1,2)\n"
+           "  --duration DUR    per measurement (default 1s)\n"
+           "  --reps R          repetitions (default 3)\n"
+           "  --clock C         monotonic (default), coarse or tsc\n"
+           "  --record          also run each measurement recorded: every admit stamped and\n"
+           "                    checked (sliding/aligned maxima, promise held, stamp\n"
+           "                    uncertainty), and the recorder's overhead printed\n"
+           "  --pin             pin thread i to CPU i mod cores\n"
+           "  --unsafe          allow algorithms that are not thread-safe with > 1 thread\n"
+           "  --out FILE        write every row as CSV (temporary name, then renamed)\n"
+           "  --format F        table (default), csv or json on stdout\n\n%s",
+           rl_cli_limiter_help);
+}
+
+static void write_rows(const char *cmd, enum rl_cli_format format, const char *out_path,
+                       const struct rl_result *rows, size_t count)
+{
+    struct rl_context ctx;
+    rl_context_init(&ctx);
+    if (format == RL_FORMAT_CSV) {
+        rl_result_csv_header(stdout);
+        for (size_t i = 0; i < count; i++)
+            rl_result_csv_row(stdout, &rows[i], &ctx);
+    } else if (format == RL_FORMAT_JSON) {
+        rl_result_json_begin(stdout);
+        for (size_t i = 0; i < count; i++)
+            rl_result_json_row(stdout, &rows[i], &ctx, i == 0);
+        rl_result_json_end(stdout);
+    }
+    if (out_path == NULL)
+        return;
+    struct rl_outfile out;
+    char err[512];
+    if (rl_outfile_open(&out, out_path, err, sizeof err) != 0)
+        rl_cli_run_error(cmd, "%s", err);
+    rl_result_csv_header(out.fp);
+    for (size_t i = 0; i < count; i++)
+        rl_result_csv_row(out.fp, &rows[i], &ctx);
+    if (rl_outfile_commit(&out, err, sizeof err) != 0)
+        rl_cli_run_error(cmd, "%s", err);
+}
+
+int rl_cmd_stress(int argc, char **argv)
+{
+    static const struct option options[] = {
+        RL_CLI_HELP_OPTION,
+        RL_CLI_LIMITER_OPTIONS,
+        {"algo", required_argument, NULL, OPT_ALGO},
+        {"threads", required_argument, NULL, OPT_THREADS},
+        {"duration", required_argument, NULL, OPT_DURATION},
+        {"reps", required_argument, NULL, OPT_REPS},
+        {"clock", required_argument, NULL, OPT_CLOCK},
+        {"record", no_argument, NULL, OPT_RECORD},
+        {"pin", no_argument, NULL, OPT_PIN},
+        {"unsafe", no_argument, NULL, OPT_UNSAFE},
+        {"out", required_argument, NULL, OPT_OUT},
+        {"format", required_argument, NULL, OPT_FORMAT},
+        {0}};
+    const char *cmd = "stress", *algo_list = NULL, *out_path = NULL;
+    uint64_t threads[MAX_THREAD_COUNTS] = {1, 2}, reps = 3;
+    size_t thread_count = 2;
+    bool unsafe = false;
+    enum rl_cli_format format = RL_FORMAT_TABLE;
+    struct rl_stress_plan plan = {.duration_ns = 1000000000u, .clock = "monotonic"};
+    rl_cli_limiter_defaults(&plan.cfg);
+    char err[512];
+    int code;
+    while ((code = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+        switch (code) {
+        case OPT_HELP: stress_help(); return 0;
+        case OPT_ALGO: algo_list = optarg; break;
+        case OPT_THREADS:
+            if (rl_parse_u64_list(optarg, 1, 1024, threads, MAX_THREAD_COUNTS, &thread_count, err,
+                                  sizeof err) != 0)
+                rl_cli_usage_error(cmd, "--threads: %s", err);
+            break;
+        case OPT_DURATION:
+            if (rl_parse_duration_ns(optarg, &plan.duration_ns, err, sizeof err) != 0)
+                rl_cli_usage_error(cmd, "--duration: %s", err);
+            if (plan.duration_ns == 0)
+                rl_cli_usage_error(cmd, "--duration must be greater than zero");
+            break;
+        case OPT_REPS:
+            if (rl_parse_u64(optarg, 1, 1000, &reps, err, sizeof err) != 0)
+                rl_cli_usage_error(cmd, "--reps: %s", err);
+            break;
+        case OPT_CLOCK: plan.clock = optarg; break;
+        case OPT_RECORD: plan.record = true; break;
+        case OPT_PIN: plan.pin = true; break;
+        case OPT_UNSAFE: unsafe = true; break;
+        case OPT_OUT: out_path = optarg; break;
+        case OPT_FORMAT: format = rl_cli_parse_format(cmd, optarg); break;
+        default:
+            if (!rl_cli_limiter_option(cmd, code, optarg, &plan.cfg))
+                rl_cli_bad_option(cmd, code, argv);
+        }
+    }
+    if (optind < argc)
+        rl_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    if (algo_list == NULL)
+        rl_cli_usage_error(cmd, "--algo is required (a name from ratelab list, or all)");
+
+    struct rl_clock probe_clock;
+    if (rl_clock_init(&probe_clock, plan.clock, err, sizeof err) != 0)
+        rl_cli_usage_error(cmd, "--clock: %s", err);
+    if (strcmp(plan.clock, "virtual") == 0)
+        rl_cli_usage_error(cmd, "--clock virtual is for sim; stress needs monotonic, coarse or tsc");
+
+    /* faa first, so every other row has its floor from the same run. */
+    const struct rl_algo *algos[RL_CLI_MAX_ALGOS + 1];
+    algos[0] = rl_registry_find("faa");
+    size_t count = rl_cli_parse_algos(cmd, algo_list, algos + 1, RL_CLI_MAX_ALGOS);
+    size_t kept = 1;
+    uint64_t most_threads = 0;
+    for (size_t i = 0; i < thread_count; i++)
+        most_threads = threads[i] > most_threads ? threads[i] : most_threads;
+    for (size_t i = 1; i <= count; i++) {
+        if (algos[i] == algos[0])
+            continue;
+        if (!(algos[i]->flags & RL_THREAD_SAFE) && most_threads > 1 && !unsafe) {
+            if (strcmp(algo_list, "all") == 0)
+                continue; /* "all" means all that can run here */
+            rl_cli_usage_error(cmd,
+                               "%s is not thread-safe: use --threads 1, or --unsafe to watch it "
+                               "fail",
+                               algos[i]->name);
+        }
+        void *probe = algos[i]->create(&plan.cfg, err, sizeof err);
+        if (probe == NULL)
+            rl_cli_usage_error(cmd, "%s: %s", algos[i]->name, err);
+        algos[i]->destroy(probe);
+        algos[kept++] = algos[i];
+    }
+    plan.algos = algos;
+    plan.algo_count = kept;
+    plan.threads = threads;
+    plan.thread_count = thread_count;
+    plan.reps = (unsigned)reps;
+
+    size_t planned = rl_stress_plan_rows(&plan);
+    struct rl_result *rows = calloc(planned, sizeof *rows);
+    if (rows == NULL)
+        rl_cli_run_error(cmd, "out of memory");
+    rl_stress_install_signals();
+    bool interrupted;
+    long done = rl_stress_plan_run(&plan, cmd, rows, &interrupted, err, sizeof err);
+    if (done < 0)
+        rl_cli_run_error(cmd, "%s", err);
+
+    if (format == RL_FORMAT_TABLE) {
+        char interval[32], duration[32];
+        printf("stress: L=%llu per %s, %s a run, %u reps, clock %s, %ld cpus%s\n\n",
+               (unsigned long long)plan.cfg.limit,
+               rl_format_duration(plan.cfg.interval_ns, interval, sizeof interval),
+               rl_format_duration(plan.duration_ns, duration, sizeof duration), plan.reps,
+               plan.clock, sysconf(_SC_NPROCESSORS_ONLN), plan.pin ? ", pinned" : "");
+        rl_table_speed(stdout, rows, (size_t)done);
+        printf("\nns/op: per thread, median over reps; x faa: ns/op ÷ faa's ns/op in the same "
+               "rep and thread count.\n");
+        if (plan.record)
+            rl_stress_plan_print_overhead(stdout, rows, (size_t)done);
+    }
+    write_rows(cmd, format, out_path, rows, (size_t)done);
+    free(rows);
+    if (interrupted) {
+        fprintf(stderr, "ratelab stress: interrupted after %ld of %zu runs%s%s\n", done, planned,
+                out_path ? "; finished runs written to " : "", out_path ? out_path : "");
+        return 1;
+    }
+    return 0;
+}

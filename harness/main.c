@@ -1,0 +1,51 @@
+/* main.c — `ratelab SUBCOMMAND [options]`: dispatch and top-level help. */
+#include "commands.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} commands[] = {
+    {"list", rl_cmd_list, "list the algorithms: name, family, promise, thread safety, summary"},
+    {"sim", rl_cmd_sim, "replay a trace or workload in virtual time and check every decision"},
+    {"stress", rl_cmd_stress, "closed-loop threads: ns/op, Mops/s, ratio to faa, accuracy"},
+    {"trace", rl_cmd_trace, "write a generated workload as a trace CSV (t_ns,key,n)"},
+    {"check", rl_cmd_check, "check any decision log (t_ns,key,n,admitted,thread) against L, I"},
+    {"clocks", rl_cmd_clocks, "measure each clock's cost per read and resolution"},
+    {"bench", rl_cmd_bench, "run a benchmark suite and write a results CSV"},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "ratelab — a laboratory for rate limiters\n\n"
+                 "usage: ratelab COMMAND [options]   (ratelab COMMAND --help for its options)\n\n"
+                 "commands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\nExit status: 0 success, 1 a run failed, 2 bad usage or input.\n");
+}
+
+int main(int argc, char **argv)
+{
+    opterr = 0; /* subcommands report bad options themselves, in one line */
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(argv[1], commands[i].name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "ratelab: unknown command '%s' (accepted: list, sim, stress, trace, check, "
+                    "clocks, bench; see ratelab --help)\n",
+            argv[1]);
+    return 2;
+}

@@ -1,0 +1,127 @@
+/* measure.c — run, check, and fill a result row. */
+#include "measure.h"
+
+#include "checker.h"
+#include "sim.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static unsigned online_cpus(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (unsigned)n : 1;
+}
+
+/* Checks log against cfg and copies the metrics and worst key into r. */
+static int check_into(struct rl_event_log *log, const struct rl_config *cfg, struct rl_result *r,
+                      char *err, size_t err_len)
+{
+    struct rl_check_params params = {.limit = cfg->limit, .interval_ns = cfg->interval_ns};
+    struct rl_check_result check;
+    if (rl_check(log, &params, &check, err, err_len) != 0)
+        return -1;
+    r->checked = true;
+    r->complete = check.complete;
+    r->m = check.total;
+    if (log->key_names && check.worst_key < log->key_count)
+        snprintf(r->worst_key, sizeof r->worst_key, "%s", log->key_names[check.worst_key]);
+    else
+        snprintf(r->worst_key, sizeof r->worst_key, "k%u", check.worst_key);
+    r->uncertainty_ns = log->uncertainty_ns;
+    r->dropped = log->dropped;
+    rl_check_result_free(&check);
+    return 0;
+}
+
+int rl_measure_sim(const struct rl_algo *algo, const struct rl_config *cfg,
+                   const struct rl_trace *trace, const char *workload, uint64_t seed,
+                   struct rl_result *r, struct rl_event_log *log_out, char *err, size_t err_len)
+{
+    struct rl_event_log log;
+    struct rl_sim_outcome sim;
+    if (rl_sim_run(algo, cfg, trace, &log, &sim, err, err_len) != 0)
+        return -1;
+    memset(r, 0, sizeof *r);
+    r->algo = algo;
+    r->mode = "sim";
+    r->workload = workload;
+    r->clock = "virtual";
+    r->threads = 1;
+    r->cpus = online_cpus();
+    r->cfg = *cfg;
+    r->keys = trace->key_count;
+    r->seed = seed;
+    r->attempts = sim.attempts;
+    r->admits = sim.admits;
+    r->rejects = sim.rejects;
+    r->errors = sim.errors;
+    r->duration_ns = trace->len ? trace->attempts[trace->len - 1].t_ns : 0;
+    r->ns_per_op = r->mops = r->ratio_faa = NAN; /* sim measures accuracy, not speed */
+    r->clock_reads_per_op = sim.attempts ? (double)sim.clock_reads / (double)sim.attempts : NAN;
+    int rc = check_into(&log, cfg, r, err, err_len);
+    if (log_out)
+        *log_out = log;
+    else
+        rl_event_log_free(&log);
+    return rc;
+}
+
+int rl_measure_stress(const struct rl_stress_params *p, unsigned rep, struct rl_result *r,
+                      char *err, size_t err_len)
+{
+    struct rl_stress_outcome run;
+    if (rl_stress_run(p, &run, err, err_len) != 0)
+        return -1;
+    memset(r, 0, sizeof *r);
+    r->algo = p->algo;
+    r->mode = "stress";
+    r->workload = "closed_loop";
+    r->clock = p->clock;
+    r->threads = p->threads;
+    r->cpus = online_cpus();
+    r->rep = rep;
+    r->cfg = p->cfg;
+    r->keys = 1;
+    r->attempts = run.attempts;
+    r->admits = run.admits;
+    r->rejects = run.rejects;
+    r->errors = run.errors;
+    r->duration_ns = run.wall_ns;
+    r->ns_per_op = run.ns_per_op;
+    r->mops = run.mops;
+    r->ratio_faa = NAN;
+    r->clock_reads_per_op = run.attempts ? (double)run.clock_reads / (double)run.attempts : NAN;
+    if (run.interrupted) {
+        rl_event_log_free(&run.log);
+        snprintf(err, err_len, "interrupted");
+        return -1;
+    }
+    int rc = 0;
+    if (p->record) {
+        rc = check_into(&run.log, &p->cfg, r, err, err_len);
+        rl_event_log_free(&run.log);
+    }
+    return rc;
+}
+
+void rl_results_fill_ratio_faa(struct rl_result *rows, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        struct rl_result *r = &rows[i];
+        if (strcmp(r->mode, "stress") != 0)
+            continue;
+        r->ratio_faa = NAN;
+        for (size_t j = 0; j < count; j++) {
+            const struct rl_result *f = &rows[j];
+            if (strcmp(f->algo->name, "faa") == 0 && strcmp(f->mode, "stress") == 0 &&
+                f->threads == r->threads && f->rep == r->rep && strcmp(f->clock, r->clock) == 0 &&
+                f->checked == r->checked && f->ns_per_op > 0) {
+                r->ratio_faa = r->ns_per_op / f->ns_per_op;
+                break;
+            }
+        }
+    }
+}

@@ -1,0 +1,218 @@
+/* result.c — a result row's promise verdict and its CSV and JSON forms.
+ * Both forms come from one column list, so they cannot drift apart. */
+#include "result.h"
+
+#include <math.h>
+#include <string.h>
+
+uint64_t rl_result_promised_bound(const struct rl_result *r)
+{
+    uint64_t limit = r->cfg.limit;
+    switch (r->algo->promise) {
+    case RL_PROMISE_STRONG: return limit;
+    case RL_PROMISE_WEAK: return limit;
+    case RL_PROMISE_WINDOW: return 2 * limit;
+    case RL_PROMISE_BUCKET: return rl_config_burst(&r->cfg) + limit;
+    case RL_PROMISE_APPROX:
+    case RL_PROMISE_NONE: return 0;
+    }
+    return 0;
+}
+
+const char *rl_result_promise_held(const struct rl_result *r)
+{
+    uint64_t bound = rl_result_promised_bound(r);
+    if (!r->checked || bound == 0)
+        return "n/a";
+    uint64_t measured = r->algo->promise == RL_PROMISE_WEAK ? r->m.max_aligned : r->m.max_sliding;
+    if (measured > bound)
+        return "no";
+    return r->dropped ? "n/a" : "yes";
+}
+
+/* ---- one column list for both formats ---------------------------------- */
+
+typedef void (*emit_fn)(void *sink, const char *name, const char *value, bool is_text);
+
+struct emitter {
+    emit_fn emit;
+    void *sink;
+    char buf[64];
+};
+
+static void text(struct emitter *e, const char *name, const char *value)
+{
+    e->emit(e->sink, name, value ? value : "", true);
+}
+
+static void u64(struct emitter *e, const char *name, uint64_t value, bool present)
+{
+    if (present)
+        snprintf(e->buf, sizeof e->buf, "%llu", (unsigned long long)value);
+    e->emit(e->sink, name, present ? e->buf : "", false);
+}
+
+static void real(struct emitter *e, const char *name, double value)
+{
+    if (isfinite(value))
+        snprintf(e->buf, sizeof e->buf, "%.6g", value);
+    e->emit(e->sink, name, isfinite(value) ? e->buf : "", false);
+}
+
+static void emit_columns(struct emitter *e, const struct rl_result *r,
+                         const struct rl_context *ctx)
+{
+    bool checked = r->checked, oracle = r->checked && r->complete;
+    const struct rl_key_metrics *m = &r->m;
+    /* The fixed columns of DESIGN §8, in order. */
+    text(e, "algo", r->algo->name);
+    text(e, "family", r->algo->family);
+    text(e, "promise", rl_promise_name(r->algo->promise));
+    text(e, "mode", r->mode);
+    text(e, "workload", r->workload);
+    text(e, "clock", r->clock);
+    u64(e, "threads", r->threads, true);
+    u64(e, "cpus", r->cpus, true);
+    u64(e, "rep", r->rep, true);
+    u64(e, "limit", r->cfg.limit, true);
+    u64(e, "interval_ns", r->cfg.interval_ns, true);
+    u64(e, "burst", rl_config_burst(&r->cfg), true);
+    u64(e, "attempts", r->attempts, true);
+    u64(e, "admits", r->admits, true);
+    u64(e, "rejects", r->rejects, true);
+    u64(e, "errors", r->errors, true);
+    real(e, "ns_per_op", r->ns_per_op);
+    real(e, "mops", r->mops);
+    u64(e, "max_sliding", m->max_sliding, checked);
+    u64(e, "max_aligned", m->max_aligned, checked);
+    u64(e, "strong_excess", m->strong_excess, checked);
+    u64(e, "weak_excess", m->weak_excess, checked);
+    u64(e, "false_admits", m->false_admits, oracle);
+    u64(e, "false_rejects", m->false_rejects, oracle);
+    real(e, "utilization", oracle ? rl_check_utilization(m, true) : NAN);
+    text(e, "promise_held", rl_result_promise_held(r));
+    text(e, "host", ctx->host);
+    text(e, "git_rev", ctx->git_rev);
+    /* Ours, documented in results/README.md. */
+    real(e, "ratio_faa", r->ratio_faa);
+    u64(e, "admitted_cost", m->admitted_cost, checked);
+    u64(e, "strong_violations", m->strong_violations, checked);
+    u64(e, "weak_false_admits", m->weak_false_admits, oracle);
+    u64(e, "weak_false_rejects", m->weak_false_rejects, oracle);
+    u64(e, "oracle_admitted_cost", m->oracle_admitted_cost, oracle);
+    text(e, "recorded", r->checked ? "yes" : "no");
+    u64(e, "keys", r->keys, true);
+    text(e, "worst_key", checked ? r->worst_key : "");
+    u64(e, "seed", r->seed, true);
+    u64(e, "duration_ns", r->duration_ns, true);
+    real(e, "clock_reads_per_op", r->clock_reads_per_op);
+    u64(e, "stamp_uncertainty_ns", r->uncertainty_ns, checked && strcmp(r->mode, "sim") != 0);
+    u64(e, "dropped_events", r->dropped, checked);
+    text(e, "cpu_model", ctx->cpu_model);
+    u64(e, "cores", ctx->cores, true);
+    text(e, "compiler", ctx->compiler);
+    text(e, "cflags", ctx->cflags);
+    text(e, "allocator", ctx->allocator);
+    text(e, "date", ctx->date);
+}
+
+/* ---- CSV ---------------------------------------------------------------- */
+
+struct csv_sink {
+    FILE *out;
+    bool first;
+    bool names;
+};
+
+static void csv_field(FILE *out, const char *value)
+{
+    if (strpbrk(value, ",\"\n") == NULL) {
+        fputs(value, out);
+        return;
+    }
+    fputc('"', out);
+    for (const char *c = value; *c; c++) {
+        if (*c == '"')
+            fputc('"', out);
+        fputc(*c, out);
+    }
+    fputc('"', out);
+}
+
+static void csv_emit(void *sink, const char *name, const char *value, bool is_text)
+{
+    (void)is_text;
+    struct csv_sink *s = sink;
+    if (!s->first)
+        fputc(',', s->out);
+    s->first = false;
+    csv_field(s->out, s->names ? name : value);
+}
+
+void rl_result_csv_header(FILE *out)
+{
+    static const struct rl_algo placeholder = {.name = "", .family = ""};
+    struct rl_result blank = {.algo = &placeholder, .mode = ""};
+    struct rl_context ctx = {.compiler = "", .cflags = "", .allocator = "", .git_rev = ""};
+    struct csv_sink sink = {out, true, true};
+    struct emitter e = {csv_emit, &sink, {0}};
+    emit_columns(&e, &blank, &ctx);
+    fputc('\n', out);
+}
+
+void rl_result_csv_row(FILE *out, const struct rl_result *r, const struct rl_context *ctx)
+{
+    struct csv_sink sink = {out, true, false};
+    struct emitter e = {csv_emit, &sink, {0}};
+    emit_columns(&e, r, ctx);
+    fputc('\n', out);
+}
+
+/* ---- JSON --------------------------------------------------------------- */
+
+static void json_string(FILE *out, const char *value)
+{
+    fputc('"', out);
+    for (const unsigned char *c = (const unsigned char *)value; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            fprintf(out, "\\%c", *c);
+        else if (*c < 0x20)
+            fprintf(out, "\\u%04x", *c);
+        else
+            fputc(*c, out);
+    }
+    fputc('"', out);
+}
+
+static void json_emit(void *sink, const char *name, const char *value, bool is_text)
+{
+    struct csv_sink *s = sink;
+    fputs(s->first ? "    " : ",\n    ", s->out);
+    s->first = false;
+    json_string(s->out, name);
+    fputs(": ", s->out);
+    if (is_text)
+        json_string(s->out, value);
+    else
+        fputs(*value ? value : "null", s->out);
+}
+
+void rl_result_json_begin(FILE *out)
+{
+    fputs("[", out);
+}
+
+void rl_result_json_row(FILE *out, const struct rl_result *r, const struct rl_context *ctx,
+                        bool first)
+{
+    fputs(first ? "\n  {\n" : ",\n  {\n", out);
+    struct csv_sink sink = {out, true, false};
+    struct emitter e = {json_emit, &sink, {0}};
+    emit_columns(&e, r, ctx);
+    fputs("\n  }", out);
+}
+
+void rl_result_json_end(FILE *out)
+{
+    fputs("\n]\n", out);
+}

@@ -1,0 +1,53 @@
+/* result.h — one result row (DESIGN §8): one algorithm, workload, clock,
+ * thread count and repetition, with its accuracy and speed. */
+#ifndef RL_RESULT_H
+#define RL_RESULT_H
+
+#include "build_info.h"
+#include "checker.h"
+#include "rl.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct rl_result {
+    const struct rl_algo *algo;
+    const char *mode;     /* sim | stress */
+    const char *workload; /* generator name, trace file, or "closed_loop" */
+    const char *clock;
+    unsigned threads, cpus, rep;
+    struct rl_config cfg;
+    uint64_t keys, seed;
+    uint64_t attempts, admits, rejects, errors;
+    uint64_t duration_ns;  /* stress: wall time measured; sim: the trace's span */
+    double ns_per_op;      /* per thread: how long one call takes */
+    double mops;           /* all threads: million attempts per second */
+    double ratio_faa;      /* ns_per_op ÷ faa's at the same threads, NAN if none */
+    double clock_reads_per_op;
+    bool checked;          /* accuracy metrics below were computed */
+    struct rl_key_metrics m;
+    bool complete;         /* rejects were recorded too (oracle columns valid) */
+    char worst_key[64];    /* the key with the largest max_sliding */
+    uint64_t uncertainty_ns; /* largest gap between the clock reads around a recorded call */
+    uint64_t dropped;        /* events a full recorder buffer could not keep */
+};
+
+/* "yes", "no", or "n/a" (nothing checked, nothing promised, or events
+ * dropped without a violation among those kept). */
+const char *rl_result_promise_held(const struct rl_result *r);
+
+/* The bound the promise sets on max_sliding (strong, window, bucket) or
+ * max_aligned (weak); 0 when it promises nothing. */
+uint64_t rl_result_promised_bound(const struct rl_result *r);
+
+void rl_result_csv_header(FILE *out);
+void rl_result_csv_row(FILE *out, const struct rl_result *r, const struct rl_context *ctx);
+
+/* JSON: call begin, then row for each (it writes the separators), then end. */
+void rl_result_json_begin(FILE *out);
+void rl_result_json_row(FILE *out, const struct rl_result *r, const struct rl_context *ctx,
+                        bool first);
+void rl_result_json_end(FILE *out);
+
+#endif

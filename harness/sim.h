@@ -1,0 +1,28 @@
+/* sim.h — the deterministic mode: a trace replayed on one thread in virtual
+ * time, every decision logged for the checker. */
+#ifndef RL_SIM_H
+#define RL_SIM_H
+
+#include "event_log.h"
+#include "rl.h"
+#include "trace.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct rl_sim_outcome {
+    uint64_t attempts, admits, rejects, errors;
+    uint64_t clock_reads; /* how often the algorithm looked at the time */
+};
+
+/* Runs every attempt of trace through algo, one limiter instance per key
+ * (created on the key's first attempt), with virtual time
+ * RL_VIRTUAL_ORIGIN_NS + t and the epoch at RL_VIRTUAL_ORIGIN_NS. Fills
+ * log (complete: rejects too; errors logged as not admitted) and out.
+ * -1 with one line in err if the algorithm cannot be created with cfg or
+ * memory runs out; log is then freed. */
+int rl_sim_run(const struct rl_algo *algo, const struct rl_config *cfg,
+               const struct rl_trace *trace, struct rl_event_log *log,
+               struct rl_sim_outcome *out, char *err, size_t err_len);
+
+#endif

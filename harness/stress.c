@@ -1,0 +1,279 @@
+/* stress.c — closed-loop threads on one shared limiter, with an optional
+ * recorder that stamps every admit into a per-thread buffer. */
+#include "stress.h"
+
+#include "clock.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+volatile sig_atomic_t rl_interrupted;
+
+static void on_signal(int signo)
+{
+    (void)signo;
+    rl_interrupted = 1;
+}
+
+void rl_stress_install_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+struct stress_shared {
+    _Alignas(RL_CACHE_LINE) _Atomic bool stop; /* alone on its line: read by all, written once */
+    _Atomic bool go;                           /* the start line every thread waits at */
+    const struct rl_algo *algo;
+    void *state;
+    uint64_t epoch_ns;
+    bool record;
+};
+
+/* Each worker's counters and buffer sit on their own cache lines. */
+struct worker {
+    _Alignas(RL_CACHE_LINE) struct stress_shared *shared;
+    pthread_t thread;
+    unsigned index;
+    struct rl_clock clock;       /* the algorithm's handle */
+    struct rl_clock stamp_clock; /* the recorder's, so `reads` stays the algorithm's */
+    uint64_t decisions[3];       /* by enum rl_decision */
+    uint64_t start_ns, end_ns;
+    struct rl_event *events;
+    size_t len, cap;
+    uint64_t dropped, max_gap_ns;
+};
+
+static uint64_t monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void run_plain(struct worker *w)
+{
+    struct stress_shared *sh = w->shared;
+    const struct rl_algo *algo = sh->algo;
+    while (!atomic_load_explicit(&sh->stop, memory_order_relaxed)) {
+        enum rl_decision d = algo->acquire(sh->state, &w->clock, 0, 1);
+        w->decisions[d]++;
+        if (d == RL_ADMIT && (algo->flags & RL_NEEDS_RELEASE))
+            algo->release(sh->state, &w->clock, 0, 1);
+    }
+}
+
+/* The stamp is taken after the decision (the moment the caller holds it);
+ * the gap from the read before the call bounds how far the algorithm's own
+ * clock read may lie from the stamp. */
+static void run_recorded(struct worker *w)
+{
+    struct stress_shared *sh = w->shared;
+    const struct rl_algo *algo = sh->algo;
+    struct rl_clock *stamp = &w->stamp_clock;
+    while (!atomic_load_explicit(&sh->stop, memory_order_relaxed)) {
+        uint64_t before = stamp->read(stamp);
+        enum rl_decision d = algo->acquire(sh->state, &w->clock, 0, 1);
+        w->decisions[d]++;
+        if (d != RL_ADMIT)
+            continue;
+        uint64_t after = stamp->read(stamp);
+        if (after - before > w->max_gap_ns)
+            w->max_gap_ns = after - before;
+        if (w->len < w->cap)
+            w->events[w->len++] = (struct rl_event){.t_ns = after - sh->epoch_ns,
+                                                    .key = 0,
+                                                    .n = 1,
+                                                    .thread = (uint16_t)w->index,
+                                                    .admitted = 1};
+        else
+            w->dropped++;
+        if (algo->flags & RL_NEEDS_RELEASE)
+            algo->release(sh->state, &w->clock, 0, 1);
+    }
+}
+
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    /* acquire pairs with the release that opens the start, so each worker
+     * sees the limiter fully created. Yield: threads may outnumber cores. */
+    while (!atomic_load_explicit(&w->shared->go, memory_order_acquire))
+        sched_yield();
+    w->start_ns = monotonic_ns();
+    if (w->shared->record)
+        run_recorded(w);
+    else
+        run_plain(w);
+    w->end_ns = monotonic_ns();
+    return NULL;
+}
+
+static void pin_to_cpu(pthread_t thread, unsigned index)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(index % (unsigned)(cores > 0 ? cores : 1), &set);
+    pthread_setaffinity_np(thread, sizeof set, &set);
+}
+
+static size_t default_capacity(const struct rl_stress_params *p)
+{
+    /* Twice what a correct limiter can admit, plus slack; a broken one that
+     * admits more fills the buffer, and the drop is reported. */
+    double windows = (double)p->duration_ns / (double)p->cfg.interval_ns + 2.0;
+    double wanted = 2.0 * (double)p->cfg.limit * windows + 4096.0;
+    double most = (double)(1u << 22); /* 96 MiB a thread, touched only as used */
+    return (size_t)(wanted < most ? wanted : most);
+}
+
+/* Sleeps out the run in short steps so a signal can end it early. */
+static bool wait_for_duration(uint64_t duration_ns)
+{
+    uint64_t end = monotonic_ns() + duration_ns;
+    for (;;) {
+        if (rl_interrupted)
+            return false;
+        uint64_t now = monotonic_ns();
+        if (now >= end)
+            return true;
+        uint64_t step = end - now < 10000000u ? end - now : 10000000u;
+        struct timespec pause = {0, (long)step};
+        nanosleep(&pause, NULL);
+    }
+}
+
+static int merge_events(struct worker *workers, unsigned threads, struct rl_event_log *log)
+{
+    size_t total = 0;
+    for (unsigned i = 0; i < threads; i++)
+        total += workers[i].len;
+    memset(log, 0, sizeof *log);
+    log->events = malloc((total ? total : 1) * sizeof *log->events);
+    if (log->events == NULL)
+        return -1;
+    log->cap = total;
+    for (unsigned i = 0; i < threads; i++) {
+        memcpy(log->events + log->len, workers[i].events, workers[i].len * sizeof *log->events);
+        log->len += workers[i].len;
+        log->dropped += workers[i].dropped;
+        if (workers[i].max_gap_ns > log->uncertainty_ns)
+            log->uncertainty_ns = workers[i].max_gap_ns;
+    }
+    log->key_count = 1;
+    log->complete = false;
+    rl_event_log_sort(log);
+    return 0;
+}
+
+int rl_stress_run(const struct rl_stress_params *p, struct rl_stress_outcome *out, char *err,
+                  size_t err_len)
+{
+    memset(out, 0, sizeof *out);
+    struct rl_clock clock;
+    if (rl_clock_init(&clock, p->clock, err, err_len) != 0)
+        return -1;
+    if (strcmp(clock.name, "virtual") == 0) {
+        snprintf(err, err_len, "stress needs a real clock (monotonic, coarse or tsc)");
+        return -1;
+    }
+
+    struct stress_shared shared = {.algo = p->algo, .record = p->record};
+    atomic_init(&shared.stop, false);
+    atomic_init(&shared.go, false);
+    struct rl_config cfg = p->cfg;
+    cfg.epoch_ns = shared.epoch_ns = clock.read(&clock);
+    shared.state = p->algo->create(&cfg, err, err_len);
+    if (shared.state == NULL)
+        return -1;
+
+    int rc = -1;
+    unsigned started = 0;
+    struct worker *workers = aligned_alloc(RL_CACHE_LINE, p->threads * sizeof *workers);
+    if (workers == NULL) {
+        snprintf(err, err_len, "out of memory for %u threads", p->threads);
+        goto done_state;
+    }
+    memset(workers, 0, p->threads * sizeof *workers);
+    size_t cap = p->record_capacity ? p->record_capacity : default_capacity(p);
+    for (unsigned i = 0; i < p->threads; i++) {
+        struct worker *w = &workers[i];
+        w->shared = &shared;
+        w->index = i;
+        w->clock = clock;
+        w->stamp_clock = clock;
+        w->clock.reads = 0;
+        if (p->record) {
+            w->cap = cap;
+            w->events = malloc(cap * sizeof *w->events);
+            if (w->events == NULL) {
+                snprintf(err, err_len, "out of memory for %zu recorded events a thread", cap);
+                goto done_workers;
+            }
+        }
+    }
+
+    for (; started < p->threads; started++) {
+        int e = pthread_create(&workers[started].thread, NULL, worker_main, &workers[started]);
+        if (e != 0) {
+            snprintf(err, err_len, "cannot start thread %u: %s", started, strerror(e));
+            break;
+        }
+        if (p->pin)
+            pin_to_cpu(workers[started].thread, started);
+    }
+    if (started < p->threads) /* let the started ones run out at once */
+        atomic_store_explicit(&shared.stop, true, memory_order_relaxed);
+    atomic_store_explicit(&shared.go, true, memory_order_release);
+    if (started == p->threads)
+        out->interrupted = !wait_for_duration(p->duration_ns);
+    /* relaxed: workers need only notice the flag eventually, and join()
+     * orders everything they wrote before we read it. */
+    atomic_store_explicit(&shared.stop, true, memory_order_relaxed);
+    for (unsigned i = 0; i < started; i++)
+        pthread_join(workers[i].thread, NULL);
+    if (started < p->threads)
+        goto done_workers;
+
+    uint64_t first_start = UINT64_MAX, last_end = 0, busy_ns = 0;
+    for (unsigned i = 0; i < p->threads; i++) {
+        struct worker *w = &workers[i];
+        out->admits += w->decisions[RL_ADMIT];
+        out->rejects += w->decisions[RL_REJECT];
+        out->errors += w->decisions[RL_ERROR];
+        out->clock_reads += w->clock.reads;
+        busy_ns += w->end_ns - w->start_ns;
+        if (w->start_ns < first_start)
+            first_start = w->start_ns;
+        if (w->end_ns > last_end)
+            last_end = w->end_ns;
+    }
+    out->attempts = out->admits + out->rejects + out->errors;
+    out->wall_ns = last_end - first_start;
+    out->ns_per_op = out->attempts ? (double)busy_ns / (double)out->attempts : 0;
+    out->mops = out->wall_ns ? (double)out->attempts * 1e3 / (double)out->wall_ns : 0;
+    if (p->record && merge_events(workers, p->threads, &out->log) != 0) {
+        snprintf(err, err_len, "out of memory merging recorded events");
+        goto done_workers;
+    }
+    rc = 0;
+
+done_workers:
+    for (unsigned i = 0; i < p->threads; i++)
+        free(workers[i].events);
+    free(workers);
+done_state:
+    p->algo->destroy(shared.state);
+    return rc;
+}

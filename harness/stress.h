@@ -1,0 +1,48 @@
+/* stress.h — the closed-loop mode: T threads call acquire as fast as they
+ * can on one shared limiter for a fixed time (DESIGN §5). */
+#ifndef RL_STRESS_H
+#define RL_STRESS_H
+
+#include "event_log.h"
+#include "rl.h"
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct rl_stress_params {
+    const struct rl_algo *algo;
+    struct rl_config cfg; /* epoch_ns is set by the run */
+    unsigned threads;
+    uint64_t duration_ns;
+    const char *clock;  /* a name from rl_clock_names, not "virtual" */
+    bool record;        /* stamp and keep every admit for the checker */
+    bool pin;           /* thread i on CPU i mod cores */
+    size_t record_capacity; /* admits kept per thread; 0 = sized from L, I and duration */
+};
+
+struct rl_stress_outcome {
+    uint64_t attempts, admits, rejects, errors;
+    uint64_t clock_reads; /* by the algorithm, all threads */
+    uint64_t wall_ns;     /* first thread's start to last thread's stop */
+    double ns_per_op;     /* per thread: its busy time ÷ its calls, averaged over calls */
+    double mops;          /* attempts ÷ wall time */
+    bool interrupted;     /* SIGINT/SIGTERM cut the run short */
+    struct rl_event_log log; /* admits only (complete = false), when record */
+};
+
+/* Set from a signal handler (see rl_stress_install_signals); a run in
+ * progress stops early and says so in `interrupted`. */
+extern volatile sig_atomic_t rl_interrupted;
+
+/* Installs SIGINT/SIGTERM handlers that set rl_interrupted, so a killed
+ * suite can still write the rows it finished. */
+void rl_stress_install_signals(void);
+
+/* Runs one measurement. -1 with one line in err when the clock, the
+ * algorithm's create, thread creation or memory fails. */
+int rl_stress_run(const struct rl_stress_params *params, struct rl_stress_outcome *out, char *err,
+                  size_t err_len);
+
+#endif

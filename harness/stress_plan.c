@@ -1,0 +1,93 @@
+/* stress_plan.c — run a grid of stress measurements, interleaved. */
+#include "stress_plan.h"
+
+#include "cli.h"
+#include "measure.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+size_t rl_stress_plan_rows(const struct rl_stress_plan *plan)
+{
+    return plan->algo_count * plan->thread_count * plan->reps * (plan->record ? 2 : 1);
+}
+
+long rl_stress_plan_run(const struct rl_stress_plan *plan, const char *label,
+                        struct rl_result *rows, bool *interrupted, char *err, size_t err_len)
+{
+    size_t total = rl_stress_plan_rows(plan), done = 0;
+    double seconds_each = (double)plan->duration_ns / 1e9;
+    *interrupted = false;
+    for (unsigned rep = 1; rep <= plan->reps; rep++)
+        for (size_t t = 0; t < plan->thread_count; t++)
+            for (size_t a = 0; a < plan->algo_count; a++)
+                for (int recorded = 0; recorded <= (plan->record ? 1 : 0); recorded++) {
+                    if (rl_interrupted) {
+                        *interrupted = true;
+                        goto out;
+                    }
+                    rl_cli_progress("%s: %zu/%zu %s x%llu rep %u%s, ~%.0f s left", label,
+                                    done + 1, total, plan->algos[a]->name,
+                                    (unsigned long long)plan->threads[t], rep,
+                                    recorded ? " (recorded)" : "",
+                                    seconds_each * (double)(total - done));
+                    struct rl_stress_params params = {
+                        .algo = plan->algos[a],
+                        .cfg = plan->cfg,
+                        .threads = (unsigned)plan->threads[t],
+                        .duration_ns = plan->duration_ns,
+                        .clock = plan->clock,
+                        .record = recorded,
+                        .pin = plan->pin,
+                    };
+                    if (rl_measure_stress(&params, rep, &rows[done], err, err_len) != 0) {
+                        if (rl_interrupted) {
+                            *interrupted = true;
+                            goto out;
+                        }
+                        rl_cli_progress_done();
+                        return -1;
+                    }
+                    done++;
+                }
+out:
+    rl_cli_progress_done();
+    rl_results_fill_ratio_faa(rows, done);
+    return (long)done;
+}
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void rl_stress_plan_print_overhead(FILE *out, const struct rl_result *rows, size_t count)
+{
+    double *ratios = malloc((count ? count : 1) * sizeof *ratios);
+    if (ratios == NULL)
+        return;
+    fprintf(out, "\nrecorder overhead (recorded ns/op ÷ unrecorded ns/op, paired runs, median):\n");
+    for (size_t i = 0; i < count; i++) {
+        const struct rl_result *lead = &rows[i];
+        bool first = !lead->checked && strcmp(lead->mode, "stress") == 0;
+        for (size_t j = 0; first && j < i; j++)
+            first = !(rows[j].algo == lead->algo && rows[j].threads == lead->threads &&
+                      !rows[j].checked);
+        if (!first)
+            continue;
+        size_t n = 0;
+        /* A recorded run directly follows its unrecorded twin. */
+        for (size_t j = i; j + 1 < count; j++)
+            if (rows[j].algo == lead->algo && rows[j].threads == lead->threads &&
+                !rows[j].checked && rows[j + 1].checked && rows[j + 1].algo == lead->algo &&
+                rows[j].ns_per_op > 0)
+                ratios[n++] = rows[j + 1].ns_per_op / rows[j].ns_per_op;
+        if (n == 0)
+            continue;
+        qsort(ratios, n, sizeof *ratios, compare_double);
+        fprintf(out, "  %-18s x%-3u %6.2f\n", lead->algo->name, lead->threads, ratios[n / 2]);
+    }
+    free(ratios);
+}

@@ -1,0 +1,41 @@
+/* stress_plan.h — a grid of stress measurements (algorithms × thread counts
+ * × repetitions), run with repetitions interleaved across algorithms so a
+ * slow spell of the machine does not land on one algorithm only. Shared by
+ * `ratelab stress` and `ratelab bench`. */
+#ifndef RL_STRESS_PLAN_H
+#define RL_STRESS_PLAN_H
+
+#include "result.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct rl_stress_plan {
+    const struct rl_algo **algos;
+    size_t algo_count;
+    const uint64_t *threads;
+    size_t thread_count;
+    unsigned reps;
+    uint64_t duration_ns;
+    const char *clock;
+    struct rl_config cfg;
+    bool record; /* each run is paired with a recorded one: accuracy and overhead */
+    bool pin;
+};
+
+/* Rows the plan produces. */
+size_t rl_stress_plan_rows(const struct rl_stress_plan *plan);
+
+/* Runs the plan into rows (room for rl_stress_plan_rows), showing progress
+ * labelled with `label`. Returns how many rows were filled: fewer than
+ * planned when interrupted (then *interrupted is set) or on a failed run
+ * (then -1 is returned with err). ratio_faa is filled. */
+long rl_stress_plan_run(const struct rl_stress_plan *plan, const char *label,
+                        struct rl_result *rows, bool *interrupted, char *err, size_t err_len);
+
+/* Prints the recorder's overhead: recorded ÷ unrecorded ns/op, median over
+ * the paired runs of each algorithm and thread count. */
+void rl_stress_plan_print_overhead(FILE *out, const struct rl_result *rows, size_t count);
+
+#endif

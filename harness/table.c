@@ -1,0 +1,129 @@
+/* table.c — aligned text tables of result rows. */
+#include "table.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void ratio(char *buf, size_t len, uint64_t value, uint64_t limit)
+{
+    snprintf(buf, len, "%.3f", (double)value / (double)limit);
+}
+
+void rl_table_accuracy(FILE *out, const struct rl_result *rows, size_t count)
+{
+    fprintf(out, "%-18s %-10s %-8s %10s %10s %9s %9s %9s %10s %10s %7s %5s\n", "algo", "workload",
+            "promise", "admits", "rejects", "sliding/L", "aligned/L", "strong_v", "false_adm",
+            "false_rej", "util", "held");
+    for (size_t i = 0; i < count; i++) {
+        const struct rl_result *r = &rows[i];
+        if (!r->checked || strcmp(r->mode, "sim") != 0)
+            continue;
+        char sliding[32], aligned[32], util[32] = "-", fa[32] = "-", fr[32] = "-";
+        ratio(sliding, sizeof sliding, r->m.max_sliding, r->cfg.limit);
+        ratio(aligned, sizeof aligned, r->m.max_aligned, r->cfg.limit);
+        if (r->complete) {
+            double u = rl_check_utilization(&r->m, true);
+            if (isfinite(u))
+                snprintf(util, sizeof util, "%.3f", u);
+            snprintf(fa, sizeof fa, "%llu", (unsigned long long)r->m.false_admits);
+            snprintf(fr, sizeof fr, "%llu", (unsigned long long)r->m.false_rejects);
+        }
+        fprintf(out, "%-18s %-10.10s %-8s %10llu %10llu %9s %9s %9llu %10s %10s %7s %5s\n",
+                r->algo->name, r->workload, rl_promise_name(r->algo->promise),
+                (unsigned long long)r->admits, (unsigned long long)r->rejects, sliding, aligned,
+                (unsigned long long)r->m.strong_violations, fa, fr, util,
+                rl_result_promise_held(r));
+    }
+}
+
+static int compare_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+struct spread {
+    double median, min, max;
+    size_t count;
+};
+
+static struct spread spread_of(double *values, size_t count)
+{
+    struct spread s = {NAN, NAN, NAN, count};
+    if (count == 0)
+        return s;
+    qsort(values, count, sizeof *values, compare_double);
+    s.min = values[0];
+    s.max = values[count - 1];
+    s.median = count % 2 ? values[count / 2] : (values[count / 2 - 1] + values[count / 2]) / 2;
+    return s;
+}
+
+static bool seen_before(const struct rl_result *rows, size_t i)
+{
+    for (size_t j = 0; j < i; j++)
+        if (strcmp(rows[j].mode, "stress") == 0 && rows[j].algo == rows[i].algo &&
+            rows[j].threads == rows[i].threads)
+            return true;
+    return false;
+}
+
+void rl_table_speed(FILE *out, const struct rl_result *rows, size_t count)
+{
+    fprintf(out, "%-18s %7s %9s %17s %9s %7s %9s %9s %5s %9s\n", "algo", "threads", "ns/op",
+            "(min-max)", "Mops/s", "x faa", "sliding/L", "aligned/L", "held", "uncert");
+    double *ns = malloc((count ? count : 1) * sizeof *ns);
+    double *mops = malloc((count ? count : 1) * sizeof *mops);
+    double *faa = malloc((count ? count : 1) * sizeof *faa);
+    if (!ns || !mops || !faa)
+        goto done;
+    for (size_t i = 0; i < count; i++) {
+        const struct rl_result *lead = &rows[i];
+        if (strcmp(lead->mode, "stress") != 0 || seen_before(rows, i))
+            continue;
+        bool any_unrecorded = false;
+        for (size_t j = i; j < count; j++)
+            any_unrecorded |= rows[j].algo == lead->algo && rows[j].threads == lead->threads &&
+                              !rows[j].checked && strcmp(rows[j].mode, "stress") == 0;
+        size_t n = 0, nf = 0;
+        const struct rl_result *worst = NULL;
+        for (size_t j = i; j < count; j++) {
+            const struct rl_result *r = &rows[j];
+            if (strcmp(r->mode, "stress") != 0 || r->algo != lead->algo ||
+                r->threads != lead->threads)
+                continue;
+            if (r->checked && (worst == NULL || r->m.max_sliding > worst->m.max_sliding ||
+                               strcmp(rl_result_promise_held(r), "no") == 0))
+                worst = r;
+            if (r->checked && any_unrecorded)
+                continue;
+            ns[n] = r->ns_per_op;
+            mops[n] = r->mops;
+            n++;
+            if (isfinite(r->ratio_faa))
+                faa[nf++] = r->ratio_faa;
+        }
+        struct spread s_ns = spread_of(ns, n), s_mops = spread_of(mops, n),
+                      s_faa = spread_of(faa, nf);
+        char range[48], x_faa[16] = "-", sliding[16] = "-", aligned[16] = "-", uncert[24] = "-";
+        snprintf(range, sizeof range, "(%.1f-%.1f)", s_ns.min, s_ns.max);
+        if (nf)
+            snprintf(x_faa, sizeof x_faa, "%.2f", s_faa.median);
+        const char *held = "-";
+        if (worst) {
+            ratio(sliding, sizeof sliding, worst->m.max_sliding, worst->cfg.limit);
+            ratio(aligned, sizeof aligned, worst->m.max_aligned, worst->cfg.limit);
+            snprintf(uncert, sizeof uncert, "%lluns", (unsigned long long)worst->uncertainty_ns);
+            held = rl_result_promise_held(worst);
+        }
+        fprintf(out, "%-18s %5u%s %9.1f %17s %9.2f %7s %9s %9s %5s %9s\n", lead->algo->name,
+                lead->threads, lead->threads > lead->cpus ? "!" : " ", s_ns.median, range,
+                s_mops.median, x_faa, sliding, aligned, held, uncert);
+    }
+done:
+    free(ns);
+    free(mops);
+    free(faa);
+}

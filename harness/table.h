@@ -1,0 +1,18 @@
+/* table.h — the human view of result rows: aligned tables on stdout. */
+#ifndef RL_TABLE_H
+#define RL_TABLE_H
+
+#include "result.h"
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* One line per sim row: promise beside measured accuracy. */
+void rl_table_accuracy(FILE *out, const struct rl_result *rows, size_t count);
+
+/* One line per (algorithm, threads) over the stress rows: median ns/op with
+ * min–max, median Mops/s and ratio to faa over repetitions (unrecorded rows
+ * when there are any), and the worst accuracy of the recorded rows. */
+void rl_table_speed(FILE *out, const struct rl_result *rows, size_t count);
+
+#endif

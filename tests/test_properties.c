@@ -1,0 +1,157 @@
+/* test_properties.c — properties over many seeded random traces in sim:
+ * the promises that hold on one thread, and decision-for-decision
+ * agreement between implementations of the same semantics. */
+#include "checker.h"
+#include "generators.h"
+#include "sim.h"
+#include "test_util.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define TRACES 120
+
+/* A small random trace for seed: any generator, 1–4 keys, costs 1 or 1–3. */
+static void random_trace(uint64_t seed, struct rl_config *cfg, struct rl_trace *trace)
+{
+    uint64_t x = seed * 0x9e3779b97f4a7c15ull + 1;
+    uint64_t limit = 1 + x % 40;
+    uint64_t interval_ns = 1000000ull * (1 + (x >> 8) % 200); /* 1–200 ms */
+    memset(cfg, 0, sizeof *cfg);
+    cfg->limit = limit;
+    cfg->interval_ns = interval_ns;
+    struct rl_workload_params p;
+    rl_workload_defaults(&p, limit, interval_ns);
+    p.name = rl_workload_names[(x >> 20) % 5];
+    p.seed = seed;
+    p.duration_ns = 10 * interval_ns;
+    p.keys = 1 + (uint32_t)((x >> 30) % 4);
+    p.rate_per_s = (double)limit * 1e9 / (double)interval_ns * (1.0 + (double)((x >> 36) % 6));
+    if ((x >> 40) % 2)
+        p.cost_max = 3;
+    char err[256];
+    CU_ASSERT_EQUAL_FATAL(rl_workload_generate(&p, trace, err, sizeof err), 0);
+}
+
+static void run(const char *name, const struct rl_config *cfg, const struct rl_trace *trace,
+                struct rl_event_log *log, struct rl_check_result *res)
+{
+    struct rl_sim_outcome out;
+    char err[256];
+    CU_ASSERT_EQUAL_FATAL(rl_sim_run(rl_registry_find(name), cfg, trace, log, &out, err,
+                                     sizeof err), 0);
+    CU_ASSERT_EQUAL(out.attempts, trace->len);
+    CU_ASSERT_EQUAL(out.attempts, out.admits + out.rejects + out.errors);
+    struct rl_check_params params = {.limit = cfg->limit, .interval_ns = cfg->interval_ns};
+    CU_ASSERT_EQUAL_FATAL(rl_check(log, &params, res, err, sizeof err), 0);
+}
+
+static void test_aligned_never_exceeds_L_aligned(void)
+{
+    for (uint64_t seed = 1; seed <= TRACES; seed++) {
+        struct rl_config cfg;
+        struct rl_trace trace = {0};
+        random_trace(seed, &cfg, &trace);
+        struct rl_event_log log;
+        struct rl_check_result res;
+        run("fw_aligned", &cfg, &trace, &log, &res);
+        char msg[128];
+        snprintf(msg, sizeof msg, "seed %llu: max_aligned %llu > L %llu",
+                 (unsigned long long)seed, (unsigned long long)res.total.max_aligned,
+                 (unsigned long long)cfg.limit);
+        CU_assertImplementation(res.total.max_aligned <= cfg.limit, __LINE__, msg, __FILE__, "",
+                                CU_FALSE);
+        /* and it is exactly the weak oracle on one thread */
+        CU_ASSERT_EQUAL(res.total.weak_false_admits, 0);
+        CU_ASSERT_EQUAL(res.total.weak_false_rejects, 0);
+        rl_check_result_free(&res);
+        rl_event_log_free(&log);
+        rl_trace_free(&trace);
+    }
+}
+
+static void test_window_family_within_2L(void)
+{
+    for (uint64_t seed = 1; seed <= TRACES; seed++) {
+        struct rl_config cfg;
+        struct rl_trace trace = {0};
+        random_trace(seed, &cfg, &trace);
+        for (const struct rl_algo *const *a = rl_registry; *a; a++) {
+            if ((*a)->promise != RL_PROMISE_WINDOW)
+                continue;
+            struct rl_event_log log;
+            struct rl_check_result res;
+            run((*a)->name, &cfg, &trace, &log, &res);
+            char msg[128];
+            snprintf(msg, sizeof msg, "%s seed %llu: max_sliding %llu > 2L", (*a)->name,
+                     (unsigned long long)seed, (unsigned long long)res.total.max_sliding);
+            CU_assertImplementation(res.total.max_sliding <= 2 * cfg.limit, __LINE__, msg,
+                                    __FILE__, "", CU_FALSE);
+            rl_check_result_free(&res);
+            rl_event_log_free(&log);
+        }
+        rl_trace_free(&trace);
+    }
+}
+
+/* fw_mutex runs the article's logic under a lock; every CAS step agrees
+ * with it on one thread, costs included. */
+static void test_article_steps_decide_identically(void)
+{
+    static const char *const others[] = {"fw_cas", "fw_cas_acqrel", "fw_cas_nofirst",
+                                         "fw_atomic_naive", "fw_plain"};
+    for (uint64_t seed = 1; seed <= TRACES; seed++) {
+        struct rl_config cfg;
+        struct rl_trace trace = {0};
+        random_trace(seed, &cfg, &trace);
+        struct rl_event_log reference;
+        struct rl_check_result res;
+        run("fw_mutex", &cfg, &trace, &reference, &res);
+        rl_check_result_free(&res);
+        for (size_t o = 0; o < sizeof others / sizeof *others; o++) {
+            struct rl_event_log log;
+            run(others[o], &cfg, &trace, &log, &res);
+            size_t differ = 0;
+            for (size_t i = 0; i < log.len; i++)
+                differ += log.events[i].admitted != reference.events[i].admitted;
+            char msg[128];
+            snprintf(msg, sizeof msg, "%s vs fw_mutex, seed %llu: %zu decisions differ",
+                     others[o], (unsigned long long)seed, differ);
+            CU_assertImplementation(differ == 0, __LINE__, msg, __FILE__, "", CU_FALSE);
+            rl_check_result_free(&res);
+            rl_event_log_free(&log);
+        }
+        rl_event_log_free(&reference);
+        rl_trace_free(&trace);
+    }
+}
+
+/* The .NET article's picture, from real decisions: limit 10 per second,
+ * bursts packed around a second's edge. The aligned window holds 10 per
+ * window, yet some second holds 20; the exact sliding oracle never does. */
+static void test_boundary_picture(void)
+{
+    struct rl_config cfg = {.limit = 10, .interval_ns = 1000000000u};
+    struct rl_workload_params p;
+    rl_workload_defaults(&p, cfg.limit, cfg.interval_ns);
+    p.name = "boundary";
+    struct rl_trace trace = {0};
+    char err[256];
+    CU_ASSERT_EQUAL_FATAL(rl_workload_generate(&p, &trace, err, sizeof err), 0);
+    struct rl_event_log log;
+    struct rl_check_result res;
+    run("fw_aligned", &cfg, &trace, &log, &res);
+    CU_ASSERT_EQUAL(res.total.max_aligned, 10);
+    CU_ASSERT_EQUAL(res.total.max_sliding, 20);
+    CU_ASSERT(res.total.false_admits > 0);
+    rl_check_result_free(&res);
+    rl_event_log_free(&log);
+    rl_trace_free(&trace);
+}
+
+RL_TEST_SUITE("properties",
+              {"fw_aligned never exceeds L in an aligned window", test_aligned_never_exceeds_L_aligned},
+              {"every window algorithm stays within 2L sliding", test_window_family_within_2L},
+              {"article steps and fw_mutex decide identically",
+               test_article_steps_decide_identically},
+              {"boundary workload: aligned 10, sliding 20", test_boundary_picture})
