@@ -1,7 +1,26 @@
 /* generators.h — seeded, deterministic synthetic workloads (DESIGN §7).
  *
  * The same parameters and seed give the same trace on every machine: all
- * randomness comes from workloads/rng.h, never from libc's rand().
+ * randomness comes from workloads/rng.h, never from libc's rand(). Times are
+ * integer ns in [0, duration), sorted (equal times are allowed).
+ *
+ *   uniform   attempt i at floor(i·1e9/rate): exactly ceil(rate·duration/1e9).
+ *   poisson   exponential gaps of mean 1e9/rate (the only random count).
+ *   onoff     cycles of on_ns at rate (spaced as uniform, restarting at each
+ *             cycle) and off_ns of silence.
+ *   boundary  the .NET article's 3+7 / 7+3 picture: around every second edge
+ *             of the grid (k·I for odd k, k·I < duration), burst_size attempts
+ *             evenly spaced in [kI - spread, kI) and burst_size in
+ *             [kI, kI + spread). Each aligned window then holds one burst, so
+ *             a fixed window admits both (2L within 2·spread) while a sliding
+ *             one admits L. rate_per_s is ignored (and not checked); duration
+ *             must exceed interval_ns so that at least one edge falls inside.
+ *   flash     uniform at rate, except [flash_at, flash_at + flash_len) at
+ *             flash_factor × rate; each of the three phases restarts its
+ *             spacing at its start.
+ *
+ * Keys and costs are drawn after the times, each from its own stream of the
+ * seed, so changing K or the cost range never moves an arrival.
  */
 #ifndef RL_GENERATORS_H
 #define RL_GENERATORS_H
@@ -9,6 +28,9 @@
 #include "trace.h"
 
 #include <stdint.h>
+
+/* A generator refuses a trace larger than this (16 bytes per attempt: 3.2 GB). */
+#define RL_WORKLOAD_MAX_ATTEMPTS 200000000ull
 
 enum rl_key_dist {
     RL_KEYS_UNIFORM, /* each attempt's key uniform over K */
@@ -23,15 +45,15 @@ struct rl_workload_params {
     double rate_per_s;    /* mean attempts per second (the base rate for flash) */
     uint32_t keys;        /* K ≥ 1 */
     enum rl_key_dist key_dist;
-    double zipf_s;                /* s > 0, used with RL_KEYS_ZIPF */
-    uint32_t cost_min, cost_max;  /* each attempt's n uniform in [min, max] */
-    uint64_t on_ns, off_ns;       /* onoff: bursts at rate_per_s for on, silence for off */
-    uint64_t interval_ns;         /* boundary: the window grid I */
-    uint64_t burst_size;          /* boundary: attempts packed on each side of an edge */
-    uint64_t spread_ns;           /* boundary: how close to the edge they are packed */
-    uint64_t flash_at_ns;         /* flash: when the spike starts */
-    uint64_t flash_len_ns;        /* flash: how long it lasts */
-    double flash_factor;          /* flash: the spike's rate is factor × rate_per_s */
+    double zipf_s;               /* s > 0, used with RL_KEYS_ZIPF */
+    uint32_t cost_min, cost_max; /* each attempt's n uniform in [min, max] */
+    uint64_t on_ns, off_ns;      /* onoff: bursts at rate_per_s for on, silence for off */
+    uint64_t interval_ns;        /* boundary: the window grid I */
+    uint64_t burst_size;         /* boundary: attempts packed on each side of an edge */
+    uint64_t spread_ns;          /* boundary: how close to the edge they are packed */
+    uint64_t flash_at_ns;        /* flash: when the spike starts */
+    uint64_t flash_len_ns;       /* flash: how long it lasts */
+    double flash_factor;         /* flash: the spike's rate is factor × rate_per_s */
 };
 
 /* NULL-terminated list of the generator names, for --help and errors. */
@@ -40,11 +62,16 @@ extern const char *const rl_workload_names[];
 /* Fills p with defaults scaled to the limiter under test: 2 s long, an
  * attempt rate of 4·L per interval (overload), one key, cost 1, seed 1;
  * onoff 200 ms on / 800 ms off; boundary bursts of L attempts within I/20
- * of each edge; flash at 1/2 duration for I at 10× the rate. */
+ * of each edge (at least 1 ns); flash at 1/2 duration for I at 10× the rate.
+ * name is "uniform"; a Zipf exponent of 1 waits for key_dist = RL_KEYS_ZIPF.
+ * Never fails: a zero limit or interval shows up as an error from
+ * rl_workload_generate. */
 void rl_workload_defaults(struct rl_workload_params *p, uint64_t limit, uint64_t interval_ns);
 
-/* Generates the trace (time-sorted, keys named "k0".."k<K-1>"). -1 with one
- * line in err for an unknown name or impossible parameters. */
+/* Generates the trace (time-sorted, keys named "k0".."k<K-1>") into *out,
+ * which is overwritten (pass a zeroed or freed trace). -1 with one line in
+ * err, and *out left zeroed, for an unknown name, impossible parameters, a
+ * trace over RL_WORKLOAD_MAX_ATTEMPTS, or ENOMEM. */
 int rl_workload_generate(const struct rl_workload_params *p, struct rl_trace *out, char *err,
                          size_t err_len);
 

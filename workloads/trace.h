@@ -2,12 +2,22 @@
  *
  * CSV header `t_ns,key,n`; key is any text without commas; keys are interned
  * into dense ids 0..key_count-1 in order of first appearance.
+ *
+ * The reader is strict, so a trace means one thing: every line after the
+ * header is exactly three fields. t_ns is decimal digits only (0..2^64-1, no
+ * sign or spaces), n is decimal digits 1..2^32-1, and the key is taken
+ * verbatim (spaces included) and must be non-empty. A line may end in \n or
+ * \r\n and the last one may lack its newline. Blank lines are errors, not
+ * skipped: a blank line in the middle of a trace usually means two files were
+ * glued together or one was cut short.
  */
 #ifndef RL_TRACE_H
 #define RL_TRACE_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#define RL_TRACE_CSV_HEADER "t_ns,key,n"
 
 struct rl_attempt {
     uint64_t t_ns; /* since the trace's t = 0 */
@@ -22,22 +32,33 @@ struct rl_trace {
     uint32_t key_count;
 };
 
+/* Makes room for at least cap attempts in total, so a caller that knows the
+ * size avoids repeated growth; -1 on ENOMEM (the trace is unchanged). */
+int rl_trace_reserve(struct rl_trace *trace, size_t cap);
+
 /* Appends one attempt (growing the array); -1 on ENOMEM. */
 int rl_trace_push(struct rl_trace *trace, uint64_t t_ns, uint32_t key, uint32_t n);
 
-/* Gives the trace keys named "k0".."k<count-1>"; -1 on ENOMEM. */
+/* Gives the trace keys named "k0".."k<count-1>", replacing any names it had;
+ * -1 on ENOMEM (the old names are kept). */
 int rl_trace_name_keys(struct rl_trace *trace, uint32_t count);
 
-/* Reads a trace CSV. On failure returns -1, frees what it built and writes
+/* Reads a trace CSV into *out, which is overwritten (not freed first: pass a
+ * zeroed or freed trace). On failure returns -1, frees what it built and writes
  * one line into err: a missing file, a bad header, a malformed line (with
  * its line number: "trace.csv:17: ..."), a zero cost, or a time earlier
  * than the line before (unsorted). */
 int rl_trace_read_csv(const char *path, struct rl_trace *out, char *err, size_t err_len);
 
 /* Writes the trace to path through a temporary file and a rename, so a
- * killed writer leaves no half file. -1 with a reason in err. */
+ * killed writer leaves no half file. Refuses (-1, nothing written) a trace
+ * the reader would reject: unsorted times, a zero cost, a key id without a
+ * name, or a key name that is empty or holds a comma or a line break.
+ * Two ids with the same name are written as is and read back as one key.
+ * -1 with a reason in err. */
 int rl_trace_write_csv(const struct rl_trace *trace, const char *path, char *err, size_t err_len);
 
+/* Frees everything the trace owns and zeroes it; safe on a zeroed trace. */
 void rl_trace_free(struct rl_trace *trace);
 
 #endif
