@@ -15,6 +15,15 @@ STD     := -std=c11 -D_GNU_SOURCE -pthread
 INCLUDE := -Ialgorithms -Iharness -Iworkloads
 LDLIBS  := -pthread -lm
 
+# Quiet by default; V=1 shows every command.
+ifeq ($(V),1)
+Q :=
+say = @true
+else
+Q := @
+say = @printf '  %-6s %s\n' $(1) $(2)
+endif
+
 SAN ?=
 ifeq ($(SAN),)
 BUILD := build
@@ -54,11 +63,13 @@ all: $(RATELAB)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(call say,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 build/teach/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -DRL_TEACH -c $< -o $@
+	$(call say,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -DRL_TEACH -c $< -o $@
 
 # build_info records the git revision and flags: rebuilt every time so a
 # result row never carries a stale revision.
@@ -68,25 +79,31 @@ build/teach/obj/harness/build_info.o: ALL_CFLAGS += $(BUILD_DEFS)
 
 $(LIBRATELAB): $(LIB_OBJS)
 	@rm -f $@
-	$(AR) rcs $@ $^
+	$(call say,AR,$@)
+	$(Q)$(AR) rcs $@ $^
 
 build/teach/libratelab.a: $(TEACH_LIB_OBJS)
 	@rm -f $@
-	$(AR) rcs $@ $^
+	$(call say,AR,$@)
+	$(Q)$(AR) rcs $@ $^
 
 $(RATELAB): $(BUILD)/obj/harness/main.o $(LIBRATELAB)
-	$(CC) $(ALL_LDFLAGS) $^ $(LDLIBS) -o $@
+	$(call say,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) $^ $(LDLIBS) -o $@
 
 $(TEACH_BIN): build/teach/obj/harness/main.o build/teach/libratelab.a
-	$(CC) $(ALL_LDFLAGS) $^ $(LDLIBS) -o $@
+	$(call say,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) $^ $(LDLIBS) -o $@
 
 teach: $(TEACH_BIN)
 
 $(TESTS): $(TEST_OBJS) $(LIBRATELAB)
-	$(CC) $(ALL_LDFLAGS) $^ -lcunit $(LDLIBS) -o $@
+	$(call say,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) $^ -lcunit $(LDLIBS) -o $@
 
 $(TEACH_TESTS): $(TEACH_TEST_OBJS) build/teach/libratelab.a
-	$(CC) $(ALL_LDFLAGS) $^ -lcunit $(LDLIBS) -o $@
+	$(call say,LD,$@)
+	$(Q)$(CC) $(ALL_LDFLAGS) $^ -lcunit $(LDLIBS) -o $@
 
 # ---- tests ---------------------------------------------------------------
 # The threaded suites run again under ThreadSanitizer; the teaching suite
