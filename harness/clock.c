@@ -76,8 +76,9 @@ static void tsc_calibrate(void)
 }
 #endif
 
-int rl_clock_init(struct rl_clock *clock, const char *name, char *err, size_t err_len)
+int rl_clock_init(struct rl_clock *out, const char *name, char *err, size_t err_len)
 {
+    struct rl_clock local, *clock = &local; /* *out stays untouched on failure */
     memset(clock, 0, sizeof *clock);
     if (strcmp(name, "monotonic") == 0) {
         clock->read = read_monotonic;
@@ -110,6 +111,7 @@ int rl_clock_init(struct rl_clock *clock, const char *name, char *err, size_t er
                  "unknown clock '%s' (accepted: monotonic, coarse, tsc, virtual)", name);
         return -1;
     }
+    *out = local;
     return 0;
 }
 

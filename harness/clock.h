@@ -21,7 +21,8 @@ extern const char *const rl_clock_names[];
 
 /* Sets up a clock handle by name; the tsc clock is calibrated once per
  * process (about 20 ms) on first use. -1 with one line in err for an unknown
- * name or a tsc clock on a machine without an invariant TSC. */
+ * name or a tsc clock on a machine without an invariant TSC; *clock is then
+ * left as it was. */
 int rl_clock_init(struct rl_clock *clock, const char *name, char *err, size_t err_len);
 
 static inline void rl_clock_set_virtual(struct rl_clock *clock, uint64_t now_ns)

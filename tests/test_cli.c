@@ -1,6 +1,7 @@
 /* test_cli.c — build/ratelab as a user meets it: every bad input gets one
  * clear line on stderr and exit 2; good input exits 0. RATELAB_BIN names
  * the binary under test (the Makefile sets it). */
+#include "rl.h"
 #include "test_util.h"
 
 #include <stdio.h>
@@ -55,7 +56,7 @@ static void expect_usage_error(const char *args, const char *needle)
 {
     static struct outcome o;
     run(&o, args);
-    char msg[512];
+    static char msg[sizeof o.err + 512];
     snprintf(msg, sizeof msg, "ratelab %s: exit %d, %d stderr lines: %s", args, o.status,
              o.err_lines, o.err);
     CU_assertImplementation(o.status == 2, __LINE__, msg, __FILE__, "", CU_FALSE);
