@@ -172,30 +172,33 @@ static void test_boundary_bursts_at_odd_edges(void)
     p.burst_size = 10;
     p.spread_ns = 50 * MS;
     struct rl_trace t = generate(&p);
-    CU_ASSERT_EQUAL_FATAL(t.len, 40); /* edges 1 s and 3 s, 10 on each side */
+    CU_ASSERT_EQUAL_FATAL(t.len, 42); /* edges 1 s and 3 s: an opener, 10 each side */
     CU_ASSERT(sorted_within(&t, p.duration_ns));
     bool near_odd_edge = true;
     for (size_t i = 0; i < t.len; i++) {
         uint64_t ts = t.attempts[i].t_ns;
+        if (ts % (2 * SEC) == 0)
+            continue; /* an opener, at (k−1)·I */
         uint64_t edge = (ts + SEC / 2) / SEC * SEC; /* the nearest edge */
         near_odd_edge &=
             (edge / SEC) % 2 == 1 && ts + p.spread_ns >= edge && ts < edge + p.spread_ns;
     }
     CU_ASSERT(near_odd_edge);
-    /* Every aligned window holds one burst (its quota is still unused), and
-     * 2L land within 2·spread around the edge: the fixed window's blind spot. */
+    /* Every aligned window holds one burst (its quota is still unused, but
+     * for the opener), and 2L land within 2·spread around the edge. */
     for (uint64_t k = 0; k < 4; k++)
-        CU_ASSERT_EQUAL(count_in(&t, k * SEC, (k + 1) * SEC), 10);
+        CU_ASSERT_EQUAL(count_in(&t, k * SEC, (k + 1) * SEC), k % 2 ? 10 : 11);
     CU_ASSERT_EQUAL(count_in(&t, SEC - 50 * MS, SEC + 50 * MS), 20);
-    CU_ASSERT_EQUAL(t.attempts[0].t_ns, SEC - 50 * MS);
-    CU_ASSERT_EQUAL(t.attempts[10].t_ns, SEC);
-    CU_ASSERT_EQUAL(t.attempts[11].t_ns, SEC + 5 * MS);
+    CU_ASSERT_EQUAL(t.attempts[0].t_ns, 0);
+    CU_ASSERT_EQUAL(t.attempts[1].t_ns, SEC - 50 * MS);
+    CU_ASSERT_EQUAL(t.attempts[11].t_ns, SEC);
+    CU_ASSERT_EQUAL(t.attempts[12].t_ns, SEC + 5 * MS);
     rl_trace_free(&t);
 
     /* The burst after the last edge is cut at the duration: 3.000..3.015 s. */
     p.duration_ns = 3 * SEC + 20 * MS;
     t = generate(&p);
-    CU_ASSERT_EQUAL(t.len, 34);
+    CU_ASSERT_EQUAL(t.len, 36);
     CU_ASSERT(sorted_within(&t, p.duration_ns));
     rl_trace_free(&t);
 }
@@ -483,7 +486,7 @@ static void test_generate_refuses(void)
         {"must exceed interval_ns", bad_boundary_short},
         {"flash_factor", bad_flash},
         {"1000000000000 attempts", bad_too_many},
-        {"2000000000 attempts", bad_too_many_bursts},
+        {"2000000001 attempts", bad_too_many_bursts},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct rl_workload_params p;
@@ -505,7 +508,7 @@ static void test_generate_refuses(void)
     p.name = "boundary";
     p.rate_per_s = 0;
     struct rl_trace t = generate(&p);
-    CU_ASSERT_EQUAL(t.len, 20);
+    CU_ASSERT_EQUAL(t.len, 21);
     rl_trace_free(&t);
 }
 

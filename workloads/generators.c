@@ -185,7 +185,7 @@ static long double expected_attempts(const struct rl_workload_params *p, enum ge
         return cycles * spaced_count(min_u64(p->on_ns, p->duration_ns), p->rate_per_s);
     }
     case GEN_BOUNDARY:
-        return (long double)boundary_edges(p) * 2.0L * (long double)p->burst_size;
+        return (long double)boundary_edges(p) * (2.0L * (long double)p->burst_size + 1.0L);
     case GEN_FLASH: {
         uint64_t at = min_u64(p->flash_at_ns, p->duration_ns);
         uint64_t end = min_u64(add_sat(at, p->flash_len_ns), p->duration_ns);
@@ -267,6 +267,10 @@ static int gen_boundary(const struct rl_workload_params *p, struct rl_trace *out
     uint64_t edges = boundary_edges(p);
     for (uint64_t e = 0; e < edges; e++) {
         uint64_t edge_ns = (2 * e + 1) * p->interval_ns;
+        /* The opener: starts the window of limiters whose window begins at
+         * an attempt, so theirs ends at this edge too. */
+        if (rl_trace_push(out, edge_ns - p->interval_ns, 0, 1) != 0)
+            return -1;
         for (uint64_t j = 0; j < burst; j++)
             if (rl_trace_push(out, edge_ns - spread + j * q + j * r / burst, 0, 1) != 0)
                 return -1;

@@ -9,11 +9,13 @@
  *   onoff     cycles of on_ns at rate (spaced as uniform, restarting at each
  *             cycle) and off_ns of silence.
  *   boundary  the .NET article's 3+7 / 7+3 picture: around every second edge
- *             of the grid (k·I for odd k, k·I < duration), burst_size attempts
- *             evenly spaced in [kI - spread, kI) and burst_size in
- *             [kI, kI + spread). Each aligned window then holds one burst, so
- *             a fixed window admits both (2L within 2·spread) while a sliding
- *             one admits L. rate_per_s is ignored (and not checked); duration
+ *             of the grid (k·I for odd k, k·I < duration), one opening
+ *             attempt at (k−1)·I, then burst_size attempts evenly spaced in
+ *             [kI - spread, kI) and burst_size in [kI, kI + spread). The
+ *             opener starts the window of limiters whose window begins at an
+ *             attempt (the C++ article's, fw_expiry), so it ends at kI as an
+ *             aligned one does: every fixed window admits about 2L within
+ *             2·spread, while a sliding one admits L. rate_per_s is ignored (and not checked); duration
  *             must exceed interval_ns so that at least one edge falls inside.
  *   flash     uniform at rate, except [flash_at, flash_at + flash_len) at
  *             flash_factor × rate; each of the three phases restarts its
