@@ -136,6 +136,10 @@ static void measure_key(struct key_event *ev, size_t len, const struct rl_check_
         }
         m->admits++;
         m->admitted_cost += n;
+        uint64_t windows = (t > params->epoch_ns ? t - params->epoch_ns : 0) / interval_ns + 1;
+        uint64_t allowed = windows > UINT64_MAX / limit ? UINT64_MAX : windows * limit;
+        if (m->admitted_cost > allowed)
+            m->window_excess = max_u64(m->window_excess, m->admitted_cost - allowed);
         while (t - ev[left].t_ns >= interval_ns) {
             if (ev[left].admitted)
                 sliding -= ev[left].n;
@@ -166,6 +170,7 @@ static void add_to_total(struct rl_key_metrics *total, const struct rl_key_metri
     total->strong_excess = max_u64(total->strong_excess, m->strong_excess);
     total->strong_violations += m->strong_violations;
     total->weak_excess = max_u64(total->weak_excess, m->weak_excess);
+    total->window_excess = max_u64(total->window_excess, m->window_excess);
     total->false_admits += m->false_admits;
     total->false_rejects += m->false_rejects;
     total->weak_false_admits += m->weak_false_admits;

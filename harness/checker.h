@@ -28,6 +28,12 @@ struct rl_key_metrics {
     uint64_t strong_excess;     /* max(0, max_sliding − L) */
     uint64_t strong_violations; /* admits after which (t−I, t] held more than L */
     uint64_t weak_excess;       /* max(0, max_aligned − L) */
+    /* Admitted cost by time t beyond L·(⌊(t − epoch)/I⌋ + 1), the most any
+     * limiter whose windows are ≥ I long and start at or after the epoch
+     * (strong, weak and `window` ones alike) can have admitted. Sound from
+     * a log alone, and it catches a limiter that admits L per window in
+     * windows that come too often, which max_sliding ≤ 2L cannot. */
+    uint64_t window_excess;
     /* Oracle comparisons: only when the log is complete (rejects present). */
     uint64_t false_admits, false_rejects;           /* against the strong oracle */
     uint64_t weak_false_admits, weak_false_rejects; /* against the weak oracle */

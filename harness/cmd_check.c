@@ -34,7 +34,7 @@ static const char *const metric_names[] = {
     "attempts",      "admits",       "rejects",           "admitted_cost",
     "max_sliding",   "max_aligned",  "strong_excess",     "strong_violations",
     "weak_excess",   "false_admits", "false_rejects",     "weak_false_admits",
-    "weak_false_rejects", NULL};
+    "weak_false_rejects", "window_excess", NULL};
 
 static void metric_values(const struct rl_key_metrics *m, unsigned long long *v)
 {
@@ -42,7 +42,7 @@ static void metric_values(const struct rl_key_metrics *m, unsigned long long *v)
                                    m->admitted_cost, m->max_sliding,  m->max_aligned,
                                    m->strong_excess, m->strong_violations, m->weak_excess,
                                    m->false_admits,  m->false_rejects, m->weak_false_admits,
-                                   m->weak_false_rejects};
+                                   m->weak_false_rejects, m->window_excess};
     for (size_t i = 0; i < sizeof values / sizeof values[0]; i++)
         v[i] = values[i];
 }

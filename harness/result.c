@@ -27,6 +27,9 @@ const char *rl_result_promise_held(const struct rl_result *r)
     uint64_t measured = r->algo->promise == RL_PROMISE_WEAK ? r->m.max_aligned : r->m.max_sliding;
     if (measured > bound)
         return "no";
+    /* windows of at least I from the epoch: never more than L per I overall */
+    if (r->algo->promise == RL_PROMISE_WINDOW && r->m.window_excess > 0)
+        return "no";
     return r->dropped ? "n/a" : "yes";
 }
 
@@ -97,6 +100,7 @@ static void emit_columns(struct emitter *e, const struct rl_result *r,
     real(e, "ratio_faa", r->ratio_faa);
     u64(e, "admitted_cost", m->admitted_cost, checked);
     u64(e, "strong_violations", m->strong_violations, checked);
+    u64(e, "window_excess", m->window_excess, checked);
     u64(e, "weak_false_admits", m->weak_false_admits, oracle);
     u64(e, "weak_false_rejects", m->weak_false_rejects, oracle);
     u64(e, "oracle_admitted_cost", m->oracle_admitted_cost, oracle);

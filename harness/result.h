@@ -34,7 +34,8 @@ struct rl_result {
 };
 
 /* "yes", "no", or "n/a" (nothing checked, nothing promised, or events
- * dropped without a violation among those kept). */
+ * dropped without a violation among those kept). A `window` promise also
+ * fails on a nonzero window_excess (checker.h). */
 const char *rl_result_promise_held(const struct rl_result *r);
 
 /* The bound the promise sets on max_sliding (strong, window, bucket) or

@@ -63,6 +63,7 @@ static void expect_metrics(const struct rl_key_metrics *got, const struct rl_key
     EXPECT_EQ(got->weak_false_admits, want->weak_false_admits);
     EXPECT_EQ(got->weak_false_rejects, want->weak_false_rejects);
     EXPECT_EQ(got->oracle_admitted_cost, want->oracle_admitted_cost);
+    EXPECT_EQ(got->window_excess, want->window_excess);
 }
 
 /* L = 5, I = 10, epoch 0, one key, costs above 1.
@@ -74,7 +75,8 @@ static void expect_metrics(const struct rl_key_metrics *got, const struct rl_key
  *  10  3  admit   2+1+3 = 6: violation admit ((0,10] holds 2)   admit (3)
  * attempted 13, admitted 9; max_sliding 6, 2 violations, excess 1;
  * aligned [0,10) 3+2+1 = 6, [10,20) 3: max 6, weak excess 1;
- * oracle admits 3+2+3 = 8, utilization 9/8. */
+ * oracle admits 3+2+3 = 8, utilization 9/8;
+ * admitted by t 9: 6 > L·(⌊9/10⌋ + 1) = 5, window excess 1 (by 10: 9 ≤ 10). */
 static void test_cost_weighting(void)
 {
     const struct rl_event ev[] = {EV(0, 0, 3, 1), EV(2, 0, 2, 1), EV(4, 0, 4, 0), EV(9, 0, 1, 1),
@@ -94,7 +96,8 @@ static void test_cost_weighting(void)
                                         .weak_excess = 1,
                                         .false_admits = 1,
                                         .weak_false_admits = 1,
-                                        .oracle_admitted_cost = 8};
+                                        .oracle_admitted_cost = 8,
+                                        .window_excess = 1};
     CU_ASSERT_EQUAL(r.key_count, 1);
     CU_ASSERT(r.complete);
     expect_metrics(&r.per_key[0], &want);
@@ -114,7 +117,9 @@ static void test_cost_weighting(void)
  *        oracle: 90 admit, 120 admit (new window), 195 admit (false reject).
  * totals: attempts 9, admits 7, rejects 2, costs 10 and 8, max_sliding 3
  * (keys 1 and 2 tie: worst key 1), max_aligned 3, 2 violations,
- * false admits 0+1+1, false rejects 1, weak 1 and 1, oracle cost 2+2+3. */
+ * false admits 0+1+1, false rejects 1, weak 1 and 1, oracle cost 2+2+3.
+ * Window excess: key 1 has 3 admitted by t 30 against L·1 = 2: 1; keys 0
+ * and 2 never pass L per interval begun (2 by 150 ≤ 4; 3 by 120 ≤ 4). */
 static void test_several_keys(void)
 {
     const struct rl_event ev[] = {EV(0, 0, 1, 1),   EV(10, 1, 1, 1),  EV(20, 1, 1, 1),
@@ -144,7 +149,8 @@ static void test_several_keys(void)
                                                            .weak_excess = 1,
                                                            .false_admits = 1,
                                                            .weak_false_admits = 1,
-                                                           .oracle_admitted_cost = 2});
+                                                           .oracle_admitted_cost = 2,
+                                                           .window_excess = 1});
     expect_metrics(&r.per_key[2], &(struct rl_key_metrics){.attempts = 3,
                                                            .admits = 2,
                                                            .rejects = 1,
@@ -173,7 +179,8 @@ static void test_several_keys(void)
                                                       .false_rejects = 1,
                                                       .weak_false_admits = 1,
                                                       .weak_false_rejects = 1,
-                                                      .oracle_admitted_cost = 7});
+                                                      .oracle_admitted_cost = 7,
+                                                      .window_excess = 1});
     CU_ASSERT_EQUAL(r.worst_key, 1);
     CU_ASSERT_DOUBLE_EQUAL(rl_check_utilization(&r.per_key[2], true), 1.0, 1e-12);
     rl_check_result_free(&r);
@@ -193,7 +200,8 @@ static void test_several_keys(void)
  * (4,14] holds all five: 5, a second violation; max_sliding 5, excess 2.
  * Aligned [0,10) holds 4, [10,20) 1. Both oracles admit the first three at
  * t = 5 and reject the fourth; at 14 the strong one still sees 3 in (4,14]
- * (reject) and the weak one a fresh window (admit). */
+ * (reject) and the weak one a fresh window (admit). Window excess: 4 by
+ * t 5 against L·1 = 3: 1 (5 by 14 ≤ 6). */
 static void test_equal_timestamps(void)
 {
     const struct rl_event ev[] = {EV(5, 0, 1, 1), EV(5, 0, 1, 1), EV(5, 0, 1, 1), EV(5, 0, 1, 1),
@@ -212,13 +220,15 @@ static void test_equal_timestamps(void)
                                                       .weak_excess = 1,
                                                       .false_admits = 2,
                                                       .weak_false_admits = 1,
-                                                      .oracle_admitted_cost = 3});
+                                                      .oracle_admitted_cost = 3,
+                                                      .window_excess = 1});
     rl_check_result_free(&r);
     rl_event_log_free(&log);
 }
 
 /* L = 1, I = 10: admits at 0 and 10 sit in different windows ([0,10) is
- * half-open), at 0 and 9 in the same one. */
+ * half-open), at 0 and 9 in the same one (2 by t 9 against L·1: window
+ * excess 1). */
 static void test_half_open_window(void)
 {
     const struct rl_event apart[] = {EV(0, 0, 1, 1), EV(10, 0, 1, 1)};
@@ -249,7 +259,8 @@ static void test_half_open_window(void)
                                                       .weak_excess = 1,
                                                       .false_admits = 1,
                                                       .weak_false_admits = 1,
-                                                      .oracle_admitted_cost = 1});
+                                                      .oracle_admitted_cost = 1,
+                                                      .window_excess = 1});
     rl_check_result_free(&r);
     rl_event_log_free(&log);
 }
@@ -517,6 +528,18 @@ static struct rl_key_metrics reference_metrics(const struct ref_event *ev, size_
     }
     m.strong_excess = m.max_sliding > L ? m.max_sliding - L : 0;
     m.weak_excess = m.max_aligned > L ? m.max_aligned - L : 0;
+    /* window_excess: cost admitted up to each admit against L per interval
+     * begun since the epoch (the epoch's own interval included). */
+    uint64_t so_far = 0;
+    for (size_t j = 0; j < len; j++) {
+        if (!ev[j].admitted)
+            continue;
+        so_far += ev[j].n;
+        int64_t since = ev[j].t > epoch ? ev[j].t - epoch : 0;
+        uint64_t allowed = L * (uint64_t)(since / I + 1);
+        if (so_far > allowed && so_far - allowed > m.window_excess)
+            m.window_excess = so_far - allowed;
+    }
     for (size_t j = 0; complete && j < len; j++) {
         uint64_t strong_sum = 0, weak_sum = 0;
         for (size_t i = 0; i < j; i++) {
