@@ -25,12 +25,21 @@ void rl_test_suite_register(const char *suite, const struct rl_test_case *cases)
     pending_count++;
 }
 
+/* A name ending in '*' matches every suite it prefixes ("stress*"). */
+static int matches(const char *pattern, const char *suite)
+{
+    size_t len = strlen(pattern);
+    if (len > 0 && pattern[len - 1] == '*')
+        return strncmp(pattern, suite, len - 1) == 0;
+    return strcmp(pattern, suite) == 0;
+}
+
 static int wanted(const char *suite, int argc, char **argv)
 {
     if (argc < 2)
         return 1;
     for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], suite) == 0)
+        if (matches(argv[i], suite))
             return 1;
     return 0;
 }
@@ -51,7 +60,14 @@ int main(int argc, char **argv)
                 return 2;
         added++;
     }
-    if (added == 0 || added < argc - 1) {
+    int unmatched = 0;
+    for (int i = 1; i < argc; i++) {
+        int found = 0;
+        for (int j = 0; j < pending_count; j++)
+            found |= matches(argv[i], pending[j].name);
+        unmatched += !found;
+    }
+    if (added == 0 || unmatched) {
         fprintf(stderr, "ratelab-tests: a named suite does not exist in this build (have:");
         for (int i = 0; i < pending_count; i++)
             fprintf(stderr, " %s", pending[i].name);
