@@ -7,6 +7,7 @@
 extern const struct rl_algo rl_null_algo, rl_faa_algo, rl_clock_faa_algo;
 extern const struct rl_algo rl_fw_plain_algo, rl_fw_atomic_naive_algo, rl_fw_cas_nofirst_algo,
     rl_fw_cas_algo, rl_fw_cas_acqrel_algo, rl_fw_mutex_algo, rl_fw_expiry_algo, rl_fw_aligned_algo;
+extern const struct rl_algo rl_concurrency_algo;
 
 const struct rl_algo *const rl_registry[] = {
     &rl_null_algo,
@@ -20,6 +21,7 @@ const struct rl_algo *const rl_registry[] = {
     &rl_fw_mutex_algo,
     &rl_fw_expiry_algo,
     &rl_fw_aligned_algo,
+    &rl_concurrency_algo,
     NULL,
 };
 
@@ -40,6 +42,7 @@ const char *rl_promise_name(enum rl_promise promise)
     case RL_PROMISE_BUCKET: return "bucket";
     case RL_PROMISE_APPROX: return "approx";
     case RL_PROMISE_NONE: return "none";
+    case RL_PROMISE_CONCURRENCY: return "concurrency";
     }
     return "?";
 }

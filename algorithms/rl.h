@@ -26,7 +26,8 @@ enum rl_decision {
  *           ≤ 2L in any sliding window
  *   BUCKET  ≤ B + L in any sliding window (capacity plus one interval's refill)
  *   APPROX  an estimate; error is reported, nothing is promised
- *   NONE    no limit at all (baselines, broken steps kept for teaching) */
+ *   NONE    no limit at all (baselines, broken steps kept for teaching)
+ *   CONCURRENCY  ≤ L admitted and not yet released at any instant */
 enum rl_promise {
     RL_PROMISE_STRONG,
     RL_PROMISE_WEAK,
@@ -34,6 +35,7 @@ enum rl_promise {
     RL_PROMISE_BUCKET,
     RL_PROMISE_APPROX,
     RL_PROMISE_NONE,
+    RL_PROMISE_CONCURRENCY,
 };
 
 enum rl_flags {

@@ -47,6 +47,7 @@ enum rl_cli_option {
     OPT_EPOCH,
     OPT_PER_KEY,
     OPT_SUITE,
+    OPT_HOLD,
 };
 
 #define RL_CLI_HELP_OPTION {"help", no_argument, NULL, OPT_HELP}

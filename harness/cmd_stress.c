@@ -20,6 +20,7 @@ static void stress_help(void)
 {
     printf("usage: ratelab stress --algo A[,B...|all] [--threads 1,2,4] [--duration DUR]\n"
            "                      [--reps R] [--clock C] [--record] [--pin] [--unsafe]\n"
+           "                      [--hold DUR]\n"
            "                      [--limit L --interval DUR] [--out FILE.csv] [--format F]\n\n"
            "Threads start together and call acquire on one shared limiter as fast as they can\n"
            "(closed loop) until the duration ends. Prints median ns/op (per thread: time for\n"
@@ -34,6 +35,9 @@ static void stress_help(void)
            "                    checked (sliding/aligned maxima, promise held, stamp\n"
            "                    uncertainty), and the recorder's overhead printed\n"
            "  --pin             pin thread i to CPU i mod cores\n"
+           "  --hold DUR        limiters that need release (concurrency) hold each permit\n"
+           "                    this long before releasing it (default 0ns); the harness\n"
+           "                    counts permits held at once and reports the maximum\n"
            "  --unsafe          allow algorithms that are not thread-safe with > 1 thread\n"
            "  --out FILE        write every row as CSV (temporary name, then renamed)\n"
            "  --format F        table (default), csv or json on stdout\n\n%s",
@@ -80,6 +84,7 @@ int rl_cmd_stress(int argc, char **argv)
         {"clock", required_argument, NULL, OPT_CLOCK},
         {"record", no_argument, NULL, OPT_RECORD},
         {"pin", no_argument, NULL, OPT_PIN},
+        {"hold", required_argument, NULL, OPT_HOLD},
         {"unsafe", no_argument, NULL, OPT_UNSAFE},
         {"out", required_argument, NULL, OPT_OUT},
         {"format", required_argument, NULL, OPT_FORMAT},
@@ -115,6 +120,10 @@ int rl_cmd_stress(int argc, char **argv)
         case OPT_CLOCK: plan.clock = optarg; break;
         case OPT_RECORD: plan.record = true; break;
         case OPT_PIN: plan.pin = true; break;
+        case OPT_HOLD:
+            if (rl_parse_duration_ns(optarg, &plan.hold_ns, err, sizeof err) != 0)
+                rl_cli_usage_error(cmd, "--hold: %s", err);
+            break;
         case OPT_UNSAFE: unsafe = true; break;
         case OPT_OUT: out_path = optarg; break;
         case OPT_FORMAT: format = rl_cli_parse_format(cmd, optarg); break;

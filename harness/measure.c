@@ -94,6 +94,9 @@ int rl_measure_stress(const struct rl_stress_params *p, unsigned rep, struct rl_
     r->mops = run.mops;
     r->ratio_faa = NAN;
     r->clock_reads_per_op = run.attempts ? (double)run.clock_reads / (double)run.attempts : NAN;
+    r->has_in_flight = p->algo->flags & RL_NEEDS_RELEASE;
+    r->max_in_flight = run.max_in_flight;
+    r->hold_ns = p->hold_ns;
     if (run.interrupted) {
         rl_event_log_free(&run.log);
         snprintf(err, err_len, "interrupted");

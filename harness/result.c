@@ -13,6 +13,7 @@ uint64_t rl_result_promised_bound(const struct rl_result *r)
     case RL_PROMISE_WEAK: return limit;
     case RL_PROMISE_WINDOW: return 2 * limit;
     case RL_PROMISE_BUCKET: return rl_config_burst(&r->cfg) + limit;
+    case RL_PROMISE_CONCURRENCY: return limit;
     case RL_PROMISE_APPROX:
     case RL_PROMISE_NONE: return 0;
     }
@@ -22,6 +23,8 @@ uint64_t rl_result_promised_bound(const struct rl_result *r)
 const char *rl_result_promise_held(const struct rl_result *r)
 {
     uint64_t bound = rl_result_promised_bound(r);
+    if (r->algo->promise == RL_PROMISE_CONCURRENCY)
+        return !r->has_in_flight ? "n/a" : r->max_in_flight > bound ? "no" : "yes";
     if (!r->checked || bound == 0)
         return "n/a";
     uint64_t measured = r->algo->promise == RL_PROMISE_WEAK ? r->m.max_aligned : r->m.max_sliding;
@@ -112,6 +115,8 @@ static void emit_columns(struct emitter *e, const struct rl_result *r,
     real(e, "clock_reads_per_op", r->clock_reads_per_op);
     u64(e, "stamp_uncertainty_ns", r->uncertainty_ns, checked && strcmp(r->mode, "sim") != 0);
     u64(e, "dropped_events", r->dropped, checked);
+    u64(e, "max_in_flight", r->max_in_flight, r->has_in_flight);
+    u64(e, "hold_ns", r->hold_ns, r->has_in_flight);
     text(e, "cpu_model", ctx->cpu_model);
     u64(e, "cores", ctx->cores, true);
     text(e, "compiler", ctx->compiler);

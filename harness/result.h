@@ -31,11 +31,15 @@ struct rl_result {
     char worst_key[64];    /* the key with the largest max_sliding */
     uint64_t uncertainty_ns; /* largest gap between the clock reads around a recorded call */
     uint64_t dropped;        /* events a full recorder buffer could not keep */
+    bool has_in_flight;      /* stress of a limiter that needs release */
+    uint64_t max_in_flight;  /* most permits the harness saw held at once */
+    uint64_t hold_ns;        /* how long each permit was held */
 };
 
 /* "yes", "no", or "n/a" (nothing checked, nothing promised, or events
  * dropped without a violation among those kept). A `window` promise also
- * fails on a nonzero window_excess (checker.h). */
+ * fails on a nonzero window_excess (checker.h); `concurrency` is judged on
+ * max_in_flight, measured in stress only. */
 const char *rl_result_promise_held(const struct rl_result *r);
 
 /* The bound the promise sets on max_sliding (strong, window, bucket) or

@@ -34,6 +34,11 @@ void rl_stress_install_signals(void)
 struct stress_shared {
     _Alignas(RL_CACHE_LINE) _Atomic bool stop; /* alone on its line: read by all, written once */
     _Atomic bool go;                           /* the start line every thread waits at */
+    /* The harness's own count of permits held, for limiters that need
+     * release: raised after the limiter admits, lowered before it is told
+     * of the release, so it never exceeds the limiter's true count. */
+    _Alignas(RL_CACHE_LINE) _Atomic uint64_t in_flight;
+    uint64_t hold_ns;
     const struct rl_algo *algo;
     void *state;
     uint64_t epoch_ns;
@@ -52,6 +57,7 @@ struct worker {
     struct rl_event *events;
     size_t len, cap;
     uint64_t dropped, max_gap_ns;
+    uint64_t max_in_flight;
 };
 
 static uint64_t monotonic_ns(void)
@@ -61,15 +67,35 @@ static uint64_t monotonic_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Holds an admitted permit for hold_ns (spinning: holds are short and a
+ * sleep would hand the core away for far longer), then releases it. */
+static void hold_and_release(struct worker *w)
+{
+    struct stress_shared *sh = w->shared;
+    /* seq_cst: the claim "every counted thread holds a permit" needs one
+     * order over this counter and the limiter's own. */
+    uint64_t held = atomic_fetch_add_explicit(&sh->in_flight, 1, memory_order_seq_cst) + 1;
+    if (held > w->max_in_flight)
+        w->max_in_flight = held;
+    if (sh->hold_ns) {
+        uint64_t until = monotonic_ns() + sh->hold_ns;
+        while (monotonic_ns() < until)
+            ;
+    }
+    atomic_fetch_sub_explicit(&sh->in_flight, 1, memory_order_seq_cst);
+    sh->algo->release(sh->state, &w->clock, 0, 1);
+}
+
 static void run_plain(struct worker *w)
 {
     struct stress_shared *sh = w->shared;
     const struct rl_algo *algo = sh->algo;
+    bool needs_release = algo->flags & RL_NEEDS_RELEASE;
     while (!atomic_load_explicit(&sh->stop, memory_order_relaxed)) {
         enum rl_decision d = algo->acquire(sh->state, &w->clock, 0, 1);
         w->decisions[d]++;
-        if (d == RL_ADMIT && (algo->flags & RL_NEEDS_RELEASE))
-            algo->release(sh->state, &w->clock, 0, 1);
+        if (d == RL_ADMIT && needs_release)
+            hold_and_release(w);
     }
 }
 
@@ -99,7 +125,7 @@ static void run_recorded(struct worker *w)
         else
             w->dropped++;
         if (algo->flags & RL_NEEDS_RELEASE)
-            algo->release(sh->state, &w->clock, 0, 1);
+            hold_and_release(w);
     }
 }
 
@@ -189,9 +215,10 @@ int rl_stress_run(const struct rl_stress_params *p, struct rl_stress_outcome *ou
         return -1;
     }
 
-    struct stress_shared shared = {.algo = p->algo, .record = p->record};
+    struct stress_shared shared = {.algo = p->algo, .record = p->record, .hold_ns = p->hold_ns};
     atomic_init(&shared.stop, false);
     atomic_init(&shared.go, false);
+    atomic_init(&shared.in_flight, 0);
     struct rl_config cfg = p->cfg;
     cfg.epoch_ns = shared.epoch_ns = clock.read(&clock);
     shared.state = p->algo->create(&cfg, err, err_len);
@@ -253,6 +280,8 @@ int rl_stress_run(const struct rl_stress_params *p, struct rl_stress_outcome *ou
         out->rejects += w->decisions[RL_REJECT];
         out->errors += w->decisions[RL_ERROR];
         out->clock_reads += w->clock.reads;
+        if (w->max_in_flight > out->max_in_flight)
+            out->max_in_flight = w->max_in_flight;
         busy_ns += w->end_ns - w->start_ns;
         if (w->start_ns < first_start)
             first_start = w->start_ns;

@@ -20,6 +20,7 @@ struct rl_stress_params {
     bool record;        /* stamp and keep every admit for the checker */
     bool pin;           /* thread i on CPU i mod cores */
     size_t record_capacity; /* admits kept per thread; 0 = sized from L, I and duration */
+    uint64_t hold_ns;       /* limiters that need release: how long each permit is held */
 };
 
 struct rl_stress_outcome {
@@ -29,6 +30,7 @@ struct rl_stress_outcome {
     double ns_per_op;     /* per thread: its busy time ÷ its calls, averaged over calls */
     double mops;          /* attempts ÷ wall time */
     bool interrupted;     /* SIGINT/SIGTERM cut the run short */
+    uint64_t max_in_flight; /* limiters that need release: most permits seen held at once */
     struct rl_event_log log; /* admits only (complete = false), when record */
 };
 

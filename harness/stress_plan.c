@@ -40,6 +40,7 @@ long rl_stress_plan_run(const struct rl_stress_plan *plan, const char *label,
                         .clock = plan->clock,
                         .record = recorded,
                         .pin = plan->pin,
+                        .hold_ns = plan->hold_ns,
                     };
                     if (rl_measure_stress(&params, rep, &rows[done], err, err_len) != 0) {
                         if (rl_interrupted) {

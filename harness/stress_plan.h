@@ -22,6 +22,7 @@ struct rl_stress_plan {
     struct rl_config cfg;
     bool record; /* each run is paired with a recorded one: accuracy and overhead */
     bool pin;
+    uint64_t hold_ns; /* limiters that need release hold each permit this long */
 };
 
 /* Rows the plan produces. */

@@ -89,14 +89,19 @@ void rl_table_speed(FILE *out, const struct rl_result *rows, size_t count)
                               !rows[j].checked && strcmp(rows[j].mode, "stress") == 0;
         size_t n = 0, nf = 0;
         const struct rl_result *worst = NULL;
+        const char *held = "-"; /* "no" if any run broke the promise, else "yes" if one held */
         for (size_t j = i; j < count; j++) {
             const struct rl_result *r = &rows[j];
             if (strcmp(r->mode, "stress") != 0 || r->algo != lead->algo ||
                 r->threads != lead->threads)
                 continue;
-            if (r->checked && (worst == NULL || r->m.max_sliding > worst->m.max_sliding ||
-                               strcmp(rl_result_promise_held(r), "no") == 0))
+            if (r->checked && (worst == NULL || r->m.max_sliding > worst->m.max_sliding))
                 worst = r;
+            const char *verdict = rl_result_promise_held(r);
+            if (strcmp(verdict, "no") == 0 || (strcmp(verdict, "yes") == 0 && *held != 'n'))
+                held = verdict;
+            else if (strcmp(held, "-") == 0 && r->checked)
+                held = verdict;
             if (r->checked && any_unrecorded)
                 continue;
             ns[n] = r->ns_per_op;
@@ -111,16 +116,27 @@ void rl_table_speed(FILE *out, const struct rl_result *rows, size_t count)
         snprintf(range, sizeof range, "(%.1f-%.1f)", s_ns.min, s_ns.max);
         if (nf)
             snprintf(x_faa, sizeof x_faa, "%.2f", s_faa.median);
-        const char *held = "-";
         if (worst) {
             ratio(sliding, sizeof sliding, worst->m.max_sliding, worst->cfg.limit);
             ratio(aligned, sizeof aligned, worst->m.max_aligned, worst->cfg.limit);
             snprintf(uncert, sizeof uncert, "%lluns", (unsigned long long)worst->uncertainty_ns);
-            held = rl_result_promise_held(worst);
         }
         fprintf(out, "%-18s %5u%s %9.1f %17s %9.2f %7s %9s %9s %5s %9s\n", lead->algo->name,
                 lead->threads, lead->threads > lead->cpus ? "!" : " ", s_ns.median, range,
                 s_mops.median, x_faa, sliding, aligned, held, uncert);
+    }
+    for (size_t i = 0; i < count; i++) {
+        const struct rl_result *r = &rows[i];
+        if (!r->has_in_flight || seen_before(rows, i))
+            continue;
+        uint64_t most = 0;
+        for (size_t j = i; j < count; j++)
+            if (rows[j].algo == r->algo && rows[j].threads == r->threads &&
+                rows[j].max_in_flight > most)
+                most = rows[j].max_in_flight;
+        fprintf(out, "%s x%u: at most %llu in flight (L = %llu), each permit held %llu ns\n",
+                r->algo->name, r->threads, (unsigned long long)most,
+                (unsigned long long)r->cfg.limit, (unsigned long long)r->hold_ns);
     }
 done:
     free(ns);
