@@ -241,6 +241,14 @@ size_t rl_cli_parse_algos(const char *cmd, const char *list, const struct rl_alg
     return count;
 }
 
+enum rl_keyed_expiry rl_cli_parse_expiry(const char *cmd, const char *arg)
+{
+    for (int i = 0; rl_keyed_expiry_names[i]; i++)
+        if (strcmp(rl_keyed_expiry_names[i], arg) == 0)
+            return (enum rl_keyed_expiry)i;
+    rl_cli_usage_error(cmd, "unknown expiry '%s' (accepted: never, lazy, sweeper)", arg);
+}
+
 enum rl_cli_format rl_cli_parse_format(const char *cmd, const char *arg)
 {
     if (strcmp(arg, "table") == 0)

@@ -5,6 +5,7 @@
 #define RL_CLI_H
 
 #include "generators.h"
+#include "keyed.h"
 #include "rl.h"
 #include "trace.h"
 
@@ -48,6 +49,9 @@ enum rl_cli_option {
     OPT_PER_KEY,
     OPT_SUITE,
     OPT_HOLD,
+    OPT_EXPIRY,
+    OPT_SHARDS,
+    OPT_CHURN,
 };
 
 #define RL_CLI_HELP_OPTION {"help", no_argument, NULL, OPT_HELP}
@@ -109,6 +113,9 @@ void rl_cli_workload_build(const char *cmd, const struct rl_cli_workload *w,
  * unknown name. Returns how many were written into algos (at most max). */
 size_t rl_cli_parse_algos(const char *cmd, const char *list, const struct rl_algo **algos,
                           size_t max);
+
+/* never | lazy | sweeper, or exit 2. */
+enum rl_keyed_expiry rl_cli_parse_expiry(const char *cmd, const char *arg);
 
 enum rl_cli_format { RL_FORMAT_TABLE, RL_FORMAT_CSV, RL_FORMAT_JSON };
 enum rl_cli_format rl_cli_parse_format(const char *cmd, const char *arg);

@@ -43,8 +43,8 @@ static size_t run_sim_grid(const struct rl_config *cfg, struct rl_result *rows)
             rl_cli_run_error("bench", "%s", err);
         for (const struct rl_algo *const *a = rl_registry; *a && !rl_interrupted; a++) {
             rl_cli_progress("bench quick: sim %zu/%zu %s on %s", count + 1, total, (*a)->name, *w);
-            if (rl_measure_sim(*a, cfg, &trace, *w, params.seed, &rows[count], NULL, err,
-                               sizeof err) != 0)
+            if (rl_measure_sim(*a, cfg, RL_EXPIRE_NEVER, &trace, *w, params.seed, &rows[count],
+                               NULL, err, sizeof err) != 0)
                 rl_cli_run_error("bench", "%s on %s: %s", (*a)->name, *w, err);
             count++;
         }

@@ -15,7 +15,7 @@ static void sim_help(void)
 {
     printf("usage: ratelab sim --algo A[,B...|all] [--limit L --interval DUR] [--burst B]\n"
            "                   (--trace FILE | --workload W [workload options])\n"
-           "                   [--decisions FILE] [--format table|csv|json]\n\n"
+           "                   [--decisions FILE] [--expiry E] [--format F]\n\n"
            "Replays every attempt on one thread in virtual time (deterministic), one limiter\n"
            "instance per key, and checks the decisions: max admitted cost in any sliding\n"
            "window and in any aligned window against L, false admits and rejects against the\n"
@@ -23,6 +23,8 @@ static void sim_help(void)
            "  --algo LIST       algorithms to run (see ratelab list), or all\n"
            "  --trace FILE      a trace CSV with header t_ns,key,n\n"
            "  --decisions FILE  write every decision (t_ns,key,n,admitted,thread); one --algo\n"
+           "  --expiry E        idle keys: never (default: independent limiters), lazy or\n"
+           "                    sweeper (expired after I·(1 + max(2, B/L)) idle)\n"
            "  --format F        table (default), csv (DESIGN §8 columns) or json\n\n%s\n%s",
            rl_cli_limiter_help, rl_cli_workload_help);
 }
@@ -37,9 +39,11 @@ int rl_cmd_sim(int argc, char **argv)
         {"trace", required_argument, NULL, OPT_TRACE},
         {"decisions", required_argument, NULL, OPT_DECISIONS},
         {"format", required_argument, NULL, OPT_FORMAT},
+        {"expiry", required_argument, NULL, OPT_EXPIRY},
         {0}};
     const char *cmd = "sim", *algo_list = NULL, *trace_path = NULL, *decisions_path = NULL;
     enum rl_cli_format format = RL_FORMAT_TABLE;
+    enum rl_keyed_expiry expiry = RL_EXPIRE_NEVER;
     struct rl_config cfg;
     rl_cli_limiter_defaults(&cfg);
     struct rl_cli_workload workload = {0};
@@ -51,6 +55,7 @@ int rl_cmd_sim(int argc, char **argv)
         case OPT_TRACE: trace_path = optarg; break;
         case OPT_DECISIONS: decisions_path = optarg; break;
         case OPT_FORMAT: format = rl_cli_parse_format(cmd, optarg); break;
+        case OPT_EXPIRY: expiry = rl_cli_parse_expiry(cmd, optarg); break;
         default:
             if (!rl_cli_limiter_option(cmd, code, optarg, &cfg) &&
                 !rl_cli_workload_option(cmd, code, optarg, &workload))
@@ -98,7 +103,7 @@ int rl_cmd_sim(int argc, char **argv)
     for (size_t i = 0; i < algo_count; i++) {
         rl_cli_progress("sim: %zu/%zu %s", i + 1, algo_count, algos[i]->name);
         struct rl_event_log log;
-        if (rl_measure_sim(algos[i], &cfg, &trace, trace_name, params.seed, &rows[i],
+        if (rl_measure_sim(algos[i], &cfg, expiry, &trace, trace_name, params.seed, &rows[i],
                            decisions_path ? &log : NULL, err, sizeof err) != 0)
             rl_cli_run_error(cmd, "%s: %s", algos[i]->name, err);
         if (decisions_path) {

@@ -20,7 +20,7 @@ static void stress_help(void)
 {
     printf("usage: ratelab stress --algo A[,B...|all] [--threads 1,2,4] [--duration DUR]\n"
            "                      [--reps R] [--clock C] [--record] [--pin] [--unsafe]\n"
-           "                      [--hold DUR]\n"
+           "                      [--hold DUR] [--keys K [--zipf S] [--expiry E]]\n"
            "                      [--limit L --interval DUR] [--out FILE.csv] [--format F]\n\n"
            "Threads start together and call acquire on one shared limiter as fast as they can\n"
            "(closed loop) until the duration ends. Prints median ns/op (per thread: time for\n"
@@ -38,6 +38,11 @@ static void stress_help(void)
            "  --hold DUR        limiters that need release (concurrency) hold each permit\n"
            "                    this long before releasing it (default 0ns); the harness\n"
            "                    counts permits held at once and reports the maximum\n"
+           "  --keys K          each attempt draws a key, uniform over K (or --zipf S), and\n"
+           "                    goes through the keyed container: 4 shards per CPU, each a\n"
+           "                    hash table behind a mutex\n"
+           "  --expiry E        idle keys: never (default), lazy (each access looks at two\n"
+           "                    other entries) or sweeper (a thread sweeps every idle/2)\n"
            "  --unsafe          allow algorithms that are not thread-safe with > 1 thread\n"
            "  --out FILE        write every row as CSV (temporary name, then renamed)\n"
            "  --format F        table (default), csv or json on stdout\n\n%s",
@@ -85,6 +90,9 @@ int rl_cmd_stress(int argc, char **argv)
         {"record", no_argument, NULL, OPT_RECORD},
         {"pin", no_argument, NULL, OPT_PIN},
         {"hold", required_argument, NULL, OPT_HOLD},
+        {"keys", required_argument, NULL, OPT_KEYS},
+        {"zipf", required_argument, NULL, OPT_ZIPF},
+        {"expiry", required_argument, NULL, OPT_EXPIRY},
         {"unsafe", no_argument, NULL, OPT_UNSAFE},
         {"out", required_argument, NULL, OPT_OUT},
         {"format", required_argument, NULL, OPT_FORMAT},
@@ -120,6 +128,18 @@ int rl_cmd_stress(int argc, char **argv)
         case OPT_CLOCK: plan.clock = optarg; break;
         case OPT_RECORD: plan.record = true; break;
         case OPT_PIN: plan.pin = true; break;
+        case OPT_KEYS: {
+            uint64_t keys;
+            if (rl_parse_u64(optarg, 1, 100000000, &keys, err, sizeof err) != 0)
+                rl_cli_usage_error(cmd, "--keys: %s", err);
+            plan.keys = (uint32_t)keys;
+            break;
+        }
+        case OPT_ZIPF:
+            if (rl_parse_double(optarg, 0.0, &plan.zipf_s, err, sizeof err) != 0)
+                rl_cli_usage_error(cmd, "--zipf: %s", err);
+            break;
+        case OPT_EXPIRY: plan.expiry = rl_cli_parse_expiry(cmd, optarg); break;
         case OPT_HOLD:
             if (rl_parse_duration_ns(optarg, &plan.hold_ns, err, sizeof err) != 0)
                 rl_cli_usage_error(cmd, "--hold: %s", err);

@@ -16,6 +16,7 @@ static const struct {
     {"trace", rl_cmd_trace, "write a generated workload as a trace CSV (t_ns,key,n)"},
     {"check", rl_cmd_check, "check any decision log (t_ns,key,n,admitted,thread) against L, I"},
     {"clocks", rl_cmd_clocks, "measure each clock's cost per read and resolution"},
+    {"keys", rl_cmd_keys, "memory of the keyed container: per key, and under key churn"},
     {"bench", rl_cmd_bench, "run a benchmark suite and write a results CSV"},
 };
 
@@ -45,7 +46,7 @@ int main(int argc, char **argv)
         if (strcmp(argv[1], commands[i].name) == 0)
             return commands[i].run(argc - 1, argv + 1);
     fprintf(stderr, "ratelab: unknown command '%s' (accepted: list, sim, stress, trace, check, "
-                    "clocks, bench; see ratelab --help)\n",
+                    "clocks, keys, bench; see ratelab --help)\n",
             argv[1]);
     return 2;
 }

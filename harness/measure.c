@@ -37,12 +37,13 @@ static int check_into(struct rl_event_log *log, const struct rl_config *cfg, str
 }
 
 int rl_measure_sim(const struct rl_algo *algo, const struct rl_config *cfg,
-                   const struct rl_trace *trace, const char *workload, uint64_t seed,
-                   struct rl_result *r, struct rl_event_log *log_out, char *err, size_t err_len)
+                   enum rl_keyed_expiry expiry, const struct rl_trace *trace,
+                   const char *workload, uint64_t seed, struct rl_result *r,
+                   struct rl_event_log *log_out, char *err, size_t err_len)
 {
     struct rl_event_log log;
     struct rl_sim_outcome sim;
-    if (rl_sim_run(algo, cfg, trace, &log, &sim, err, err_len) != 0)
+    if (rl_sim_run_keyed(algo, cfg, expiry, trace, &log, &sim, err, err_len) != 0)
         return -1;
     memset(r, 0, sizeof *r);
     r->algo = algo;
@@ -84,7 +85,7 @@ int rl_measure_stress(const struct rl_stress_params *p, unsigned rep, struct rl_
     r->cpus = online_cpus();
     r->rep = rep;
     r->cfg = p->cfg;
-    r->keys = 1;
+    r->keys = p->keys > 1 ? p->keys : 1;
     r->attempts = run.attempts;
     r->admits = run.admits;
     r->rejects = run.rejects;

@@ -3,18 +3,20 @@
 #ifndef RL_MEASURE_H
 #define RL_MEASURE_H
 
+#include "keyed.h"
 #include "result.h"
 #include "stress.h"
 #include "trace.h"
 
 #include <stddef.h>
 
-/* sim on trace, checked against params' (L, I) with the epoch at trace
+/* sim on trace (keys expiring as `expiry` says), checked against params' (L, I) with the epoch at trace
  * t = 0. The log is handed to the caller in *log when log is not NULL
  * (for --decisions), else freed. -1 with one line in err. */
 int rl_measure_sim(const struct rl_algo *algo, const struct rl_config *cfg,
-                   const struct rl_trace *trace, const char *workload, uint64_t seed,
-                   struct rl_result *r, struct rl_event_log *log, char *err, size_t err_len);
+                   enum rl_keyed_expiry expiry, const struct rl_trace *trace,
+                   const char *workload, uint64_t seed, struct rl_result *r,
+                   struct rl_event_log *log, char *err, size_t err_len);
 
 /* One stress run (checked when params->record). rep is the repetition's
  * number, for the row. -1 with one line in err. */

@@ -21,56 +21,54 @@ static int copy_key_names(const struct rl_trace *trace, struct rl_event_log *log
     return 0;
 }
 
-int rl_sim_run(const struct rl_algo *algo, const struct rl_config *cfg_in,
-               const struct rl_trace *trace, struct rl_event_log *log,
-               struct rl_sim_outcome *out, char *err, size_t err_len)
+int rl_sim_run_keyed(const struct rl_algo *algo, const struct rl_config *cfg_in,
+                     enum rl_keyed_expiry expiry, const struct rl_trace *trace,
+                     struct rl_event_log *log, struct rl_sim_outcome *out, char *err,
+                     size_t err_len)
 {
     memset(log, 0, sizeof *log);
     memset(out, 0, sizeof *out);
     log->complete = true;
 
-    struct rl_config cfg = *cfg_in;
-    cfg.epoch_ns = RL_VIRTUAL_ORIGIN_NS;
+    struct rl_keyed_config keyed_cfg = {.algo = algo, .cfg = *cfg_in, .expiry = expiry};
+    keyed_cfg.cfg.epoch_ns = RL_VIRTUAL_ORIGIN_NS;
+    struct rl_keyed *keyed = rl_keyed_create(&keyed_cfg, err, err_len);
+    if (keyed == NULL)
+        return -1;
     struct rl_clock clock;
     rl_clock_init(&clock, "virtual", err, err_len);
 
-    uint32_t key_count = trace->key_count ? trace->key_count : 1;
-    void **instances = calloc(key_count, sizeof *instances);
     log->events = malloc((trace->len ? trace->len : 1) * sizeof *log->events);
-    if (instances == NULL || log->events == NULL || copy_key_names(trace, log) != 0) {
+    if (log->events == NULL || copy_key_names(trace, log) != 0) {
         snprintf(err, err_len, "out of memory for a trace of %zu attempts", trace->len);
-        goto fail;
+        rl_keyed_destroy(keyed);
+        rl_event_log_free(log);
+        return -1;
     }
     log->cap = trace->len;
 
     for (size_t i = 0; i < trace->len; i++) {
         const struct rl_attempt *a = &trace->attempts[i];
-        uint32_t key = a->key < key_count ? a->key : 0;
-        if (instances[key] == NULL && (instances[key] = algo->create(&cfg, err, err_len)) == NULL)
-            goto fail;
         rl_clock_set_virtual(&clock, RL_VIRTUAL_ORIGIN_NS + a->t_ns);
-        enum rl_decision d = algo->acquire(instances[key], &clock, key, a->n);
+        enum rl_decision d = rl_keyed_acquire(keyed, &clock, a->key, a->n);
         if (d == RL_ADMIT && (algo->flags & RL_NEEDS_RELEASE))
-            algo->release(instances[key], &clock, key, a->n); /* served at once */
+            rl_keyed_release(keyed, &clock, a->key, a->n); /* served at once */
         out->attempts++;
         out->admits += d == RL_ADMIT;
         out->rejects += d == RL_REJECT;
         out->errors += d == RL_ERROR;
         log->events[log->len++] = (struct rl_event){
-            .t_ns = a->t_ns, .key = key, .n = a->n, .thread = 0, .admitted = d == RL_ADMIT};
+            .t_ns = a->t_ns, .key = a->key, .n = a->n, .thread = 0, .admitted = d == RL_ADMIT};
     }
     out->clock_reads = clock.reads;
-    for (uint32_t k = 0; k < key_count; k++)
-        if (instances[k])
-            algo->destroy(instances[k]);
-    free(instances);
+    rl_keyed_stats(keyed, &out->keyed);
+    rl_keyed_destroy(keyed);
     return 0;
+}
 
-fail:
-    for (uint32_t k = 0; instances && k < key_count; k++)
-        if (instances[k])
-            algo->destroy(instances[k]);
-    free(instances);
-    rl_event_log_free(log);
-    return -1;
+int rl_sim_run(const struct rl_algo *algo, const struct rl_config *cfg,
+               const struct rl_trace *trace, struct rl_event_log *log,
+               struct rl_sim_outcome *out, char *err, size_t err_len)
+{
+    return rl_sim_run_keyed(algo, cfg, RL_EXPIRE_NEVER, trace, log, out, err, err_len);
 }

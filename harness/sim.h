@@ -4,6 +4,7 @@
 #define RL_SIM_H
 
 #include "event_log.h"
+#include "keyed.h"
 #include "rl.h"
 #include "trace.h"
 
@@ -13,14 +14,22 @@
 struct rl_sim_outcome {
     uint64_t attempts, admits, rejects, errors;
     uint64_t clock_reads; /* how often the algorithm looked at the time */
+    struct rl_keyed_stats keyed; /* keys created, expired, live at the end */
 };
 
-/* Runs every attempt of trace through algo, one limiter instance per key
- * (created on the key's first attempt), with virtual time
- * RL_VIRTUAL_ORIGIN_NS + t and the epoch at RL_VIRTUAL_ORIGIN_NS. Fills
- * log (complete: rejects too; errors logged as not admitted) and out.
- * -1 with one line in err if the algorithm cannot be created with cfg or
- * memory runs out; log is then freed. */
+/* Runs every attempt of trace through algo in virtual time
+ * RL_VIRTUAL_ORIGIN_NS + t (the epoch at RL_VIRTUAL_ORIGIN_NS), through the
+ * keyed container (keyed.h): one limiter per key, created on the key's first
+ * attempt, expired as `expiry` says (the sweeper follows its schedule in
+ * virtual time). Fills log (complete: rejects too; errors logged as not
+ * admitted) and out. -1 with one line in err if the algorithm cannot be
+ * created with cfg or memory runs out; log is then freed. */
+int rl_sim_run_keyed(const struct rl_algo *algo, const struct rl_config *cfg,
+                     enum rl_keyed_expiry expiry, const struct rl_trace *trace,
+                     struct rl_event_log *log, struct rl_sim_outcome *out, char *err,
+                     size_t err_len);
+
+/* rl_sim_run_keyed with keys that never expire: independent limiters. */
 int rl_sim_run(const struct rl_algo *algo, const struct rl_config *cfg,
                const struct rl_trace *trace, struct rl_event_log *log,
                struct rl_sim_outcome *out, char *err, size_t err_len);

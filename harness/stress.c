@@ -3,6 +3,8 @@
 #include "stress.h"
 
 #include "clock.h"
+#include "keys.h"
+#include "rng.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -40,7 +42,9 @@ struct stress_shared {
     _Alignas(RL_CACHE_LINE) _Atomic uint64_t in_flight;
     uint64_t hold_ns;
     const struct rl_algo *algo;
-    void *state;
+    void *state;             /* one key: the limiter itself */
+    struct rl_keyed *keyed;  /* several keys: the container, and how keys are drawn */
+    struct rl_key_sampler sampler;
     uint64_t epoch_ns;
     bool record;
 };
@@ -58,7 +62,18 @@ struct worker {
     size_t len, cap;
     uint64_t dropped, max_gap_ns;
     uint64_t max_in_flight;
+    struct rl_rng rng; /* draws this thread's keys */
 };
+
+/* One attempt on the limiter, or on the drawn key's limiter. */
+static inline enum rl_decision decide(struct worker *w, uint32_t *key)
+{
+    struct stress_shared *sh = w->shared;
+    if (sh->keyed == NULL)
+        return sh->algo->acquire(sh->state, &w->clock, 0, 1);
+    *key = rl_key_sampler_draw(&sh->sampler, &w->rng);
+    return rl_keyed_acquire(sh->keyed, &w->clock, *key, 1);
+}
 
 static uint64_t monotonic_ns(void)
 {
@@ -69,7 +84,7 @@ static uint64_t monotonic_ns(void)
 
 /* Holds an admitted permit for hold_ns (spinning: holds are short and a
  * sleep would hand the core away for far longer), then releases it. */
-static void hold_and_release(struct worker *w)
+static void hold_and_release(struct worker *w, uint32_t key)
 {
     struct stress_shared *sh = w->shared;
     /* seq_cst: the claim "every counted thread holds a permit" needs one
@@ -83,7 +98,10 @@ static void hold_and_release(struct worker *w)
             ;
     }
     atomic_fetch_sub_explicit(&sh->in_flight, 1, memory_order_seq_cst);
-    sh->algo->release(sh->state, &w->clock, 0, 1);
+    if (sh->keyed)
+        rl_keyed_release(sh->keyed, &w->clock, key, 1);
+    else
+        sh->algo->release(sh->state, &w->clock, 0, 1);
 }
 
 static void run_plain(struct worker *w)
@@ -92,10 +110,11 @@ static void run_plain(struct worker *w)
     const struct rl_algo *algo = sh->algo;
     bool needs_release = algo->flags & RL_NEEDS_RELEASE;
     while (!atomic_load_explicit(&sh->stop, memory_order_relaxed)) {
-        enum rl_decision d = algo->acquire(sh->state, &w->clock, 0, 1);
+        uint32_t key = 0;
+        enum rl_decision d = decide(w, &key);
         w->decisions[d]++;
         if (d == RL_ADMIT && needs_release)
-            hold_and_release(w);
+            hold_and_release(w, key);
     }
 }
 
@@ -108,8 +127,9 @@ static void run_recorded(struct worker *w)
     const struct rl_algo *algo = sh->algo;
     struct rl_clock *stamp = &w->stamp_clock;
     while (!atomic_load_explicit(&sh->stop, memory_order_relaxed)) {
+        uint32_t key = 0;
         uint64_t before = stamp->read(stamp);
-        enum rl_decision d = algo->acquire(sh->state, &w->clock, 0, 1);
+        enum rl_decision d = decide(w, &key);
         w->decisions[d]++;
         if (d != RL_ADMIT)
             continue;
@@ -118,14 +138,14 @@ static void run_recorded(struct worker *w)
             w->max_gap_ns = after - before;
         if (w->len < w->cap)
             w->events[w->len++] = (struct rl_event){.t_ns = after - sh->epoch_ns,
-                                                    .key = 0,
+                                                    .key = key,
                                                     .n = 1,
                                                     .thread = (uint16_t)w->index,
                                                     .admitted = 1};
         else
             w->dropped++;
         if (algo->flags & RL_NEEDS_RELEASE)
-            hold_and_release(w);
+            hold_and_release(w, key);
     }
 }
 
@@ -156,10 +176,11 @@ static void pin_to_cpu(pthread_t thread, unsigned index)
 
 static size_t default_capacity(const struct rl_stress_params *p)
 {
-    /* Twice what a correct limiter can admit, plus slack; a broken one that
-     * admits more fills the buffer, and the drop is reported. */
+    /* Twice what a correct limiter can admit over all keys, plus slack; a
+     * broken one that admits more fills the buffer, and the drop is reported. */
     double windows = (double)p->duration_ns / (double)p->cfg.interval_ns + 2.0;
-    double wanted = 2.0 * (double)p->cfg.limit * windows + 4096.0;
+    double keys = p->keys > 1 ? (double)p->keys : 1.0;
+    double wanted = 2.0 * (double)p->cfg.limit * windows * keys + 4096.0;
     double most = (double)(1u << 22); /* 96 MiB a thread, touched only as used */
     return (size_t)(wanted < most ? wanted : most);
 }
@@ -180,7 +201,8 @@ static bool wait_for_duration(uint64_t duration_ns)
     }
 }
 
-static int merge_events(struct worker *workers, unsigned threads, struct rl_event_log *log)
+static int merge_events(struct worker *workers, unsigned threads, uint32_t keys,
+                        struct rl_event_log *log)
 {
     size_t total = 0;
     for (unsigned i = 0; i < threads; i++)
@@ -197,7 +219,7 @@ static int merge_events(struct worker *workers, unsigned threads, struct rl_even
         if (workers[i].max_gap_ns > log->uncertainty_ns)
             log->uncertainty_ns = workers[i].max_gap_ns;
     }
-    log->key_count = 1;
+    log->key_count = keys ? keys : 1;
     log->complete = false;
     rl_event_log_sort(log);
     return 0;
@@ -221,9 +243,22 @@ int rl_stress_run(const struct rl_stress_params *p, struct rl_stress_outcome *ou
     atomic_init(&shared.in_flight, 0);
     struct rl_config cfg = p->cfg;
     cfg.epoch_ns = shared.epoch_ns = clock.read(&clock);
-    shared.state = p->algo->create(&cfg, err, err_len);
-    if (shared.state == NULL)
+    if (p->keys > 1) {
+        struct rl_keyed_config keyed_cfg = {
+            .algo = p->algo, .cfg = cfg, .expiry = p->expiry, .realtime = true};
+        enum rl_key_dist dist = p->zipf_s > 0 ? RL_KEYS_ZIPF : RL_KEYS_UNIFORM;
+        if (rl_key_sampler_init(&shared.sampler, dist, p->keys, p->zipf_s) != 0) {
+            snprintf(err, err_len, "out of memory for %u keys", p->keys);
+            return -1;
+        }
+        shared.keyed = rl_keyed_create(&keyed_cfg, err, err_len);
+        if (shared.keyed == NULL) {
+            rl_key_sampler_free(&shared.sampler);
+            return -1;
+        }
+    } else if ((shared.state = p->algo->create(&cfg, err, err_len)) == NULL) {
         return -1;
+    }
 
     int rc = -1;
     unsigned started = 0;
@@ -241,6 +276,7 @@ int rl_stress_run(const struct rl_stress_params *p, struct rl_stress_outcome *ou
         w->clock = clock;
         w->stamp_clock = clock;
         w->clock.reads = 0;
+        rl_rng_seed(&w->rng, 1, i); /* thread i's own stream of keys */
         if (p->record) {
             w->cap = cap;
             w->events = malloc(cap * sizeof *w->events);
@@ -292,7 +328,9 @@ int rl_stress_run(const struct rl_stress_params *p, struct rl_stress_outcome *ou
     out->wall_ns = last_end - first_start;
     out->ns_per_op = out->attempts ? (double)busy_ns / (double)out->attempts : 0;
     out->mops = out->wall_ns ? (double)out->attempts * 1e3 / (double)out->wall_ns : 0;
-    if (p->record && merge_events(workers, p->threads, &out->log) != 0) {
+    if (shared.keyed)
+        rl_keyed_stats(shared.keyed, &out->keyed);
+    if (p->record && merge_events(workers, p->threads, p->keys, &out->log) != 0) {
         snprintf(err, err_len, "out of memory merging recorded events");
         goto done_workers;
     }
@@ -303,6 +341,11 @@ done_workers:
         free(workers[i].events);
     free(workers);
 done_state:
-    p->algo->destroy(shared.state);
+    if (shared.keyed) {
+        rl_keyed_destroy(shared.keyed);
+        rl_key_sampler_free(&shared.sampler);
+    } else {
+        p->algo->destroy(shared.state);
+    }
     return rc;
 }

@@ -4,6 +4,7 @@
 #define RL_STRESS_H
 
 #include "event_log.h"
+#include "keyed.h"
 #include "rl.h"
 
 #include <signal.h>
@@ -21,6 +22,9 @@ struct rl_stress_params {
     bool pin;           /* thread i on CPU i mod cores */
     size_t record_capacity; /* admits kept per thread; 0 = sized from L, I and duration */
     uint64_t hold_ns;       /* limiters that need release: how long each permit is held */
+    uint32_t keys;          /* > 1: each attempt draws a key, through the keyed container */
+    double zipf_s;          /* > 0: keys Zipf(s) over K, else uniform */
+    enum rl_keyed_expiry expiry; /* for keys > 1; the sweeper is a real thread here */
 };
 
 struct rl_stress_outcome {
@@ -31,6 +35,7 @@ struct rl_stress_outcome {
     double mops;          /* attempts ÷ wall time */
     bool interrupted;     /* SIGINT/SIGTERM cut the run short */
     uint64_t max_in_flight; /* limiters that need release: most permits seen held at once */
+    struct rl_keyed_stats keyed; /* keys > 1: created, expired, live at the end */
     struct rl_event_log log; /* admits only (complete = false), when record */
 };
 

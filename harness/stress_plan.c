@@ -41,6 +41,9 @@ long rl_stress_plan_run(const struct rl_stress_plan *plan, const char *label,
                         .record = recorded,
                         .pin = plan->pin,
                         .hold_ns = plan->hold_ns,
+                        .keys = plan->keys,
+                        .zipf_s = plan->zipf_s,
+                        .expiry = plan->expiry,
                     };
                     if (rl_measure_stress(&params, rep, &rows[done], err, err_len) != 0) {
                         if (rl_interrupted) {

@@ -5,6 +5,7 @@
 #ifndef RL_STRESS_PLAN_H
 #define RL_STRESS_PLAN_H
 
+#include "keyed.h"
 #include "result.h"
 
 #include <stdbool.h>
@@ -23,6 +24,9 @@ struct rl_stress_plan {
     bool record; /* each run is paired with a recorded one: accuracy and overhead */
     bool pin;
     uint64_t hold_ns; /* limiters that need release hold each permit this long */
+    uint32_t keys;    /* > 1: keyed, through the container */
+    double zipf_s;
+    enum rl_keyed_expiry expiry;
 };
 
 /* Rows the plan produces. */

@@ -1,0 +1,37 @@
+/* test_stress_keyed.c — the keyed container under threads, with the real
+ * sweeper thread running; again under ThreadSanitizer with every stress*. */
+#include "checker.h"
+#include "stress.h"
+#include "test_util.h"
+
+static void test_threads_keys_sweeper(void)
+{
+    struct rl_stress_params params = {
+        .algo = rl_registry_find("fw_aligned"),
+        .cfg = {.limit = 20, .interval_ns = 2000000u}, /* idle after 6 ms: sweeps run */
+        .threads = 2,
+        .duration_ns = 200000000u,
+        .clock = "monotonic",
+        .record = true,
+        .keys = 64,
+        .expiry = RL_EXPIRE_SWEEPER,
+    };
+    struct rl_stress_outcome out;
+    char err[128];
+    CU_ASSERT_EQUAL_FATAL(rl_stress_run(&params, &out, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(out.attempts, out.admits + out.rejects + out.errors);
+    CU_ASSERT_EQUAL(out.errors, 0);
+    CU_ASSERT_EQUAL(out.log.len, out.admits);
+    CU_ASSERT(out.keyed.created >= 64);
+    CU_ASSERT(out.keyed.sweeps > 0);
+    struct rl_check_params check = {.limit = 20, .interval_ns = 2000000u};
+    struct rl_check_result res;
+    CU_ASSERT_EQUAL_FATAL(rl_check(&out.log, &check, &res, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(res.key_count, 64);
+    CU_ASSERT(res.total.max_aligned <= 20); /* weak, per key, across expiries */
+    rl_check_result_free(&res);
+    rl_event_log_free(&out.log);
+}
+
+RL_TEST_SUITE("stress_keyed",
+              {"2 threads, 64 keys, sweeper thread: per-key weak bound", test_threads_keys_sweeper})
