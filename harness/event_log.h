@@ -17,7 +17,13 @@ struct rl_event {
     uint32_t n;       /* cost */
     uint16_t thread;  /* which thread decided */
     uint8_t admitted; /* 1 admit, 0 reject */
+    /* Recorded stress only (0 elsewhere, and not in the CSV): the gap between
+     * the clock reads around this call, saturated at UINT32_MAX. The stamp is
+     * the later read, so the algorithm decided within gap_ns before it. It
+     * fits in what would be padding: an event stays 24 bytes. */
+    uint32_t gap_ns;
 };
+_Static_assert(sizeof(struct rl_event) == 24, "recorder buffers assume 24-byte events");
 
 struct rl_event_log {
     struct rl_event *events;

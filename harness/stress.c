@@ -36,6 +36,9 @@ void rl_stress_install_signals(void)
 struct stress_shared {
     _Alignas(RL_CACHE_LINE) _Atomic bool stop; /* alone on its line: read by all, written once */
     _Atomic bool go;                           /* the start line every thread waits at */
+    _Atomic unsigned arrived;                  /* workers past the start line */
+    unsigned threads;
+    bool oversubscribed;                       /* more workers than CPUs */
     /* The harness's own count of permits held, for limiters that need
      * release: raised after the limiter admits, lowered before it is told
      * of the release, so it never exceeds the limiter's true count. */
@@ -133,15 +136,17 @@ static void run_recorded(struct worker *w)
         w->decisions[d]++;
         if (d != RL_ADMIT)
             continue;
-        uint64_t after = stamp->read(stamp);
-        if (after - before > w->max_gap_ns)
-            w->max_gap_ns = after - before;
+        uint64_t after = stamp->read(stamp), gap = after - before;
+        if (gap > w->max_gap_ns)
+            w->max_gap_ns = gap;
         if (w->len < w->cap)
             w->events[w->len++] = (struct rl_event){.t_ns = after - sh->epoch_ns,
                                                     .key = key,
                                                     .n = 1,
                                                     .thread = (uint16_t)w->index,
-                                                    .admitted = 1};
+                                                    .admitted = 1,
+                                                    .gap_ns = gap < UINT32_MAX ? (uint32_t)gap
+                                                                               : UINT32_MAX};
         else
             w->dropped++;
         if (algo->flags & RL_NEEDS_RELEASE)
@@ -152,10 +157,20 @@ static void run_recorded(struct worker *w)
 static void *worker_main(void *arg)
 {
     struct worker *w = arg;
+    struct stress_shared *sh = w->shared;
     /* acquire pairs with the release that opens the start, so each worker
-     * sees the limiter fully created. Yield: threads may outnumber cores. */
-    while (!atomic_load_explicit(&w->shared->go, memory_order_acquire))
+     * sees the limiter fully created. Yield: the main thread holds a core
+     * until it opens the start. */
+    while (!atomic_load_explicit(&sh->go, memory_order_acquire))
         sched_yield();
+    /* Then a rendezvous: a worker that was not on a core when the start
+     * opened would begin microseconds late, and races that need two
+     * threads at once (a first window) would be missed. Spin when every
+     * worker has a core of its own, yield when they do not. */
+    atomic_fetch_add_explicit(&sh->arrived, 1, memory_order_relaxed);
+    while (atomic_load_explicit(&sh->arrived, memory_order_relaxed) < sh->threads)
+        if (sh->oversubscribed)
+            sched_yield();
     w->start_ns = monotonic_ns();
     if (w->shared->record)
         run_recorded(w);
@@ -240,6 +255,10 @@ int rl_stress_run(const struct rl_stress_params *p, struct rl_stress_outcome *ou
     struct stress_shared shared = {.algo = p->algo, .record = p->record, .hold_ns = p->hold_ns};
     atomic_init(&shared.stop, false);
     atomic_init(&shared.go, false);
+    atomic_init(&shared.arrived, 0);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    shared.threads = p->threads;
+    shared.oversubscribed = p->threads > (unsigned)(cpus > 0 ? cpus : 1);
     atomic_init(&shared.in_flight, 0);
     struct rl_config cfg = p->cfg;
     cfg.epoch_ns = shared.epoch_ns = clock.read(&clock);
@@ -296,8 +315,10 @@ int rl_stress_run(const struct rl_stress_params *p, struct rl_stress_outcome *ou
         if (p->pin)
             pin_to_cpu(workers[started].thread, started);
     }
-    if (started < p->threads) /* let the started ones run out at once */
+    if (started < p->threads) { /* let the started ones run out at once */
         atomic_store_explicit(&shared.stop, true, memory_order_relaxed);
+        shared.threads = started;
+    }
     atomic_store_explicit(&shared.go, true, memory_order_release);
     if (started == p->threads)
         out->interrupted = !wait_for_duration(p->duration_ns);

@@ -13,7 +13,33 @@
 #include "stress.h"
 
 #include <CUnit/CUnit.h>
+#include <stdlib.h>
 #include <string.h>
+
+uint64_t rl_certain_max_aligned(const struct rl_event_log *log, uint64_t interval_ns)
+{
+    uint32_t keys = log->key_count ? log->key_count : 1;
+    for (size_t i = 0; i < log->len; i++)
+        keys = log->events[i].key >= keys ? log->events[i].key + 1 : keys;
+    uint64_t *window = calloc(keys, sizeof *window), *count = calloc(keys, sizeof *count);
+    CU_ASSERT_FATAL(window != NULL && count != NULL);
+    uint64_t most = 0;
+    for (size_t i = 0; i < log->len; i++) {
+        const struct rl_event *e = &log->events[i];
+        if (!e->admitted || e->t_ns % interval_ns < e->gap_ns)
+            continue;
+        uint64_t w = e->t_ns / interval_ns + 1; /* + 1: 0 means "none yet" */
+        if (window[e->key] != w) {
+            window[e->key] = w;
+            count[e->key] = 0;
+        }
+        count[e->key] += e->n;
+        most = count[e->key] > most ? count[e->key] : most;
+    }
+    free(window);
+    free(count);
+    return most;
+}
 
 void rl_stress_checked(const char *name, unsigned threads, uint64_t limit, uint64_t interval_ns,
                        uint64_t duration_ns, struct rl_stress_verdict *v)
@@ -49,6 +75,7 @@ void rl_stress_checked(const char *name, unsigned threads, uint64_t limit, uint6
         v->first_window_admits += t < interval_ns;
     }
     v->window_bound = limit * (v->last_stamp_ns / interval_ns + 1);
+    v->certain_max_aligned = rl_certain_max_aligned(&out.log, interval_ns);
     struct rl_check_params check = {.limit = limit, .interval_ns = interval_ns};
     struct rl_check_result res;
     CU_ASSERT_EQUAL_FATAL(rl_check(&out.log, &check, &res, err, sizeof err), 0);
