@@ -7,6 +7,8 @@
 extern const struct rl_algo rl_null_algo, rl_faa_algo, rl_clock_faa_algo;
 extern const struct rl_algo rl_fw_plain_algo, rl_fw_atomic_naive_algo, rl_fw_cas_nofirst_algo,
     rl_fw_cas_algo, rl_fw_cas_acqrel_algo, rl_fw_mutex_algo, rl_fw_expiry_algo, rl_fw_aligned_algo;
+extern const struct rl_algo rl_tb_mutex_algo, rl_tb_cas_algo, rl_tb_cas_relaxed_algo,
+    rl_tb_debt_algo, rl_gcra_cas_algo, rl_leaky_nginx_algo;
 extern const struct rl_algo rl_concurrency_algo;
 
 const struct rl_algo *const rl_registry[] = {
@@ -21,6 +23,12 @@ const struct rl_algo *const rl_registry[] = {
     &rl_fw_mutex_algo,
     &rl_fw_expiry_algo,
     &rl_fw_aligned_algo,
+    &rl_tb_mutex_algo,
+    &rl_tb_cas_algo,
+    &rl_tb_cas_relaxed_algo,
+    &rl_tb_debt_algo,
+    &rl_gcra_cas_algo,
+    &rl_leaky_nginx_algo,
     &rl_concurrency_algo,
     NULL,
 };
