@@ -10,6 +10,8 @@ extern const struct rl_algo rl_fw_plain_algo, rl_fw_atomic_naive_algo, rl_fw_cas
 extern const struct rl_algo rl_tb_mutex_algo, rl_tb_cas_algo, rl_tb_cas_relaxed_algo,
     rl_tb_debt_algo, rl_gcra_cas_algo, rl_leaky_nginx_algo;
 extern const struct rl_algo rl_concurrency_algo;
+extern const struct rl_algo rl_fw_trylock_algo, rl_sliding_log_algo, rl_sliding_log_sweeper_algo,
+    rl_sliding_counter_algo, rl_freq_ctr_algo, rl_wheel_algo, rl_wheel_atomic_algo;
 
 const struct rl_algo *const rl_registry[] = {
     &rl_null_algo,
@@ -22,13 +24,20 @@ const struct rl_algo *const rl_registry[] = {
     &rl_fw_cas_acqrel_algo,
     &rl_fw_mutex_algo,
     &rl_fw_expiry_algo,
+    &rl_fw_trylock_algo,
     &rl_fw_aligned_algo,
     &rl_tb_mutex_algo,
     &rl_tb_cas_algo,
     &rl_tb_cas_relaxed_algo,
-    &rl_tb_debt_algo,
     &rl_gcra_cas_algo,
+    &rl_tb_debt_algo,
     &rl_leaky_nginx_algo,
+    &rl_sliding_log_algo,
+    &rl_sliding_log_sweeper_algo,
+    &rl_sliding_counter_algo,
+    &rl_freq_ctr_algo,
+    &rl_wheel_algo,
+    &rl_wheel_atomic_algo,
     &rl_concurrency_algo,
     NULL,
 };

@@ -22,7 +22,7 @@ int rl_cmd_list(int argc, char **argv)
     if (optind < argc)
         rl_cli_usage_error("list", "unexpected argument '%s'", argv[optind]);
     for (const struct rl_algo *const *a = rl_registry; *a; a++)
-        printf("%-18s %-14s %-11s %-11s %s\n", (*a)->name, (*a)->family,
+        printf("%-20s %-16s %-11s %-11s %s\n", (*a)->name, (*a)->family,
                rl_promise_name((*a)->promise),
                ((*a)->flags & RL_THREAD_SAFE) ? "thread-safe" : "one-thread", (*a)->summary);
     return 0;

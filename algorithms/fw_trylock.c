@@ -1,0 +1,95 @@
+/* fw_trylock.c — Linux's ___ratelimit (lib/ratelimit.c) as it behaves: a
+ * fixed window that starts at the first attempt after the previous one
+ * expired (as fw_expiry), and a lock that is only ever tried: when another
+ * caller holds it, the attempt is rejected at once — the kernel returns 0,
+ * "suppress", rather than spin in a path that may run with interrupts off.
+ * Promises `window`.
+ *
+ * The kernel's documented semantics, kept here:
+ *   - the lock is taken with a trylock; failing it rejects and records
+ *     nothing (the attempt is not even counted as missed);
+ *   - the first call starts the window (rs->begin was 0);
+ *   - the window restarts when begin + interval is before now, i.e. when
+ *     now − begin > I, strictly: a window is I plus one clock tick long
+ *     (fw_expiry restarts at ≥ I);
+ *   - within the window at most burst calls pass; with cost n here, L is
+ *     the burst and an attempt passes when used + n ≤ L.
+ * The clock is read after the lock is taken, as the kernel reads jiffies
+ * inside it, so a contended attempt does not look at the time at all.
+ *
+ * Contention rejects are false rejects: the window may have had room.
+ * Measured with a limit no run reaches, so that every reject is one
+ * (`ratelab stress --algo fw_trylock --threads 1,2 --limit 4294967295
+ * --interval 3600s --reps 5`, 2 cores): none at 1 thread, 69–93% of
+ * attempts at 2 threads in a closed loop. At L = 1000 per 100 ms the
+ * windows still fill (attempts outnumber L ten-thousandfold), so the loss
+ * shows as wasted attempts, not as lower utilization.
+ */
+#include "rl.h"
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+struct fw_trylock_state {
+    _Alignas(RL_CACHE_LINE) _Atomic bool busy; /* the trylock: true while held */
+    bool started;
+    uint64_t begin_ns; /* start of the current window */
+    uint64_t used;     /* admitted cost in it */
+    uint64_t limit;
+    uint64_t interval_ns;
+};
+
+/* Not started, lock free. NULL with a reason in err on ENOMEM. */
+static void *fw_trylock_create(const struct rl_config *cfg, char *err, size_t err_len)
+{
+    struct fw_trylock_state *s = rl_state_alloc(sizeof *s, err, err_len);
+    if (s == NULL)
+        return NULL;
+    atomic_init(&s->busy, false);
+    s->limit = cfg->limit;
+    s->interval_ns = cfg->interval_ns;
+    return s;
+}
+
+/* Rejects when the lock is held by another caller; otherwise decides as
+ * the kernel does (file comment). Every call that gets the lock may start a
+ * window, as every kernel call does, even one with n > L that it then
+ * rejects (so it matches fw_expiry's rule). Never errs. */
+static enum rl_decision fw_trylock_acquire(void *state, struct rl_clock *clock, uint64_t key,
+                                           uint64_t n)
+{
+    (void)key;
+    struct fw_trylock_state *s = state;
+    /* acquire: on success we see the window as the last holder left it
+     * (pairs with the release store below). A failed try reads nothing. */
+    if (atomic_exchange_explicit(&s->busy, true, memory_order_acquire))
+        return RL_REJECT;
+    uint64_t now = rl_clock_now(clock);
+    if (!s->started) {
+        s->started = true;
+        s->begin_ns = now;
+    }
+    /* A time before begin (a clock that went back) stays in this window. */
+    if (now > s->begin_ns && now - s->begin_ns > s->interval_ns) {
+        s->begin_ns = now;
+        s->used = 0;
+    }
+    bool admit = n <= s->limit - s->used;
+    if (admit)
+        s->used += n;
+    /* release: publishes begin/used to the next holder. */
+    atomic_store_explicit(&s->busy, false, memory_order_release);
+    return admit ? RL_ADMIT : RL_REJECT;
+}
+
+const struct rl_algo rl_fw_trylock_algo = {
+    .name = "fw_trylock",
+    .family = "fixed_window",
+    .summary = "Linux ___ratelimit: window from the first attempt after expiry, trylock rejects",
+    .promise = RL_PROMISE_WINDOW,
+    .flags = RL_THREAD_SAFE,
+    .create = fw_trylock_create,
+    .destroy = free,
+    .acquire = fw_trylock_acquire,
+};
