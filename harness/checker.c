@@ -12,13 +12,77 @@
 #include <sys/mman.h>
 
 /* One attempt of one key, copied out of the log so that each key's pass
- * reads a dense array (16 bytes, not the log's 24). */
+ * reads a dense array. */
 struct key_event {
     uint64_t t_ns;
     uint32_t n;
+    uint32_t gap_ns; /* the decision lies in [t − gap, t] */
     uint8_t admitted;
     uint8_t oracle_admitted; /* the strong oracle's decision, for its own window */
 };
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+    return a > b ? a : b;
+}
+
+/* A min-heap of admits by earliest decision time, for certain_max_sliding. */
+struct early_admit {
+    uint64_t earliest_ns;
+    uint64_t n;
+};
+
+static void heap_push(struct early_admit *heap, size_t *len, struct early_admit item)
+{
+    size_t i = (*len)++;
+    for (; i > 0 && heap[(i - 1) / 2].earliest_ns > item.earliest_ns; i = (i - 1) / 2)
+        heap[i] = heap[(i - 1) / 2];
+    heap[i] = item;
+}
+
+static void heap_pop(struct early_admit *heap, size_t *len)
+{
+    struct early_admit last = heap[--*len];
+    size_t i = 0;
+    for (;;) {
+        size_t child = 2 * i + 1;
+        if (child >= *len)
+            break;
+        if (child + 1 < *len && heap[child + 1].earliest_ns < heap[child].earliest_ns)
+            child++;
+        if (heap[child].earliest_ns >= last.earliest_ns)
+            break;
+        heap[i] = heap[child];
+        i = child;
+    }
+    heap[i] = last;
+}
+
+/* The most admitted cost whose decisions certainly lie in one window
+ * (t_j − I, t_j]: admits i up to j with t_i − gap_i > t_j − I. Thresholds
+ * only grow with j, so an admit that falls out never comes back: a heap on
+ * the earliest decision time, popped from the bottom, gives O(n log n).
+ * heap has room for the key's admits. */
+static uint64_t certain_sliding(const struct key_event *ev, size_t len, uint64_t interval_ns,
+                                struct early_admit *heap)
+{
+    size_t heap_len = 0;
+    uint64_t sum = 0, most = 0;
+    for (size_t j = 0; j < len; j++) {
+        if (!ev[j].admitted)
+            continue;
+        uint64_t t = ev[j].t_ns;
+        uint64_t earliest = t > ev[j].gap_ns ? t - ev[j].gap_ns : 0;
+        heap_push(heap, &heap_len, (struct early_admit){earliest, ev[j].n});
+        sum += ev[j].n;
+        while (heap_len && t >= interval_ns && heap[0].earliest_ns <= t - interval_ns) {
+            sum -= heap[0].n;
+            heap_pop(heap, &heap_len);
+        }
+        most = max_u64(most, sum);
+    }
+    return most;
+}
 
 /* Large scratch arrays ask for transparent huge pages: at 10^7 events,
  * faulting in 4 KiB pages costs about as much as the grouping itself. */
@@ -79,18 +143,15 @@ static bool aligned_advance(struct aligned_cursor *c, uint64_t t_ns)
     return changed;
 }
 
-static uint64_t max_u64(uint64_t a, uint64_t b)
-{
-    return a > b ? a : b;
-}
-
 /* All metrics of one key from its attempts in time order, in one pass:
  * four running sums move together — the log's and the strong oracle's cost
  * in (t − I, t], each with its own left pointer, and the log's and the weak
  * oracle's cost in t's aligned window. Every pointer only moves forward. */
 static void measure_key(struct key_event *ev, size_t len, const struct rl_check_params *params,
-                        bool complete, struct rl_key_metrics *m)
+                        bool complete, struct rl_key_metrics *m, struct early_admit *heap)
 {
+    uint64_t certain_aligned = 0; /* cost certainly decided in t's aligned window */
+    bool any_gap = false;
     const uint64_t limit = params->limit, interval_ns = params->interval_ns;
     struct aligned_cursor cursor = {.interval_ns = interval_ns,
                                     .offset_ns = params->epoch_ns % interval_ns};
@@ -103,7 +164,7 @@ static void measure_key(struct key_event *ev, size_t len, const struct rl_check_
         m->attempts++;
         m->attempted_cost += n;
         if (aligned_advance(&cursor, t))
-            aligned = weak_used = 0;
+            aligned = weak_used = certain_aligned = 0;
 
         if (complete) {
             /* Oracle sums never exceed the limit, so limit − sum cannot wrap. */
@@ -153,7 +214,19 @@ static void measure_key(struct key_event *ev, size_t len, const struct rl_check_
         m->strong_violations += sliding > limit;
         aligned += n;
         m->max_aligned = max_u64(m->max_aligned, aligned);
+        /* The window's start: the cursor's end less I, or (for the window
+         * before the grid's first start) anything at all. */
+        uint64_t start = cursor.window == UINT64_MAX || cursor.end_ns < interval_ns
+                             ? 0
+                             : cursor.end_ns - interval_ns;
+        any_gap |= ev[j].gap_ns != 0;
+        if (t - start >= ev[j].gap_ns) {
+            certain_aligned += n;
+            m->certain_max_aligned = max_u64(m->certain_max_aligned, certain_aligned);
+        }
     }
+    m->certain_max_sliding =
+        any_gap ? certain_sliding(ev, len, interval_ns, heap) : m->max_sliding;
     m->strong_excess = m->max_sliding > limit ? m->max_sliding - limit : 0;
     m->weak_excess = m->max_aligned > limit ? m->max_aligned - limit : 0;
 }
@@ -171,6 +244,8 @@ static void add_to_total(struct rl_key_metrics *total, const struct rl_key_metri
     total->strong_violations += m->strong_violations;
     total->weak_excess = max_u64(total->weak_excess, m->weak_excess);
     total->window_excess = max_u64(total->window_excess, m->window_excess);
+    total->certain_max_sliding = max_u64(total->certain_max_sliding, m->certain_max_sliding);
+    total->certain_max_aligned = max_u64(total->certain_max_aligned, m->certain_max_aligned);
     total->false_admits += m->false_admits;
     total->false_rejects += m->false_rejects;
     total->weak_false_admits += m->weak_false_admits;
@@ -197,8 +272,11 @@ static struct key_event *group_by_key(const struct rl_event_log *log, uint32_t k
     }
     for (size_t i = 0; i < log->len; i++) {
         const struct rl_event *e = &log->events[i];
-        grouped[ends[e->key]++] = (struct key_event){
-            .t_ns = e->t_ns, .n = e->n, .admitted = e->admitted != 0, .oracle_admitted = 0};
+        grouped[ends[e->key]++] = (struct key_event){.t_ns = e->t_ns,
+                                                     .n = e->n,
+                                                     .gap_ns = e->gap_ns,
+                                                     .admitted = e->admitted != 0,
+                                                     .oracle_admitted = 0};
     }
     return grouped;
 }
@@ -236,16 +314,28 @@ int rl_check(struct rl_event_log *log, const struct rl_check_params *params,
         free(ends);
         return -1;
     }
+    size_t longest = 1; /* the heap needs room for one key's admits */
+    for (uint32_t k = 0; k < key_count; k++)
+        longest = max_u64(longest, ends[k] - (k ? ends[k - 1] : 0));
+    struct early_admit *heap = alloc_big(longest * sizeof *heap);
+    if (heap == NULL) {
+        set_err(err, err_len, "check: cannot check %zu events: %s", log->len, strerror(ENOMEM));
+        free(grouped);
+        free(per_key);
+        free(ends);
+        return -1;
+    }
     out->complete = log->complete;
     out->per_key = per_key;
     out->key_count = (uint32_t)key_count;
     for (uint32_t k = 0; k < key_count; k++) {
         size_t start = k ? ends[k - 1] : 0;
-        measure_key(grouped + start, ends[k] - start, params, log->complete, &per_key[k]);
+        measure_key(grouped + start, ends[k] - start, params, log->complete, &per_key[k], heap);
         add_to_total(&out->total, &per_key[k]);
         if (per_key[k].max_sliding > per_key[out->worst_key].max_sliding)
             out->worst_key = k;
     }
+    free(heap);
     free(grouped);
     free(ends);
     return 0;

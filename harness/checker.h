@@ -34,6 +34,13 @@ struct rl_key_metrics {
      * a log alone, and it catches a limiter that admits L per window in
      * windows that come too often, which max_sliding ≤ 2L cannot. */
     uint64_t window_excess;
+    /* The same maxima counting only what certainly happened inside the
+     * window: an admit stamped t with gap g (event_log.h) was decided in
+     * [t − g, t], and counts only when that whole interval fits. These are
+     * lower bounds on the true maxima, so a promise broken on them is
+     * broken for certain, not by a preempted thread's late stamp. Equal to
+     * max_sliding and max_aligned when every gap is 0 (sim, check). */
+    uint64_t certain_max_sliding, certain_max_aligned;
     /* Oracle comparisons: only when the log is complete (rejects present). */
     uint64_t false_admits, false_rejects;           /* against the strong oracle */
     uint64_t weak_false_admits, weak_false_rejects; /* against the weak oracle */

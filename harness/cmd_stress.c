@@ -215,6 +215,9 @@ int rl_cmd_stress(int argc, char **argv)
         printf("\nns/op: per thread, median over reps; x faa: ns/op ÷ faa's ns/op in the same "
                "rep and thread count.\n");
         if (plan.record)
+            printf("sliding/L, aligned/L: worst rep, from the stamps; held: judged on the admits "
+                   "certainly inside a window (stamp − gap).\n");
+        if (plan.record)
             rl_stress_plan_print_overhead(stdout, rows, (size_t)done);
     }
     write_rows(cmd, format, out_path, rows, (size_t)done);

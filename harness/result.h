@@ -37,7 +37,8 @@ struct rl_result {
 };
 
 /* "yes", "no", or "n/a" (nothing checked, nothing promised, or events
- * dropped without a violation among those kept). A `window` promise also
+ * dropped without a violation among those kept). Judged on the certain
+ * maxima (checker.h), equal to the plain ones in sim. A `window` promise also
  * fails on a nonzero window_excess (checker.h); `concurrency` is judged on
  * max_in_flight, measured in stress only. */
 const char *rl_result_promise_held(const struct rl_result *r);

@@ -320,6 +320,10 @@ int rl_stress_run(const struct rl_stress_params *p, struct rl_stress_outcome *ou
         shared.threads = started;
     }
     atomic_store_explicit(&shared.go, true, memory_order_release);
+    /* The run's time starts when the last worker is past the start line,
+     * so a worker the scheduler was slow to wake cannot miss a short run. */
+    while (atomic_load_explicit(&shared.arrived, memory_order_relaxed) < shared.threads)
+        sched_yield();
     if (started == p->threads)
         out->interrupted = !wait_for_duration(p->duration_ns);
     /* relaxed: workers need only notice the flag eventually, and join()

@@ -64,6 +64,9 @@ static void expect_metrics(const struct rl_key_metrics *got, const struct rl_key
     EXPECT_EQ(got->weak_false_rejects, want->weak_false_rejects);
     EXPECT_EQ(got->oracle_admitted_cost, want->oracle_admitted_cost);
     EXPECT_EQ(got->window_excess, want->window_excess);
+    /* no gaps in these logs: the certain maxima are the maxima */
+    EXPECT_EQ(got->certain_max_sliding, want->max_sliding);
+    EXPECT_EQ(got->certain_max_aligned, want->max_aligned);
 }
 
 /* L = 5, I = 10, epoch 0, one key, costs above 1.
@@ -480,6 +483,83 @@ static void test_bad_params(void)
     CU_ASSERT_PTR_NULL(r.per_key);
 }
 
+static uint64_t rng_next(uint64_t *state);
+
+/* Stamps with gaps (recorded stress): L = 2, I = 10, epoch 0.
+ *   admit  stamp  gap  decided in
+ *   A      10     0    [10, 10]
+ *   B      15     0    [15, 15]
+ *   C      19     12   [7, 19]   may be a late stamp of a window-0 decision
+ *   D      20     0    [20, 20]
+ *   E      21     0    [21, 21]
+ * By stamps, (11, 21] holds B C D E: max_sliding 4; [10, 20) holds A B C:
+ * max_aligned 3. Certainly: (11, 21] holds B D E for sure (C may be at 7):
+ * 3, a violation for certain; [10, 20) holds A B for sure and [20, 30) D E:
+ * certain_max_aligned 2, no weak violation for certain. */
+static void test_certain_maxima(void)
+{
+    struct rl_event ev[] = {EV(10, 0, 1, 1), EV(15, 0, 1, 1), EV(19, 0, 1, 1), EV(20, 0, 1, 1),
+                            EV(21, 0, 1, 1)};
+    ev[2].gap_ns = 12;
+    struct rl_event_log log = log_of(ev, LEN(ev), false);
+    struct rl_check_result r;
+    check_log(&log, 2, 10, 0, &r);
+    EXPECT_EQ(r.total.max_sliding, 4);
+    EXPECT_EQ(r.total.max_aligned, 3);
+    EXPECT_EQ(r.total.certain_max_sliding, 3);
+    EXPECT_EQ(r.total.certain_max_aligned, 2);
+    rl_check_result_free(&r);
+    rl_event_log_free(&log);
+}
+
+/* certain_max_sliding read literally: for each admit j, the cost of admits
+ * i stamped no later than j whose whole interval [t_i − gap_i, t_i] lies in
+ * (t_j − I, t_j]; certain_max_aligned: admits whose interval lies in the
+ * aligned window of their stamp (epoch 0). O(n²) and obviously right. */
+static void test_certain_against_reference(void)
+{
+    uint64_t seed = 0x2545F4914F6CDD1Dull;
+    for (int round = 0; round < 20; round++) {
+        struct rl_event_log log = {.complete = false};
+        uint64_t t = 0;
+        for (int i = 0; i < 1500; i++) {
+            t += rng_next(&seed) % 5;
+            struct rl_event e = EV(t, (uint32_t)(rng_next(&seed) % 2), 1 + rng_next(&seed) % 2, 1);
+            e.gap_ns = rng_next(&seed) % 4 == 0 ? (uint32_t)(rng_next(&seed) % 40) : 0;
+            CU_ASSERT_EQUAL_FATAL(rl_event_log_push(&log, &e), 0);
+        }
+        uint64_t L = 1 + rng_next(&seed) % 10, I = 1 + rng_next(&seed) % 60;
+        struct rl_check_result r;
+        check_log(&log, L, I, 0, &r);
+        for (uint32_t k = 0; k < 2; k++) {
+            uint64_t sliding = 0, aligned = 0;
+            for (size_t j = 0; j < log.len; j++) {
+                const struct rl_event *b = &log.events[j];
+                if (b->key != k)
+                    continue;
+                uint64_t in_sliding = 0, in_aligned = 0;
+                for (size_t i = 0; i < log.len; i++) {
+                    const struct rl_event *a = &log.events[i];
+                    if (a->key != k || a->t_ns > b->t_ns || (a->t_ns == b->t_ns && i > j))
+                        continue;
+                    int64_t early = (int64_t)a->t_ns - (int64_t)a->gap_ns;
+                    if (early > (int64_t)b->t_ns - (int64_t)I)
+                        in_sliding += a->n;
+                    if (a->t_ns / I == b->t_ns / I && early >= (int64_t)(b->t_ns / I * I))
+                        in_aligned += a->n;
+                }
+                sliding = in_sliding > sliding ? in_sliding : sliding;
+                if (b->t_ns - b->gap_ns >= b->t_ns / I * I && b->gap_ns <= b->t_ns)
+                    aligned = in_aligned > aligned ? in_aligned : aligned;
+            }
+            EXPECT_EQ(r.per_key[k].certain_max_sliding, sliding);
+            EXPECT_EQ(r.per_key[k].certain_max_aligned, aligned);
+        }
+        rl_check_result_free(&r);
+        rl_event_log_free(&log);
+    }
+}
+
 /* ---- the naive reference --------------------------------------------------
  * DESIGN §1 read literally, with signed times so that no case needs care:
  * every window is summed from scratch. */
@@ -664,7 +744,9 @@ RL_TEST_SUITE("checker", {"cost weighting (n > 1)", test_cost_weighting},
               {"strong violations", test_strong_violations},
               {"oracles: algorithm rejects too much", test_oracle_rejects_too_much},
               {"incomplete log: no oracle, utilization NAN", test_incomplete_log},
-              {"unsorted input is sorted", test_unsorted_input}, {"empty log", test_empty_log},
+              {"unsorted input is sorted", test_unsorted_input},
+              {"certain maxima with stamp gaps, hand-worked", test_certain_maxima},
+              {"certain maxima against a naive reference", test_certain_against_reference}, {"empty log", test_empty_log},
               {"limit 0 and interval 0 are errors", test_bad_params},
               {"20 random logs against the naive reference", test_random_logs_against_reference},
               {"2M-event log against the reference", test_large_log_against_reference})
