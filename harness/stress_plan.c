@@ -91,7 +91,7 @@ void rl_stress_plan_print_overhead(FILE *out, const struct rl_result *rows, size
         if (n == 0)
             continue;
         qsort(ratios, n, sizeof *ratios, compare_double);
-        fprintf(out, "  %-18s x%-3u %6.2f\n", lead->algo->name, lead->threads, ratios[n / 2]);
+        fprintf(out, "  %-20s x%-3u %6.2f\n", lead->algo->name, lead->threads, ratios[n / 2]);
     }
     free(ratios);
 }

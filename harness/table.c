@@ -13,7 +13,7 @@ static void ratio(char *buf, size_t len, uint64_t value, uint64_t limit)
 
 void rl_table_accuracy(FILE *out, const struct rl_result *rows, size_t count)
 {
-    fprintf(out, "%-18s %-10s %-11s %10s %10s %9s %9s %9s %10s %10s %7s %5s\n", "algo", "workload",
+    fprintf(out, "%-20s %-10s %-11s %10s %10s %9s %9s %9s %10s %10s %7s %5s\n", "algo", "workload",
             "promise", "admits", "rejects", "sliding/L", "aligned/L", "strong_v", "false_adm",
             "false_rej", "util", "held");
     for (size_t i = 0; i < count; i++) {
@@ -30,7 +30,7 @@ void rl_table_accuracy(FILE *out, const struct rl_result *rows, size_t count)
             snprintf(fa, sizeof fa, "%llu", (unsigned long long)r->m.false_admits);
             snprintf(fr, sizeof fr, "%llu", (unsigned long long)r->m.false_rejects);
         }
-        fprintf(out, "%-18s %-10.10s %-11s %10llu %10llu %9s %9s %9llu %10s %10s %7s %5s\n",
+        fprintf(out, "%-20s %-10.10s %-11s %10llu %10llu %9s %9s %9llu %10s %10s %7s %5s\n",
                 r->algo->name, r->workload, rl_promise_name(r->algo->promise),
                 (unsigned long long)r->admits, (unsigned long long)r->rejects, sliding, aligned,
                 (unsigned long long)r->m.strong_violations, fa, fr, util,
@@ -72,7 +72,7 @@ static bool seen_before(const struct rl_result *rows, size_t i)
 
 void rl_table_speed(FILE *out, const struct rl_result *rows, size_t count)
 {
-    fprintf(out, "%-18s %7s %9s %17s %9s %7s %9s %9s %5s %9s\n", "algo", "threads", "ns/op",
+    fprintf(out, "%-20s %7s %9s %17s %9s %7s %9s %9s %5s %9s\n", "algo", "threads", "ns/op",
             "(min-max)", "Mops/s", "x faa", "sliding/L", "aligned/L", "held", "uncert");
     double *ns = malloc((count ? count : 1) * sizeof *ns);
     double *mops = malloc((count ? count : 1) * sizeof *mops);
@@ -121,7 +121,7 @@ void rl_table_speed(FILE *out, const struct rl_result *rows, size_t count)
             ratio(aligned, sizeof aligned, worst->m.max_aligned, worst->cfg.limit);
             snprintf(uncert, sizeof uncert, "%lluns", (unsigned long long)worst->uncertainty_ns);
         }
-        fprintf(out, "%-18s %5u%s %9.1f %17s %9.2f %7s %9s %9s %5s %9s\n", lead->algo->name,
+        fprintf(out, "%-20s %5u%s %9.1f %17s %9.2f %7s %9s %9s %5s %9s\n", lead->algo->name,
                 lead->threads, lead->threads > lead->cpus ? "!" : " ", s_ns.median, range,
                 s_mops.median, x_faa, sliding, aligned, held, uncert);
     }
