@@ -38,5 +38,38 @@ static void test_threads_keys_sweeper(void)
     rl_event_log_free(&out.log);
 }
 
+/* More threads than cores, thousands of Zipf keys, lazy expiry: every key
+ * keeps its bucket bound (B + L per interval, judged on certain stamps). */
+static void test_many_threads_zipf_lazy(void)
+{
+    struct rl_stress_params params = {
+        .algo = rl_registry_find("tb_cas"),
+        .cfg = {.limit = 50, .interval_ns = 5000000u},
+        .threads = 4,
+        .duration_ns = 200000000u,
+        .clock = "monotonic",
+        .record = true,
+        .keys = 5000,
+        .zipf_s = 1.1,
+        .expiry = RL_EXPIRE_LAZY,
+    };
+    struct rl_stress_outcome out;
+    char err[128];
+    CU_ASSERT_EQUAL_FATAL(rl_stress_run(&params, &out, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(out.attempts, out.admits + out.rejects + out.errors);
+    CU_ASSERT_EQUAL(out.errors, 0);
+    CU_ASSERT_EQUAL(out.log.len, out.admits);
+    CU_ASSERT(out.keyed.created > 100); /* the Zipf tail was reached */
+    struct rl_check_params check = {.limit = 50, .interval_ns = 5000000u};
+    struct rl_check_result res;
+    CU_ASSERT_EQUAL_FATAL(rl_check(&out.log, &check, &res, err, sizeof err), 0);
+    CU_ASSERT(res.total.certain_max_sliding <= 50 + 50); /* B + L, B = L */
+    CU_ASSERT(res.total.certain_max_sliding > 0);
+    rl_check_result_free(&res);
+    rl_event_log_free(&out.log);
+}
+
 RL_TEST_SUITE("stress_keyed",
-              {"2 threads, 64 keys, sweeper thread: per-key weak bound", test_threads_keys_sweeper})
+              {"2 threads, 64 keys, sweeper thread: per-key weak bound", test_threads_keys_sweeper},
+              {"4 threads, 5000 Zipf keys, lazy expiry: per-key bucket bound",
+               test_many_threads_zipf_lazy})
