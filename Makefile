@@ -13,7 +13,7 @@ CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror
 STD     := -std=c11 -D_GNU_SOURCE -pthread
 INCLUDE := -Ialgorithms -Iharness -Iworkloads
-LDLIBS  := -pthread -lm
+LDLIBS  := -lhiredis -pthread -lm
 
 # Quiet by default; V=1 shows every command.
 ifeq ($(V),1)
@@ -44,10 +44,15 @@ LIB_SRCS  := $(wildcard algorithms/*.c) $(filter-out harness/main.c,$(wildcard h
              $(wildcard workloads/*.c)
 TEST_SRCS := $(wildcard tests/*.c)
 
+# Lua scripts live in algorithms/lua/ as plain files and are compiled in as
+# C strings (rl_lua_<name>), so the binary needs no source tree at run time.
+LUA_SRCS := $(wildcard algorithms/lua/*.lua)
+LUA_GEN  := $(LUA_SRCS:algorithms/lua/%.lua=build/gen/lua_%.c)
+
 # Normal objects, and the teaching variant of the same sources.
-LIB_OBJS        := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+LIB_OBJS        := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o) $(LUA_GEN:build/gen/%.c=$(BUILD)/obj/gen/%.o)
 TEST_OBJS       := $(TEST_SRCS:%.c=$(BUILD)/obj/%.o)
-TEACH_LIB_OBJS  := $(LIB_SRCS:%.c=build/teach/obj/%.o)
+TEACH_LIB_OBJS  := $(LIB_SRCS:%.c=build/teach/obj/%.o) $(LUA_GEN:build/gen/%.c=build/teach/obj/gen/%.o)
 TEACH_TEST_OBJS := $(TEST_SRCS:%.c=build/teach/obj/%.o)
 
 RATELAB       := $(BUILD)/ratelab
@@ -67,6 +72,24 @@ $(BUILD)/obj/%.o: %.c
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 build/teach/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -DRL_TEACH -c $< -o $@
+
+build/gen/lua_%.c: algorithms/lua/%.lua
+	@mkdir -p $(dir $@)
+	$(call say,LUA,$@)
+	$(Q){ printf '/* generated from $< by the Makefile: do not edit */\n'; \
+	  printf 'const char rl_lua_%s[] =\n' '$(subst -,_,$*)'; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/    "/' -e 's/$$/\\n"/' $<; \
+	  printf '    ;\n'; } > $@
+
+$(BUILD)/obj/gen/%.o: build/gen/%.c
+	@mkdir -p $(dir $@)
+	$(call say,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+build/teach/obj/gen/%.o: build/gen/%.c
 	@mkdir -p $(dir $@)
 	$(call say,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -DRL_TEACH -c $< -o $@
@@ -153,6 +176,9 @@ clean:
 	rm -rf build
 
 FORCE:
+
+# Keep the generated Lua sources: they are inputs, not throwaway steps.
+.SECONDARY: $(LUA_GEN)
 
 -include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(TEACH_LIB_OBJS:.o=.d) $(TEACH_TEST_OBJS:.o=.d)
 -include $(BUILD)/obj/harness/main.d build/teach/obj/harness/main.d

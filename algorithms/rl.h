@@ -8,6 +8,7 @@
 #ifndef RL_H
 #define RL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,7 +42,8 @@ enum rl_promise {
 enum rl_flags {
     RL_THREAD_SAFE = 1u << 0,   /* acquire may be called from many threads at once */
     RL_NEEDS_RELEASE = 1u << 1, /* concurrency limiters: every admit is released */
-    RL_REMOTE = 1u << 2,        /* state lives outside the process (Redis) */
+    RL_REMOTE = 1u << 2,        /* state lives outside the process (Redis): one instance
+                                   serves every key, and acquire may answer RL_ERROR */
 };
 
 /* The clock handle. Each thread owns one, so nothing here is shared and
@@ -56,13 +58,14 @@ struct rl_clock {
     uint64_t tsc_base;   /* tsc clock: counter at calibration */
     uint64_t ns_base;    /* tsc clock: monotonic ns at calibration */
     uint64_t tsc_mult;   /* tsc clock: ns per tick in 32.32 fixed point */
+    int64_t skew_ns;     /* this client's clock error (stress --client-skew) */
     const char *name;
 };
 
 static inline uint64_t rl_clock_now(struct rl_clock *clock)
 {
     clock->reads++;
-    return clock->read(clock);
+    return clock->read(clock) + (uint64_t)clock->skew_ns;
 }
 
 /* One configuration maps onto every algorithm (DESIGN §3), so comparisons
@@ -73,6 +76,8 @@ struct rl_config {
     uint64_t burst;       /* B: bucket capacity; 0 = L */
     uint32_t slots;       /* S: wheel slots of I/S each; 0 = 10 */
     uint64_t epoch_ns;    /* the run's t = 0 on the clock's timeline */
+    const char *remote;   /* RL_REMOTE algorithms: "unix:PATH" or "HOST:PORT" */
+    bool virtual_time;    /* sim: server-time scripts take the clock's time instead */
 };
 
 #define RL_DEFAULT_SLOTS 10u

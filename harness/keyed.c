@@ -37,6 +37,7 @@ struct shard {
 
 struct rl_keyed {
     struct rl_keyed_config config;
+    void *remote_state; /* RL_REMOTE: one instance keyed by the server itself */
     uint64_t idle_ns;
     unsigned shard_count;
     struct shard *shards;
@@ -208,6 +209,14 @@ struct rl_keyed *rl_keyed_create(const struct rl_keyed_config *config, char *err
     if (k == NULL)
         goto nomem;
     k->config = *config;
+    if (config->algo->flags & RL_REMOTE) { /* the server keeps the keys */
+        k->remote_state = config->algo->create(&config->cfg, err, err_len);
+        if (k->remote_state == NULL) {
+            free(k);
+            return NULL;
+        }
+        return k;
+    }
     k->idle_ns = config->idle_ns ? config->idle_ns : rl_keyed_default_idle_ns(&config->cfg);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     k->shard_count = config->shards ? config->shards : 4 * (unsigned)(cpus > 0 ? cpus : 1);
@@ -256,6 +265,8 @@ enum rl_decision rl_keyed_acquire(struct rl_keyed *k, struct rl_clock *clock, ui
                                   uint64_t n)
 {
     const struct rl_algo *algo = k->config.algo;
+    if (k->remote_state)
+        return algo->acquire(k->remote_state, clock, key, n);
     bool expires = k->config.expiry != RL_EXPIRE_NEVER;
     /* Read straight through the handle so the algorithm's own reads are
      * what `reads` counts. */
@@ -302,6 +313,10 @@ enum rl_decision rl_keyed_acquire(struct rl_keyed *k, struct rl_clock *clock, ui
 
 void rl_keyed_release(struct rl_keyed *k, struct rl_clock *clock, uint64_t key, uint64_t n)
 {
+    if (k->remote_state) {
+        k->config.algo->release(k->remote_state, clock, key, n);
+        return;
+    }
     struct shard *s = &k->shards[(mix(key) >> 32) % k->shard_count];
     pthread_mutex_lock(&s->lock);
     struct entry *e = probe(s, key);
@@ -315,6 +330,8 @@ void rl_keyed_release(struct rl_keyed *k, struct rl_clock *clock, uint64_t key, 
 void rl_keyed_stats(struct rl_keyed *k, struct rl_keyed_stats *out)
 {
     memset(out, 0, sizeof *out);
+    if (k->remote_state)
+        return;
     for (unsigned i = 0; i < k->shard_count; i++) {
         struct shard *s = &k->shards[i];
         pthread_mutex_lock(&s->lock);
@@ -330,6 +347,11 @@ void rl_keyed_destroy(struct rl_keyed *k)
 {
     if (k == NULL)
         return;
+    if (k->remote_state) {
+        k->config.algo->destroy(k->remote_state);
+        free(k);
+        return;
+    }
     if (k->sweeper_started) {
         pthread_mutex_lock(&k->stop_lock);
         k->stopping = true;

@@ -10,7 +10,8 @@
  * which a fresh limiter forgets (it is then stricter). Expiry is therefore a
  * choice (never by default in sim and stress), and its effect on decisions
  * can be measured like anything else. A key with permits still held
- * (limiters that need release) is never expired.
+ * (limiters that need release) is never expired. RL_REMOTE algorithms keep
+ * their keys on the server: the container passes every call to one instance.
  */
 #ifndef RL_KEYED_H
 #define RL_KEYED_H
