@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include "parse.h"
+#include "redis_server.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -28,6 +29,15 @@ const char rl_cli_workload_help[] =
     "  --on DUR --off DUR     onoff: burst and silence lengths (200ms / 800ms)\n"
     "  --size N --spread DUR  boundary: attempts each side of an edge, how close (L, I/20)\n"
     "  --at DUR --spike DUR --factor F   flash: start, length, rate multiple (1s, I, 10)\n";
+
+const char rl_cli_remote_help[] =
+    "Redis algorithms (redis_*):\n"
+    "  --redis ADDR      use this server (HOST:PORT on loopback, or unix:PATH) instead of\n"
+    "                    starting a private redis-server on a Unix socket (persistence off,\n"
+    "                    stopped at exit)\n"
+    "  --on-error P      what the caller does when the limiter answers error (a lost\n"
+    "                    connection, a server error): reject (fail-closed, default) or\n"
+    "                    admit (fail-open); errors are counted either way\n";
 
 static void vreport(const char *cmd, const char *fmt, va_list ap)
 {
@@ -239,6 +249,51 @@ size_t rl_cli_parse_algos(const char *cmd, const char *list, const struct rl_alg
     if (count == 0)
         rl_cli_usage_error(cmd, "--algo needs at least one name (or all)");
     return count;
+}
+
+bool rl_cli_parse_on_error(const char *cmd, const char *arg)
+{
+    if (strcmp(arg, "admit") == 0)
+        return true;
+    if (strcmp(arg, "reject") != 0)
+        rl_cli_usage_error(cmd, "unknown --on-error '%s' (accepted: admit, reject)", arg);
+    return false;
+}
+
+size_t rl_cli_prepare_remote(const char *cmd, const struct rl_algo **algos, size_t count,
+                             const char *redis, bool skip_remote, struct rl_config *cfg)
+{
+    static struct rl_redis_server server; /* stopped at exit (redis_server.c) */
+    bool any_remote = false;
+    for (size_t i = 0; i < count; i++)
+        any_remote |= (algos[i]->flags & RL_REMOTE) != 0;
+    if (!any_remote)
+        return count;
+    char err[512];
+    if (redis) {
+        if (rl_redis_address_check(redis, err, sizeof err) != 0)
+            rl_cli_usage_error(cmd, "%s", err);
+        if (rl_redis_ping(redis, err, sizeof err) != 0)
+            rl_cli_usage_error(cmd, "%s", err);
+        cfg->remote = redis;
+        return count;
+    }
+    if (server.pid == 0 && rl_redis_server_available() &&
+        rl_redis_server_start(&server, err, sizeof err) != 0)
+        rl_cli_run_error(cmd, "%s", err);
+    if (server.pid > 0) {
+        cfg->remote = server.address;
+        return count;
+    }
+    if (!skip_remote)
+        rl_cli_usage_error(cmd, "redis-server not found: install it (make deps) or give --redis");
+    size_t kept = 0;
+    for (size_t i = 0; i < count; i++)
+        if (!(algos[i]->flags & RL_REMOTE))
+            algos[kept++] = algos[i];
+    fprintf(stderr, "ratelab %s: redis-server not found: skipping the %zu Redis algorithms\n",
+            cmd, count - kept);
+    return kept;
 }
 
 enum rl_keyed_expiry rl_cli_parse_expiry(const char *cmd, const char *arg)

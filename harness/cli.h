@@ -52,6 +52,9 @@ enum rl_cli_option {
     OPT_EXPIRY,
     OPT_SHARDS,
     OPT_CHURN,
+    OPT_REDIS,
+    OPT_ON_ERROR,
+    OPT_CLIENT_SKEW,
 };
 
 #define RL_CLI_HELP_OPTION {"help", no_argument, NULL, OPT_HELP}
@@ -113,6 +116,23 @@ void rl_cli_workload_build(const char *cmd, const struct rl_cli_workload *w,
  * unknown name. Returns how many were written into algos (at most max). */
 size_t rl_cli_parse_algos(const char *cmd, const char *list, const struct rl_algo **algos,
                           size_t max);
+
+/* --redis, --on-error: shared by every command that can run Redis algorithms. */
+#define RL_CLI_REMOTE_OPTIONS                                                                      \
+    {"redis", required_argument, NULL, OPT_REDIS},                                                 \
+        {"on-error", required_argument, NULL, OPT_ON_ERROR}
+extern const char rl_cli_remote_help[];
+
+/* admit | reject (fail-open or fail-closed), or exit 2. */
+bool rl_cli_parse_on_error(const char *cmd, const char *arg);
+
+/* When any of algos is RL_REMOTE, points cfg->remote at a Redis server:
+ * `redis` if given (checked and pinged), else a private redis-server started
+ * now and stopped at exit. Without one: with skip_remote, the remote
+ * algorithms are dropped from algos (a line on stderr says so); otherwise
+ * exit 2. Returns the number of algorithms left. */
+size_t rl_cli_prepare_remote(const char *cmd, const struct rl_algo **algos, size_t count,
+                             const char *redis, bool skip_remote, struct rl_config *cfg);
 
 /* never | lazy | sweeper, or exit 2. */
 enum rl_keyed_expiry rl_cli_parse_expiry(const char *cmd, const char *arg);

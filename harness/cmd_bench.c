@@ -21,18 +21,20 @@ static void bench_help(void)
            "          then stress of every thread-safe algorithm at 1 and 2 threads, 200 ms a\n"
            "          run, each run paired with a recorded one (accuracy, recorder overhead);\n"
            "          about 30 s on 2 cores\n\n"
+           "The Redis algorithms run against a private redis-server (or --redis ADDR);\n"
+           "without redis-server they are skipped, and a line on stderr says so.\n\n"
            "  --reps R   stress repetitions (default 3)\n"
            "  --out FILE the results CSV (default: results/<suite>-<host>.csv), written whole:\n"
            "             an interrupted suite writes the rows it finished\n");
 }
 
 /* Every algorithm on every workload in sim, appended to rows. */
-static size_t run_sim_grid(const struct rl_config *cfg, struct rl_result *rows)
+static size_t run_sim_grid(const struct rl_config *cfg, const struct rl_algo **algos,
+                           size_t algo_count, struct rl_result *rows)
 {
     size_t count = 0, total = 0;
-    for (const struct rl_algo *const *a = rl_registry; *a; a++)
-        for (const char *const *w = rl_workload_names; *w; w++)
-            total++;
+    for (const char *const *w = rl_workload_names; *w; w++)
+        total += algo_count;
     for (const char *const *w = rl_workload_names; *w; w++) {
         struct rl_workload_params params;
         rl_workload_defaults(&params, cfg->limit, cfg->interval_ns);
@@ -41,9 +43,10 @@ static size_t run_sim_grid(const struct rl_config *cfg, struct rl_result *rows)
         char err[512];
         if (rl_workload_generate(&params, &trace, err, sizeof err) != 0)
             rl_cli_run_error("bench", "%s", err);
-        for (const struct rl_algo *const *a = rl_registry; *a && !rl_interrupted; a++) {
+        for (const struct rl_algo **a = algos; a < algos + algo_count && !rl_interrupted; a++) {
             rl_cli_progress("bench quick: sim %zu/%zu %s on %s", count + 1, total, (*a)->name, *w);
-            if (rl_measure_sim(*a, cfg, RL_EXPIRE_NEVER, &trace, *w, params.seed, &rows[count],
+            static const struct rl_sim_options independent = {.expiry = RL_EXPIRE_NEVER};
+            if (rl_measure_sim(*a, cfg, &independent, &trace, *w, params.seed, &rows[count],
                                NULL, err, sizeof err) != 0)
                 rl_cli_run_error("bench", "%s on %s: %s", (*a)->name, *w, err);
             count++;
@@ -75,8 +78,9 @@ int rl_cmd_bench(int argc, char **argv)
                                             {"suite", required_argument, NULL, OPT_SUITE},
                                             {"reps", required_argument, NULL, OPT_REPS},
                                             {"out", required_argument, NULL, OPT_OUT},
+                                            {"redis", required_argument, NULL, OPT_REDIS},
                                             {0}};
-    const char *cmd = "bench", *suite = NULL, *out_path = NULL;
+    const char *cmd = "bench", *suite = NULL, *out_path = NULL, *redis = NULL;
     uint64_t reps = 3;
     char err[512];
     int code;
@@ -85,6 +89,7 @@ int rl_cmd_bench(int argc, char **argv)
         case OPT_HELP: bench_help(); return 0;
         case OPT_SUITE: suite = optarg; break;
         case OPT_OUT: out_path = optarg; break;
+        case OPT_REDIS: redis = optarg; break;
         case OPT_REPS:
             if (rl_parse_u64(optarg, 1, 1000, &reps, err, sizeof err) != 0)
                 rl_cli_usage_error(cmd, "--reps: %s", err);
@@ -109,14 +114,17 @@ int rl_cmd_bench(int argc, char **argv)
 
     struct rl_config cfg;
     rl_cli_limiter_defaults(&cfg);
+    const struct rl_algo *all[RL_CLI_MAX_ALGOS];
+    size_t all_count = rl_cli_parse_algos(cmd, "all", all, RL_CLI_MAX_ALGOS);
+    all_count = rl_cli_prepare_remote(cmd, all, all_count, redis, true, &cfg);
     const struct rl_algo *safe[RL_CLI_MAX_ALGOS];
     size_t safe_count = 0, sim_rows = 0;
-    for (const struct rl_algo *const *a = rl_registry; *a; a++) {
+    for (size_t i = 0; i < all_count; i++) {
         for (const char *const *w = rl_workload_names; *w; w++)
             sim_rows++;
         /* faa leads, as in `stress`, so every row has its floor */
-        if (((*a)->flags & RL_THREAD_SAFE) && safe_count < RL_CLI_MAX_ALGOS)
-            safe[safe_count++] = *a;
+        if (all[i]->flags & RL_THREAD_SAFE)
+            safe[safe_count++] = all[i];
     }
     for (size_t i = 0; i < safe_count; i++)
         if (strcmp(safe[i]->name, "faa") == 0) {
@@ -142,7 +150,7 @@ int rl_cmd_bench(int argc, char **argv)
         rl_cli_run_error(cmd, "out of memory");
 
     rl_stress_install_signals();
-    size_t done = run_sim_grid(&cfg, rows);
+    size_t done = run_sim_grid(&cfg, all, all_count, rows);
     bool interrupted = rl_interrupted;
     if (!interrupted) {
         long stressed = rl_stress_plan_run(&plan, "bench quick: stress", rows + done,

@@ -15,7 +15,8 @@ static void sim_help(void)
 {
     printf("usage: ratelab sim --algo A[,B...|all] [--limit L --interval DUR] [--burst B]\n"
            "                   (--trace FILE | --workload W [workload options])\n"
-           "                   [--decisions FILE] [--expiry E] [--format F]\n\n"
+           "                   [--decisions FILE] [--expiry E] [--format F]\n"
+           "                   [--redis ADDR] [--on-error admit|reject]\n\n"
            "Replays every attempt on one thread in virtual time (deterministic), one limiter\n"
            "instance per key, and checks the decisions: max admitted cost in any sliding\n"
            "window and in any aligned window against L, false admits and rejects against the\n"
@@ -25,8 +26,8 @@ static void sim_help(void)
            "  --decisions FILE  write every decision (t_ns,key,n,admitted,thread); one --algo\n"
            "  --expiry E        idle keys: never (default: independent limiters), lazy or\n"
            "                    sweeper (expired after I·(1 + max(2, B/L)) idle)\n"
-           "  --format F        table (default), csv (DESIGN §8 columns) or json\n\n%s\n%s",
-           rl_cli_limiter_help, rl_cli_workload_help);
+           "  --format F        table (default), csv (DESIGN §8 columns) or json\n\n%s\n%s\n%s",
+           rl_cli_limiter_help, rl_cli_workload_help, rl_cli_remote_help);
 }
 
 int rl_cmd_sim(int argc, char **argv)
@@ -40,10 +41,12 @@ int rl_cmd_sim(int argc, char **argv)
         {"decisions", required_argument, NULL, OPT_DECISIONS},
         {"format", required_argument, NULL, OPT_FORMAT},
         {"expiry", required_argument, NULL, OPT_EXPIRY},
+        RL_CLI_REMOTE_OPTIONS,
         {0}};
     const char *cmd = "sim", *algo_list = NULL, *trace_path = NULL, *decisions_path = NULL;
     enum rl_cli_format format = RL_FORMAT_TABLE;
-    enum rl_keyed_expiry expiry = RL_EXPIRE_NEVER;
+    struct rl_sim_options sim_options = {.expiry = RL_EXPIRE_NEVER};
+    const char *redis = NULL;
     struct rl_config cfg;
     rl_cli_limiter_defaults(&cfg);
     struct rl_cli_workload workload = {0};
@@ -55,7 +58,9 @@ int rl_cmd_sim(int argc, char **argv)
         case OPT_TRACE: trace_path = optarg; break;
         case OPT_DECISIONS: decisions_path = optarg; break;
         case OPT_FORMAT: format = rl_cli_parse_format(cmd, optarg); break;
-        case OPT_EXPIRY: expiry = rl_cli_parse_expiry(cmd, optarg); break;
+        case OPT_EXPIRY: sim_options.expiry = rl_cli_parse_expiry(cmd, optarg); break;
+        case OPT_REDIS: redis = optarg; break;
+        case OPT_ON_ERROR: sim_options.error_admits = rl_cli_parse_on_error(cmd, optarg); break;
         default:
             if (!rl_cli_limiter_option(cmd, code, optarg, &cfg) &&
                 !rl_cli_workload_option(cmd, code, optarg, &workload))
@@ -77,6 +82,8 @@ int rl_cmd_sim(int argc, char **argv)
         rl_cli_usage_error(cmd, "--decisions writes one algorithm's decisions: give one --algo");
 
     char err[512];
+    algo_count = rl_cli_prepare_remote(cmd, algos, algo_count, redis, false, &cfg);
+    cfg.virtual_time = true;
     for (size_t i = 0; i < algo_count; i++) { /* bad configuration is bad input: exit 2 */
         void *probe = algos[i]->create(&cfg, err, sizeof err);
         if (probe == NULL)
@@ -103,7 +110,7 @@ int rl_cmd_sim(int argc, char **argv)
     for (size_t i = 0; i < algo_count; i++) {
         rl_cli_progress("sim: %zu/%zu %s", i + 1, algo_count, algos[i]->name);
         struct rl_event_log log;
-        if (rl_measure_sim(algos[i], &cfg, expiry, &trace, trace_name, params.seed, &rows[i],
+        if (rl_measure_sim(algos[i], &cfg, &sim_options, &trace, trace_name, params.seed, &rows[i],
                            decisions_path ? &log : NULL, err, sizeof err) != 0)
             rl_cli_run_error(cmd, "%s: %s", algos[i]->name, err);
         if (decisions_path) {

@@ -21,6 +21,7 @@ static void stress_help(void)
     printf("usage: ratelab stress --algo A[,B...|all] [--threads 1,2,4] [--duration DUR]\n"
            "                      [--reps R] [--clock C] [--record] [--pin] [--unsafe]\n"
            "                      [--hold DUR] [--keys K [--zipf S] [--expiry E]]\n"
+           "                      [--redis ADDR] [--on-error admit|reject] [--client-skew DUR]\n"
            "                      [--limit L --interval DUR] [--out FILE.csv] [--format F]\n\n"
            "Threads start together and call acquire on one shared limiter as fast as they can\n"
            "(closed loop) until the duration ends. Prints median ns/op (per thread: time for\n"
@@ -43,10 +44,13 @@ static void stress_help(void)
            "                    hash table behind a mutex\n"
            "  --expiry E        idle keys: never (default), lazy (each access looks at two\n"
            "                    other entries) or sweeper (a thread sweeps every idle/2)\n"
+           "  --client-skew DUR each thread's clock is off by a share of ±DUR, spread evenly\n"
+           "                    (thread i: −DUR + 2·DUR·i/(T−1)): clients that disagree on\n"
+           "                    the time, for limiters that trust the client's clock\n"
            "  --unsafe          allow algorithms that are not thread-safe with > 1 thread\n"
            "  --out FILE        write every row as CSV (temporary name, then renamed)\n"
-           "  --format F        table (default), csv or json on stdout\n\n%s",
-           rl_cli_limiter_help);
+           "  --format F        table (default), csv or json on stdout\n\n%s\n%s",
+           rl_cli_limiter_help, rl_cli_remote_help);
 }
 
 static void write_rows(const char *cmd, enum rl_cli_format format, const char *out_path,
@@ -93,11 +97,13 @@ int rl_cmd_stress(int argc, char **argv)
         {"keys", required_argument, NULL, OPT_KEYS},
         {"zipf", required_argument, NULL, OPT_ZIPF},
         {"expiry", required_argument, NULL, OPT_EXPIRY},
+        {"client-skew", required_argument, NULL, OPT_CLIENT_SKEW},
+        RL_CLI_REMOTE_OPTIONS,
         {"unsafe", no_argument, NULL, OPT_UNSAFE},
         {"out", required_argument, NULL, OPT_OUT},
         {"format", required_argument, NULL, OPT_FORMAT},
         {0}};
-    const char *cmd = "stress", *algo_list = NULL, *out_path = NULL;
+    const char *cmd = "stress", *algo_list = NULL, *out_path = NULL, *redis = NULL;
     uint64_t threads[MAX_THREAD_COUNTS] = {1, 2}, reps = 3;
     size_t thread_count = 2;
     bool unsafe = false;
@@ -140,6 +146,12 @@ int rl_cmd_stress(int argc, char **argv)
                 rl_cli_usage_error(cmd, "--zipf: %s", err);
             break;
         case OPT_EXPIRY: plan.expiry = rl_cli_parse_expiry(cmd, optarg); break;
+        case OPT_REDIS: redis = optarg; break;
+        case OPT_ON_ERROR: plan.error_admits = rl_cli_parse_on_error(cmd, optarg); break;
+        case OPT_CLIENT_SKEW:
+            if (rl_parse_duration_ns(optarg, &plan.client_skew_ns, err, sizeof err) != 0)
+                rl_cli_usage_error(cmd, "--client-skew: %s", err);
+            break;
         case OPT_HOLD:
             if (rl_parse_duration_ns(optarg, &plan.hold_ns, err, sizeof err) != 0)
                 rl_cli_usage_error(cmd, "--hold: %s", err);
@@ -167,6 +179,8 @@ int rl_cmd_stress(int argc, char **argv)
     const struct rl_algo *algos[RL_CLI_MAX_ALGOS + 1];
     algos[0] = rl_registry_find("faa");
     size_t count = rl_cli_parse_algos(cmd, algo_list, algos + 1, RL_CLI_MAX_ALGOS);
+    count = rl_cli_prepare_remote(cmd, algos + 1, count, redis, strcmp(algo_list, "all") == 0,
+                                  &plan.cfg);
     size_t kept = 1;
     uint64_t most_threads = 0;
     for (size_t i = 0; i < thread_count; i++)
@@ -187,6 +201,18 @@ int rl_cmd_stress(int argc, char **argv)
             rl_cli_usage_error(cmd, "%s: %s", algos[i]->name, err);
         algos[i]->destroy(probe);
         algos[kept++] = algos[i];
+    }
+    /* Redis algorithms get their own floor, the server's, in the same run. */
+    const struct rl_algo *noop = rl_registry_find("redis_noop");
+    bool any_remote = false, has_noop = false;
+    for (size_t i = 1; i < kept; i++) {
+        any_remote |= (algos[i]->flags & RL_REMOTE) != 0;
+        has_noop |= algos[i] == noop;
+    }
+    if (noop && any_remote && !has_noop && kept < RL_CLI_MAX_ALGOS + 1) {
+        memmove(algos + 2, algos + 1, (kept - 1) * sizeof *algos);
+        algos[1] = noop;
+        kept++;
     }
     plan.algos = algos;
     plan.algo_count = kept;
@@ -212,8 +238,8 @@ int rl_cmd_stress(int argc, char **argv)
                rl_format_duration(plan.duration_ns, duration, sizeof duration), plan.reps,
                plan.clock, sysconf(_SC_NPROCESSORS_ONLN), plan.pin ? ", pinned" : "");
         rl_table_speed(stdout, rows, (size_t)done);
-        printf("\nns/op: per thread, median over reps; x faa: ns/op ÷ faa's ns/op in the same "
-               "rep and thread count.\n");
+        printf("\nns/op: per thread, median over reps; x faa (x noop): ns/op ÷ faa's "
+               "(redis_noop's) ns/op in the same rep and thread count.\n");
         if (plan.record)
             printf("sliding/L, aligned/L: worst rep, from the stamps; held: judged on the admits "
                    "certainly inside a window (stamp − gap).\n");

@@ -37,13 +37,13 @@ static int check_into(struct rl_event_log *log, const struct rl_config *cfg, str
 }
 
 int rl_measure_sim(const struct rl_algo *algo, const struct rl_config *cfg,
-                   enum rl_keyed_expiry expiry, const struct rl_trace *trace,
+                   const struct rl_sim_options *options, const struct rl_trace *trace,
                    const char *workload, uint64_t seed, struct rl_result *r,
                    struct rl_event_log *log_out, char *err, size_t err_len)
 {
     struct rl_event_log log;
     struct rl_sim_outcome sim;
-    if (rl_sim_run_keyed(algo, cfg, expiry, trace, &log, &sim, err, err_len) != 0)
+    if (rl_sim_run_keyed(algo, cfg, options, trace, &log, &sim, err, err_len) != 0)
         return -1;
     memset(r, 0, sizeof *r);
     r->algo = algo;
@@ -60,7 +60,7 @@ int rl_measure_sim(const struct rl_algo *algo, const struct rl_config *cfg,
     r->rejects = sim.rejects;
     r->errors = sim.errors;
     r->duration_ns = trace->len ? trace->attempts[trace->len - 1].t_ns : 0;
-    r->ns_per_op = r->mops = r->ratio_faa = NAN; /* sim measures accuracy, not speed */
+    r->ns_per_op = r->mops = r->ratio_faa = r->ratio_noop = NAN; /* sim: accuracy, not speed */
     r->clock_reads_per_op = sim.attempts ? (double)sim.clock_reads / (double)sim.attempts : NAN;
     int rc = check_into(&log, cfg, r, err, err_len);
     if (log_out)
@@ -93,7 +93,7 @@ int rl_measure_stress(const struct rl_stress_params *p, unsigned rep, struct rl_
     r->duration_ns = run.wall_ns;
     r->ns_per_op = run.ns_per_op;
     r->mops = run.mops;
-    r->ratio_faa = NAN;
+    r->ratio_faa = r->ratio_noop = NAN;
     r->clock_reads_per_op = run.attempts ? (double)run.clock_reads / (double)run.attempts : NAN;
     r->has_in_flight = p->algo->flags & RL_NEEDS_RELEASE;
     r->max_in_flight = run.max_in_flight;
@@ -111,21 +111,27 @@ int rl_measure_stress(const struct rl_stress_params *p, unsigned rep, struct rl_
     return rc;
 }
 
+/* r's ns_per_op ÷ that of the `floor` row run alongside it; NAN if none. */
+static double ratio_to(const struct rl_result *r, const struct rl_result *rows, size_t count,
+                       const char *floor)
+{
+    for (size_t j = 0; j < count; j++) {
+        const struct rl_result *f = &rows[j];
+        if (strcmp(f->algo->name, floor) == 0 && strcmp(f->mode, "stress") == 0 &&
+            f->threads == r->threads && f->rep == r->rep && strcmp(f->clock, r->clock) == 0 &&
+            f->checked == r->checked && f->ns_per_op > 0)
+            return r->ns_per_op / f->ns_per_op;
+    }
+    return NAN;
+}
+
 void rl_results_fill_ratio_faa(struct rl_result *rows, size_t count)
 {
     for (size_t i = 0; i < count; i++) {
         struct rl_result *r = &rows[i];
         if (strcmp(r->mode, "stress") != 0)
             continue;
-        r->ratio_faa = NAN;
-        for (size_t j = 0; j < count; j++) {
-            const struct rl_result *f = &rows[j];
-            if (strcmp(f->algo->name, "faa") == 0 && strcmp(f->mode, "stress") == 0 &&
-                f->threads == r->threads && f->rep == r->rep && strcmp(f->clock, r->clock) == 0 &&
-                f->checked == r->checked && f->ns_per_op > 0) {
-                r->ratio_faa = r->ns_per_op / f->ns_per_op;
-                break;
-            }
-        }
+        r->ratio_faa = ratio_to(r, rows, count, "faa");
+        r->ratio_noop = r->algo->flags & RL_REMOTE ? ratio_to(r, rows, count, "redis_noop") : NAN;
     }
 }

@@ -4,17 +4,18 @@
 #define RL_MEASURE_H
 
 #include "keyed.h"
+#include "sim.h"
 #include "result.h"
 #include "stress.h"
 #include "trace.h"
 
 #include <stddef.h>
 
-/* sim on trace (keys expiring as `expiry` says), checked against params' (L, I) with the epoch at trace
+/* sim on trace (keys and errors handled as options say), checked against params' (L, I) with the epoch at trace
  * t = 0. The log is handed to the caller in *log when log is not NULL
  * (for --decisions), else freed. -1 with one line in err. */
 int rl_measure_sim(const struct rl_algo *algo, const struct rl_config *cfg,
-                   enum rl_keyed_expiry expiry, const struct rl_trace *trace,
+                   const struct rl_sim_options *options, const struct rl_trace *trace,
                    const char *workload, uint64_t seed, struct rl_result *r,
                    struct rl_event_log *log, char *err, size_t err_len);
 
@@ -23,8 +24,9 @@ int rl_measure_sim(const struct rl_algo *algo, const struct rl_config *cfg,
 int rl_measure_stress(const struct rl_stress_params *params, unsigned rep, struct rl_result *r,
                       char *err, size_t err_len);
 
-/* For each stress row, ns_per_op ÷ that of the faa row with the same
- * threads, repetition, clock and recording; NAN where there is none. */
+/* For each stress row, ns_per_op ÷ that of the faa row (and, for Redis
+ * algorithms, of the redis_noop row) with the same threads, repetition,
+ * clock and recording; NAN where there is none. */
 void rl_results_fill_ratio_faa(struct rl_result *rows, size_t count);
 
 #endif

@@ -104,6 +104,7 @@ static void emit_columns(struct emitter *e, const struct rl_result *r,
     text(e, "git_rev", ctx->git_rev);
     /* Ours, documented in results/README.md. */
     real(e, "ratio_faa", r->ratio_faa);
+    real(e, "ratio_redis_noop", r->ratio_noop);
     u64(e, "admitted_cost", m->admitted_cost, checked);
     u64(e, "strong_violations", m->strong_violations, checked);
     u64(e, "window_excess", m->window_excess, checked);

@@ -24,6 +24,7 @@ struct rl_result {
     double ns_per_op;      /* per thread: how long one call takes */
     double mops;           /* all threads: million attempts per second */
     double ratio_faa;      /* ns_per_op ÷ faa's at the same threads, NAN if none */
+    double ratio_noop;     /* Redis algorithms: ÷ redis_noop's, the server's own floor */
     double clock_reads_per_op;
     bool checked;          /* accuracy metrics below were computed */
     struct rl_key_metrics m;

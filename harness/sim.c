@@ -22,7 +22,7 @@ static int copy_key_names(const struct rl_trace *trace, struct rl_event_log *log
 }
 
 int rl_sim_run_keyed(const struct rl_algo *algo, const struct rl_config *cfg_in,
-                     enum rl_keyed_expiry expiry, const struct rl_trace *trace,
+                     const struct rl_sim_options *options, const struct rl_trace *trace,
                      struct rl_event_log *log, struct rl_sim_outcome *out, char *err,
                      size_t err_len)
 {
@@ -30,8 +30,9 @@ int rl_sim_run_keyed(const struct rl_algo *algo, const struct rl_config *cfg_in,
     memset(out, 0, sizeof *out);
     log->complete = true;
 
-    struct rl_keyed_config keyed_cfg = {.algo = algo, .cfg = *cfg_in, .expiry = expiry};
+    struct rl_keyed_config keyed_cfg = {.algo = algo, .cfg = *cfg_in, .expiry = options->expiry};
     keyed_cfg.cfg.epoch_ns = RL_VIRTUAL_ORIGIN_NS;
+    keyed_cfg.cfg.virtual_time = true;
     struct rl_keyed *keyed = rl_keyed_create(&keyed_cfg, err, err_len);
     if (keyed == NULL)
         return -1;
@@ -51,12 +52,14 @@ int rl_sim_run_keyed(const struct rl_algo *algo, const struct rl_config *cfg_in,
         const struct rl_attempt *a = &trace->attempts[i];
         rl_clock_set_virtual(&clock, RL_VIRTUAL_ORIGIN_NS + a->t_ns);
         enum rl_decision d = rl_keyed_acquire(keyed, &clock, a->key, a->n);
-        if (d == RL_ADMIT && (algo->flags & RL_NEEDS_RELEASE))
+        out->errors += d == RL_ERROR;
+        if (d == RL_ERROR)
+            d = options->error_admits ? RL_ADMIT : RL_REJECT;
+        else if (d == RL_ADMIT && (algo->flags & RL_NEEDS_RELEASE))
             rl_keyed_release(keyed, &clock, a->key, a->n); /* served at once */
         out->attempts++;
         out->admits += d == RL_ADMIT;
         out->rejects += d == RL_REJECT;
-        out->errors += d == RL_ERROR;
         log->events[log->len++] = (struct rl_event){
             .t_ns = a->t_ns, .key = a->key, .n = a->n, .thread = 0, .admitted = d == RL_ADMIT};
     }
@@ -70,5 +73,6 @@ int rl_sim_run(const struct rl_algo *algo, const struct rl_config *cfg,
                const struct rl_trace *trace, struct rl_event_log *log,
                struct rl_sim_outcome *out, char *err, size_t err_len)
 {
-    return rl_sim_run_keyed(algo, cfg, RL_EXPIRE_NEVER, trace, log, out, err, err_len);
+    static const struct rl_sim_options independent = {.expiry = RL_EXPIRE_NEVER};
+    return rl_sim_run_keyed(algo, cfg, &independent, trace, log, out, err, err_len);
 }

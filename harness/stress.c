@@ -50,6 +50,7 @@ struct stress_shared {
     struct rl_key_sampler sampler;
     uint64_t epoch_ns;
     bool record;
+    bool error_admits;
 };
 
 /* Each worker's counters and buffer sit on their own cache lines. */
@@ -59,7 +60,8 @@ struct worker {
     unsigned index;
     struct rl_clock clock;       /* the algorithm's handle */
     struct rl_clock stamp_clock; /* the recorder's, so `reads` stays the algorithm's */
-    uint64_t decisions[3];       /* by enum rl_decision */
+    uint64_t decisions[3];       /* by enum rl_decision, after the error policy */
+    uint64_t errors;
     uint64_t start_ns, end_ns;
     struct rl_event *events;
     size_t len, cap;
@@ -68,14 +70,24 @@ struct worker {
     struct rl_rng rng; /* draws this thread's keys */
 };
 
-/* One attempt on the limiter, or on the drawn key's limiter. */
-static inline enum rl_decision decide(struct worker *w, uint32_t *key)
+/* One attempt on the limiter, or on the drawn key's limiter; an error is
+ * counted and then turned into what the caller does with it. */
+static inline enum rl_decision decide(struct worker *w, uint32_t *key, bool *failed)
 {
     struct stress_shared *sh = w->shared;
-    if (sh->keyed == NULL)
-        return sh->algo->acquire(sh->state, &w->clock, 0, 1);
-    *key = rl_key_sampler_draw(&sh->sampler, &w->rng);
-    return rl_keyed_acquire(sh->keyed, &w->clock, *key, 1);
+    enum rl_decision d;
+    if (sh->keyed == NULL) {
+        d = sh->algo->acquire(sh->state, &w->clock, 0, 1);
+    } else {
+        *key = rl_key_sampler_draw(&sh->sampler, &w->rng);
+        d = rl_keyed_acquire(sh->keyed, &w->clock, *key, 1);
+    }
+    *failed = d == RL_ERROR;
+    if (__builtin_expect(*failed, 0)) {
+        w->errors++;
+        d = sh->error_admits ? RL_ADMIT : RL_REJECT;
+    }
+    return d;
 }
 
 static uint64_t monotonic_ns(void)
@@ -114,9 +126,10 @@ static void run_plain(struct worker *w)
     bool needs_release = algo->flags & RL_NEEDS_RELEASE;
     while (!atomic_load_explicit(&sh->stop, memory_order_relaxed)) {
         uint32_t key = 0;
-        enum rl_decision d = decide(w, &key);
+        bool failed;
+        enum rl_decision d = decide(w, &key, &failed);
         w->decisions[d]++;
-        if (d == RL_ADMIT && needs_release)
+        if (d == RL_ADMIT && needs_release && !failed) /* a fail-open admit holds nothing */
             hold_and_release(w, key);
     }
 }
@@ -131,8 +144,9 @@ static void run_recorded(struct worker *w)
     struct rl_clock *stamp = &w->stamp_clock;
     while (!atomic_load_explicit(&sh->stop, memory_order_relaxed)) {
         uint32_t key = 0;
+        bool failed;
         uint64_t before = stamp->read(stamp);
-        enum rl_decision d = decide(w, &key);
+        enum rl_decision d = decide(w, &key, &failed);
         w->decisions[d]++;
         if (d != RL_ADMIT)
             continue;
@@ -149,7 +163,7 @@ static void run_recorded(struct worker *w)
                                                                                : UINT32_MAX};
         else
             w->dropped++;
-        if (algo->flags & RL_NEEDS_RELEASE)
+        if ((algo->flags & RL_NEEDS_RELEASE) && !failed)
             hold_and_release(w, key);
     }
 }
@@ -252,7 +266,10 @@ int rl_stress_run(const struct rl_stress_params *p, struct rl_stress_outcome *ou
         return -1;
     }
 
-    struct stress_shared shared = {.algo = p->algo, .record = p->record, .hold_ns = p->hold_ns};
+    struct stress_shared shared = {.algo = p->algo,
+                                   .record = p->record,
+                                   .hold_ns = p->hold_ns,
+                                   .error_admits = p->error_admits};
     atomic_init(&shared.stop, false);
     atomic_init(&shared.go, false);
     atomic_init(&shared.arrived, 0);
@@ -296,6 +313,11 @@ int rl_stress_run(const struct rl_stress_params *p, struct rl_stress_outcome *ou
         w->stamp_clock = clock;
         w->clock.reads = 0;
         rl_rng_seed(&w->rng, 1, i); /* thread i's own stream of keys */
+        /* Thread i's clock is off by −skew + 2·skew·i/(T−1): evenly spread
+         * over ±skew, so two threads disagree by up to 2·skew. */
+        if (p->client_skew_ns && p->threads > 1)
+            w->clock.skew_ns = -(int64_t)p->client_skew_ns +
+                               (int64_t)(2 * p->client_skew_ns * i / (p->threads - 1));
         if (p->record) {
             w->cap = cap;
             w->events = malloc(cap * sizeof *w->events);
@@ -339,7 +361,7 @@ int rl_stress_run(const struct rl_stress_params *p, struct rl_stress_outcome *ou
         struct worker *w = &workers[i];
         out->admits += w->decisions[RL_ADMIT];
         out->rejects += w->decisions[RL_REJECT];
-        out->errors += w->decisions[RL_ERROR];
+        out->errors += w->errors;
         out->clock_reads += w->clock.reads;
         if (w->max_in_flight > out->max_in_flight)
             out->max_in_flight = w->max_in_flight;
@@ -349,7 +371,7 @@ int rl_stress_run(const struct rl_stress_params *p, struct rl_stress_outcome *ou
         if (w->end_ns > last_end)
             last_end = w->end_ns;
     }
-    out->attempts = out->admits + out->rejects + out->errors;
+    out->attempts = out->admits + out->rejects;
     out->wall_ns = last_end - first_start;
     out->ns_per_op = out->attempts ? (double)busy_ns / (double)out->attempts : 0;
     out->mops = out->wall_ns ? (double)out->attempts * 1e3 / (double)out->wall_ns : 0;

@@ -25,10 +25,13 @@ struct rl_stress_params {
     uint32_t keys;          /* > 1: each attempt draws a key, through the keyed container */
     double zipf_s;          /* > 0: keys Zipf(s) over K, else uniform */
     enum rl_keyed_expiry expiry; /* for keys > 1; the sweeper is a real thread here */
+    bool error_admits;      /* on RL_ERROR the caller admits (fail-open) or rejects */
+    uint64_t client_skew_ns; /* thread i's clock is off by a share of ±skew (see stress.c) */
 };
 
 struct rl_stress_outcome {
-    uint64_t attempts, admits, rejects, errors;
+    uint64_t attempts, admits, rejects; /* admits and rejects after the error policy */
+    uint64_t errors;                    /* RL_ERROR answers, whatever was done with them */
     uint64_t clock_reads; /* by the algorithm, all threads */
     uint64_t wall_ns;     /* first thread's start to last thread's stop */
     double ns_per_op;     /* per thread: its busy time ÷ its calls, averaged over calls */

@@ -44,6 +44,8 @@ long rl_stress_plan_run(const struct rl_stress_plan *plan, const char *label,
                         .keys = plan->keys,
                         .zipf_s = plan->zipf_s,
                         .expiry = plan->expiry,
+                        .error_admits = plan->error_admits,
+                        .client_skew_ns = plan->client_skew_ns,
                     };
                     if (rl_measure_stress(&params, rep, &rows[done], err, err_len) != 0) {
                         if (rl_interrupted) {

@@ -27,6 +27,8 @@ struct rl_stress_plan {
     uint32_t keys;    /* > 1: keyed, through the container */
     double zipf_s;
     enum rl_keyed_expiry expiry;
+    bool error_admits;       /* fail-open on RL_ERROR */
+    uint64_t client_skew_ns; /* clients' clocks spread over ±skew */
 };
 
 /* Rows the plan produces. */

@@ -72,12 +72,14 @@ static bool seen_before(const struct rl_result *rows, size_t i)
 
 void rl_table_speed(FILE *out, const struct rl_result *rows, size_t count)
 {
-    fprintf(out, "%-20s %7s %9s %17s %9s %7s %9s %9s %5s %9s\n", "algo", "threads", "ns/op",
-            "(min-max)", "Mops/s", "x faa", "sliding/L", "aligned/L", "held", "uncert");
+    fprintf(out, "%-20s %7s %9s %17s %9s %7s %7s %9s %9s %5s %9s\n", "algo", "threads",
+            "ns/op", "(min-max)", "Mops/s", "x faa", "x noop", "sliding/L", "aligned/L", "held",
+            "uncert");
     double *ns = malloc((count ? count : 1) * sizeof *ns);
     double *mops = malloc((count ? count : 1) * sizeof *mops);
     double *faa = malloc((count ? count : 1) * sizeof *faa);
-    if (!ns || !mops || !faa)
+    double *noop = malloc((count ? count : 1) * sizeof *noop);
+    if (!ns || !mops || !faa || !noop)
         goto done;
     for (size_t i = 0; i < count; i++) {
         const struct rl_result *lead = &rows[i];
@@ -87,7 +89,7 @@ void rl_table_speed(FILE *out, const struct rl_result *rows, size_t count)
         for (size_t j = i; j < count; j++)
             any_unrecorded |= rows[j].algo == lead->algo && rows[j].threads == lead->threads &&
                               !rows[j].checked && strcmp(rows[j].mode, "stress") == 0;
-        size_t n = 0, nf = 0;
+        size_t n = 0, nf = 0, nn = 0;
         const struct rl_result *worst = NULL;
         const char *held = "-"; /* "no" if any run broke the promise, else "yes" if one held */
         for (size_t j = i; j < count; j++) {
@@ -109,21 +111,26 @@ void rl_table_speed(FILE *out, const struct rl_result *rows, size_t count)
             n++;
             if (isfinite(r->ratio_faa))
                 faa[nf++] = r->ratio_faa;
+            if (isfinite(r->ratio_noop))
+                noop[nn++] = r->ratio_noop;
         }
         struct spread s_ns = spread_of(ns, n), s_mops = spread_of(mops, n),
-                      s_faa = spread_of(faa, nf);
-        char range[48], x_faa[16] = "-", sliding[16] = "-", aligned[16] = "-", uncert[24] = "-";
+                      s_faa = spread_of(faa, nf), s_noop = spread_of(noop, nn);
+        char range[48], x_faa[16] = "-", x_noop[16] = "-", sliding[16] = "-", aligned[16] = "-",
+                        uncert[24] = "-";
         snprintf(range, sizeof range, "(%.1f-%.1f)", s_ns.min, s_ns.max);
         if (nf)
             snprintf(x_faa, sizeof x_faa, "%.2f", s_faa.median);
+        if (nn)
+            snprintf(x_noop, sizeof x_noop, "%.2f", s_noop.median);
         if (worst) {
             ratio(sliding, sizeof sliding, worst->m.max_sliding, worst->cfg.limit);
             ratio(aligned, sizeof aligned, worst->m.max_aligned, worst->cfg.limit);
             snprintf(uncert, sizeof uncert, "%lluns", (unsigned long long)worst->uncertainty_ns);
         }
-        fprintf(out, "%-20s %5u%s %9.1f %17s %9.2f %7s %9s %9s %5s %9s\n", lead->algo->name,
+        fprintf(out, "%-20s %5u%s %9.1f %17s %9.2f %7s %7s %9s %9s %5s %9s\n", lead->algo->name,
                 lead->threads, lead->threads > lead->cpus ? "!" : " ", s_ns.median, range,
-                s_mops.median, x_faa, sliding, aligned, held, uncert);
+                s_mops.median, x_faa, x_noop, sliding, aligned, held, uncert);
     }
     for (size_t i = 0; i < count; i++) {
         const struct rl_result *r = &rows[i];
@@ -142,4 +149,5 @@ done:
     free(ns);
     free(mops);
     free(faa);
+    free(noop);
 }

@@ -98,7 +98,8 @@ static void check_sliding_sound(const struct windowed *a)
     struct rl_stress_outcome out;
     char err[256];
     CU_ASSERT_EQUAL_FATAL(rl_stress_run(&params, &out, err, sizeof err), 0);
-    CU_ASSERT_EQUAL(out.attempts, out.admits + out.rejects + out.errors);
+    CU_ASSERT_EQUAL(out.attempts, out.admits + out.rejects);
+    CU_ASSERT(out.errors <= out.attempts);
     CU_ASSERT_EQUAL(out.log.len, out.admits);
     CU_ASSERT_EQUAL(out.log.dropped, 0);
 
@@ -145,7 +146,8 @@ static void test_trylock_contention(void)
     CU_ASSERT(out.admits > 0);
     params.threads = 2;
     CU_ASSERT_EQUAL_FATAL(rl_stress_run(&params, &out, err, sizeof err), 0);
-    CU_ASSERT_EQUAL(out.attempts, out.admits + out.rejects + out.errors);
+    CU_ASSERT_EQUAL(out.attempts, out.admits + out.rejects);
+    CU_ASSERT(out.errors <= out.attempts);
     CU_ASSERT(out.admits > 0);
 }
 
