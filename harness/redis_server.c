@@ -138,6 +138,57 @@ static void last_log_line(const char *dir, char *buf, size_t len)
         fclose(f);
 }
 
+/* Forks and execs redis-server on server->dir's socket, then waits for
+ * PING. The folder and address are already set. */
+static int spawn(struct rl_redis_server *server, const char *binary, char *err, size_t err_len)
+{
+    char socket_path[PATH_MAX + 16], log_path[PATH_MAX + 16];
+    snprintf(socket_path, sizeof socket_path, "%s/redis.sock", server->dir);
+    snprintf(log_path, sizeof log_path, "%s/redis.log", server->dir);
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(err, err_len, "cannot fork redis-server: %s", strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        /* Die with the harness, whatever kills it. */
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != parent)
+            _exit(1);
+        int log = open(log_path, O_WRONLY | O_CREAT | O_APPEND, 0600);
+        if (log >= 0) {
+            dup2(log, STDOUT_FILENO);
+            dup2(log, STDERR_FILENO);
+            close(log);
+        }
+        execl(binary, "redis-server", "--port", "0", "--unixsocket", socket_path,
+              "--unixsocketperm", "700", "--save", "", "--appendonly", "no", "--daemonize", "no",
+              "--dir", server->dir, "--loglevel", "warning", (char *)NULL);
+        _exit(127);
+    }
+    server->pid = pid;
+    for (int waited_ms = 0; waited_ms < 5000; waited_ms += 10) {
+        char ping_err[256];
+        if (rl_redis_ping(server->address, ping_err, sizeof ping_err) == 0)
+            return 0;
+        int status;
+        if (waitpid(pid, &status, WNOHANG) == pid) { /* it exited: say why */
+            server->pid = 0;
+            char line[256];
+            last_log_line(server->dir, line, sizeof line);
+            snprintf(err, err_len, "redis-server exited at start: %s", line);
+            return -1;
+        }
+        struct timespec pause = {0, 10 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+    char line[256];
+    last_log_line(server->dir, line, sizeof line);
+    snprintf(err, err_len, "redis-server did not answer within 5 s: %s", line);
+    return -1;
+}
+
 int rl_redis_server_start(struct rl_redis_server *server, char *err, size_t err_len)
 {
     memset(server, 0, sizeof *server);
@@ -152,58 +203,28 @@ int rl_redis_server_start(struct rl_redis_server *server, char *err, size_t err_
         snprintf(err, err_len, "cannot make a temporary folder for redis: %s", strerror(errno));
         return -1;
     }
-    char socket_path[PATH_MAX + 16], log_path[PATH_MAX + 16];
-    snprintf(socket_path, sizeof socket_path, "%s/redis.sock", server->dir);
-    snprintf(log_path, sizeof log_path, "%s/redis.log", server->dir);
-    snprintf(server->address, sizeof server->address, "unix:%.4000s", socket_path);
+    snprintf(server->address, sizeof server->address, "unix:%.4000s/redis.sock", server->dir);
     pthread_once(&atexit_once, register_atexit);
-
-    pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid < 0) {
-        snprintf(err, err_len, "cannot fork redis-server: %s", strerror(errno));
-        rmdir(server->dir);
+    track(server, true);
+    if (spawn(server, binary, err, err_len) != 0) {
+        rl_redis_server_stop(server);
         return -1;
     }
-    if (pid == 0) {
-        /* Die with the harness, whatever kills it. */
-        prctl(PR_SET_PDEATHSIG, SIGTERM);
-        if (getppid() != parent)
-            _exit(1);
-        int log = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        if (log >= 0) {
-            dup2(log, STDOUT_FILENO);
-            dup2(log, STDERR_FILENO);
-            close(log);
-        }
-        execl(binary, "redis-server", "--port", "0", "--unixsocket", socket_path,
-              "--unixsocketperm", "700", "--save", "", "--appendonly", "no", "--daemonize", "no",
-              "--dir", server->dir, "--loglevel", "warning", (char *)NULL);
-        _exit(127);
+    return 0;
+}
+
+int rl_redis_server_restart(struct rl_redis_server *server, char *err, size_t err_len)
+{
+    const char *binary = find_binary();
+    rl_redis_server_kill(server);
+    if (binary == NULL) {
+        snprintf(err, err_len, "redis-server not found (install it: make deps)");
+        return -1;
     }
-    server->pid = pid;
-    track(server, true);
-    for (int waited_ms = 0; waited_ms < 5000; waited_ms += 10) {
-        char ping_err[256];
-        if (rl_redis_ping(server->address, ping_err, sizeof ping_err) == 0)
-            return 0;
-        int status;
-        if (waitpid(pid, &status, WNOHANG) == pid) { /* it exited: say why */
-            server->pid = 0;
-            char line[256];
-            last_log_line(server->dir, line, sizeof line);
-            snprintf(err, err_len, "redis-server exited at start: %s", line);
-            rl_redis_server_stop(server);
-            return -1;
-        }
-        struct timespec pause = {0, 10 * 1000 * 1000};
-        nanosleep(&pause, NULL);
-    }
-    char line[256];
-    last_log_line(server->dir, line, sizeof line);
-    snprintf(err, err_len, "redis-server did not answer within 5 s: %s", line);
-    rl_redis_server_stop(server);
-    return -1;
+    char socket_path[PATH_MAX + 16];
+    snprintf(socket_path, sizeof socket_path, "%s/redis.sock", server->dir);
+    unlink(socket_path);
+    return spawn(server, binary, err, err_len);
 }
 
 void rl_redis_server_kill(struct rl_redis_server *server)

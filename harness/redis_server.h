@@ -35,6 +35,11 @@ void rl_redis_server_stop(struct rl_redis_server *server);
 /* Kills the server at once (SIGKILL) without cleaning up: for fault tests. */
 void rl_redis_server_kill(struct rl_redis_server *server);
 
+/* Kills the server and starts a fresh one on the same socket: same address,
+ * empty data, no scripts loaded (fault tests: NOSCRIPT after a restart).
+ * -1 with one line in err as for start. */
+int rl_redis_server_restart(struct rl_redis_server *server, char *err, size_t err_len);
+
 /* Sends PING to address ("unix:PATH" or "HOST:PORT"). -1 with one line in
  * err when nothing answers PONG within a second. */
 int rl_redis_ping(const char *address, char *err, size_t err_len);
