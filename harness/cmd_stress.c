@@ -220,6 +220,10 @@ int rl_cmd_stress(int argc, char **argv)
     plan.thread_count = thread_count;
     plan.reps = (unsigned)reps;
 
+    /* The clock is an experimental variable: measure it before the run. */
+    struct rl_clock_report clock_report = {0};
+    if (format == RL_FORMAT_TABLE)
+        rl_clock_measure(plan.clock, &clock_report, err, sizeof err);
     size_t planned = rl_stress_plan_rows(&plan);
     struct rl_result *rows = calloc(planned, sizeof *rows);
     if (rows == NULL)
@@ -232,11 +236,16 @@ int rl_cmd_stress(int argc, char **argv)
 
     if (format == RL_FORMAT_TABLE) {
         char interval[32], duration[32];
-        printf("stress: L=%llu per %s, %s a run, %u reps, clock %s, %ld cpus%s\n\n",
+        printf("stress: L=%llu per %s, %s a run, %u reps, clock %s, %ld cpus%s\n",
                (unsigned long long)plan.cfg.limit,
                rl_format_duration(plan.cfg.interval_ns, interval, sizeof interval),
                rl_format_duration(plan.duration_ns, duration, sizeof duration), plan.reps,
                plan.clock, sysconf(_SC_NPROCESSORS_ONLN), plan.pin ? ", pinned" : "");
+        if (clock_report.name)
+            printf("clock %s: %.1f ns a read, resolution %llu ns (measured at start)\n",
+                   clock_report.name, clock_report.cost_ns,
+                   (unsigned long long)clock_report.resolution_ns);
+        printf("\n");
         rl_table_speed(stdout, rows, (size_t)done);
         printf("\nns/op: per thread, median over reps; x faa (x noop): ns/op ÷ faa's "
                "(redis_noop's) ns/op in the same rep and thread count.\n");
