@@ -12,6 +12,10 @@ extern const struct rl_algo rl_tb_mutex_algo, rl_tb_cas_algo, rl_tb_cas_relaxed_
 extern const struct rl_algo rl_concurrency_algo;
 extern const struct rl_algo rl_fw_trylock_algo, rl_sliding_log_algo, rl_sliding_log_sweeper_algo,
     rl_sliding_counter_algo, rl_freq_ctr_algo, rl_wheel_algo, rl_wheel_atomic_algo;
+extern const struct rl_algo rl_redis_fixed_window_algo, rl_redis_sliding_log_algo,
+    rl_redis_sliding_log_scan_algo, rl_redis_tb_article_algo, rl_redis_token_bucket_algo,
+    rl_redis_token_bucket_servertime_algo, rl_redis_gcra_algo, rl_redis_sliding_counter_algo,
+    rl_redis_noop_algo;
 
 const struct rl_algo *const rl_registry[] = {
     &rl_null_algo,
@@ -39,6 +43,15 @@ const struct rl_algo *const rl_registry[] = {
     &rl_wheel_algo,
     &rl_wheel_atomic_algo,
     &rl_concurrency_algo,
+    &rl_redis_fixed_window_algo,
+    &rl_redis_sliding_log_algo,
+    &rl_redis_sliding_log_scan_algo,
+    &rl_redis_tb_article_algo,
+    &rl_redis_token_bucket_algo,
+    &rl_redis_token_bucket_servertime_algo,
+    &rl_redis_gcra_algo,
+    &rl_redis_sliding_counter_algo,
+    &rl_redis_noop_algo,
     NULL,
 };
 

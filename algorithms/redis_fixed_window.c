@@ -1,0 +1,126 @@
+/* redis_fixed_window.c — the Redis article's INCRBY + EXPIRE window
+ * (seeds/004 §2.2) on a real server: lua/fixed_window.lua.
+ *
+ * Semantics: fw_expiry's. A key's window opens at its first admit after the
+ * previous window expired, and ends I later, when the server expires the
+ * counter; within it, admitted cost is at most L. Windows are not aligned,
+ * so two of them can straddle one interval (up to 2L: promise `window`).
+ *
+ * Read against the article:
+ * - The article reads the counter with GET and checks `current + 1 > max`
+ *   before an INCRBY of 1: check-then-add, safe only because the script is
+ *   atomic on the server. A cost n is checked as current + n and added with
+ *   INCRBY n.
+ * - The article calls EXPIRE after every admit, which moves the window's
+ *   end to I after the latest admit: a key whose traffic never pauses for I
+ *   is never reset, so it admits L in all and then nothing until it rests
+ *   for I. That is a different limiter (it holds the strong bound, and can
+ *   starve a steady client); we set the expiry only when INCRBY opened the
+ *   window (the reply equals n): the window the article's prose describes
+ *   ("the maximum number of requests in a time window").
+ * - EXPIRE takes seconds; we use PEXPIRE with I rounded up to whole ms (the
+ *   server's expiry resolution), so a window lasts ⌈I⌉ms ≥ I: an I that is
+ *   not a whole number of ms makes each window slightly longer, never
+ *   shorter.
+ * - n > L is refused here without a call; fw_expiry opens a window on such
+ *   an attempt, the script opens none (only INCRBY does). That is the one
+ *   way the two can decide differently on a trace.
+ *
+ * Time: real runs never read the client clock: the server's expiry is the
+ * clock. Under virtual time (sim) the window's end in trace time is stored
+ * in a second key ("<key>:end") and checked by the script, so decisions
+ * follow the trace and match fw_expiry (a test).
+ */
+#include "redis_common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+extern const char rl_lua_fixed_window[];
+
+struct redis_fw_state {
+    struct rl_redis *redis;
+    uint64_t limit;
+    uint64_t interval_ns;
+    uint64_t epoch_ns;
+    uint64_t expire_ms; /* real: ⌈I⌉ ms; virtual: the keys' real-time life */
+};
+
+/* NULL with one line in err: no server, a server that does not answer, a
+ * zero limit or interval, an I past 2^53 ns, ENOMEM. */
+static void *redis_fw_create(const struct rl_config *cfg, char *err, size_t err_len)
+{
+    if (cfg->interval_ns > RL_LUA_INT_MAX) {
+        snprintf(err, err_len, "redis_fixed_window: I must be below 2^53 ns (104 days)");
+        return NULL;
+    }
+    struct redis_fw_state *s = calloc(1, sizeof *s);
+    if (s == NULL) {
+        snprintf(err, err_len, "redis_fixed_window: out of memory");
+        return NULL;
+    }
+    const struct rl_redis_script scripts[] = {{"fixed_window", rl_lua_fixed_window}};
+    s->redis = rl_redis_open(cfg, "redis_fixed_window", scripts, 1, err, err_len);
+    if (s->redis == NULL) {
+        free(s);
+        return NULL;
+    }
+    s->limit = cfg->limit;
+    s->interval_ns = cfg->interval_ns;
+    s->epoch_ns = cfg->epoch_ns;
+    uint64_t window_ms = cfg->interval_ns / 1000000 + (cfg->interval_ns % 1000000 != 0);
+    s->expire_ms = cfg->virtual_time ? rl_redis_ttl_ms(s->redis, cfg->interval_ns) : window_ms;
+    return s;
+}
+
+static void redis_fw_destroy(void *state)
+{
+    struct redis_fw_state *s = state;
+    rl_redis_close(s->redis);
+    free(s);
+}
+
+/* Admits n if the key's current window has room for it; RL_ERROR when the
+ * server cannot be asked. Virtual time: one clock read; real: none. */
+static enum rl_decision redis_fw_acquire(void *state, struct rl_clock *clock, uint64_t key,
+                                         uint64_t n)
+{
+    struct redis_fw_state *s = state;
+    if (n > s->limit)
+        return RL_REJECT;
+    struct rl_redis_args args;
+    rl_redis_args_init(&args);
+    rl_redis_arg_u64(&args, s->limit);
+    rl_redis_arg_u64(&args, n);
+    rl_redis_arg_u64(&args, s->expire_ms);
+    if (!rl_redis_virtual(s->redis)) {
+        rl_redis_arg_str(&args, "");
+        rl_redis_arg_str(&args, "");
+        return rl_redis_decide(s->redis, 0, key, &args);
+    }
+    uint64_t now = rl_clock_now(clock);
+    uint64_t since = now > s->epoch_ns ? now - s->epoch_ns : 0;
+    if (since > RL_LUA_INT_MAX - s->interval_ns)
+        return RL_ERROR; /* window's end past 2^53 ns: 104 days into a trace */
+    rl_redis_arg_u64(&args, since);
+    rl_redis_arg_u64(&args, s->interval_ns);
+    char counter[128], end[128];
+    rl_redis_key(s->redis, key, NULL, counter, sizeof counter);
+    rl_redis_key(s->redis, key, ":end", end, sizeof end);
+    const char *keys[] = {counter, end};
+    long long result;
+    if (rl_redis_eval(s->redis, 0, 2, keys, &args, &result) != 0 || (result != 0 && result != 1))
+        return RL_ERROR;
+    return result ? RL_ADMIT : RL_REJECT;
+}
+
+const struct rl_algo rl_redis_fixed_window_algo = {
+    .name = "redis_fixed_window",
+    .family = "fixed_window",
+    .summary = "Redis article: GET, INCRBY n, PEXPIRE I at the window's first admit (Lua)",
+    .promise = RL_PROMISE_WINDOW,
+    .flags = RL_THREAD_SAFE | RL_REMOTE,
+    .create = redis_fw_create,
+    .destroy = redis_fw_destroy,
+    .acquire = redis_fw_acquire,
+};

@@ -1,0 +1,127 @@
+/* redis_gcra.c — GCRA on one Redis key per limiter holding the theoretical
+ * arrival time: lua/gcra.lua. Emission interval T = I/L, tolerance
+ * τ = (B − 1)·T (DESIGN §3), in gcra_cas.c's exact ticks, so the script
+ * decides as gcra_cas does (and so as tb_mutex): tested on seeded traces
+ * in sim. Promise `bucket`.
+ *
+ * Time is the server's (TIME, µs × 1000 for ns, relative to TIME read at
+ * create): one clock for all clients, so client skew cannot move it.
+ * Under virtual time (sim) the script takes the client's virtual time
+ * instead, the server's clock having nothing to do with the trace's.
+ *
+ * Bound: as redis_token_bucket, t·L' + B·T ≤ 2^53 − 1 (Lua doubles): a
+ * configuration whose horizon is under a day is refused, a time past it is
+ * RL_ERROR (client time: here; server time: an error reply from the
+ * script). n > B never conforms and is refused without a call.
+ */
+#include "redis_common.h"
+#include "tb_ticks.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+extern const char rl_lua_gcra[];
+
+struct redis_gcra_state {
+    struct rl_redis *redis;
+    bool server_time;
+    uint64_t burst;
+    uint64_t epoch_ns;
+    uint64_t horizon_ns;
+    uint64_t server_epoch_us;
+    uint64_t ttl_ms;
+    struct tb_ticks ticks;
+};
+
+/* NULL with one line in err: no server, no PING, zero L or I, the 2^53
+ * bound (see above), or the server's TIME unreadable. */
+static void *redis_gcra_create(const struct rl_config *cfg, char *err, size_t err_len)
+{
+    if (cfg->limit == 0 || cfg->interval_ns == 0) {
+        snprintf(err, err_len, "redis_gcra: limit and interval must be at least 1");
+        return NULL;
+    }
+    struct tb_ticks ticks = tb_ticks_of(cfg->limit, cfg->interval_ns);
+    uint64_t horizon;
+    if (!rl_redis_tick_horizon("redis_gcra", ticks.per_ns, ticks.per_token, rl_config_burst(cfg),
+                               &horizon, err, err_len))
+        return NULL;
+    struct redis_gcra_state *s = calloc(1, sizeof *s);
+    if (s == NULL) {
+        snprintf(err, err_len, "redis_gcra: out of memory");
+        return NULL;
+    }
+    const struct rl_redis_script scripts[] = {{"gcra", rl_lua_gcra}};
+    s->redis = rl_redis_open(cfg, "redis_gcra", scripts, 1, err, err_len);
+    if (s->redis == NULL) {
+        free(s);
+        return NULL;
+    }
+    s->ticks = ticks;
+    s->burst = rl_config_burst(cfg);
+    s->epoch_ns = cfg->epoch_ns;
+    s->horizon_ns = horizon;
+    s->server_time = !cfg->virtual_time;
+    if (s->server_time && rl_redis_time_us(s->redis, &s->server_epoch_us) != 0) {
+        snprintf(err, err_len, "%s", rl_redis_last_error());
+        rl_redis_close(s->redis);
+        free(s);
+        return NULL;
+    }
+    /* the TAT is at most B·T ticks ahead: after that long a missing key
+     * (TAT 0) means the same */
+    uint64_t ahead_ns = s->burst * ticks.per_token / ticks.per_ns;
+    s->ttl_ms =
+        rl_redis_ttl_ms(s->redis, ahead_ns + (cfg->interval_ns < RL_LUA_INT_MAX ? cfg->interval_ns
+                                                                                : RL_LUA_INT_MAX));
+    return s;
+}
+
+static void redis_gcra_destroy(void *state)
+{
+    struct redis_gcra_state *s = state;
+    rl_redis_close(s->redis);
+    free(s);
+}
+
+/* Admits n cells at once when the last conforms. RL_ERROR: the server
+ * cannot be asked, or the time is past the horizon. Server time: no clock
+ * read; virtual: one (none for n > B). */
+static enum rl_decision redis_gcra_acquire(void *state, struct rl_clock *clock, uint64_t key,
+                                           uint64_t n)
+{
+    struct redis_gcra_state *s = state;
+    if (n > s->burst)
+        return RL_REJECT;
+    struct rl_redis_args args;
+    rl_redis_args_init(&args);
+    if (s->server_time) {
+        rl_redis_arg_str(&args, "server");
+    } else {
+        uint64_t since = tb_since_epoch(rl_clock_now(clock), s->epoch_ns);
+        if (since > s->horizon_ns)
+            return RL_ERROR;
+        rl_redis_arg_u64(&args, since);
+    }
+    uint64_t T = s->ticks.per_token;
+    rl_redis_arg_u64(&args, n);
+    rl_redis_arg_u64(&args, s->ticks.per_ns);
+    rl_redis_arg_u64(&args, T);
+    rl_redis_arg_u64(&args, (s->burst - 1) * T); /* τ */
+    rl_redis_arg_u64(&args, s->server_epoch_us);
+    rl_redis_arg_u64(&args, s->horizon_ns);
+    rl_redis_arg_u64(&args, s->ttl_ms);
+    return rl_redis_decide(s->redis, 0, key, &args);
+}
+
+const struct rl_algo rl_redis_gcra_algo = {
+    .name = "redis_gcra",
+    .family = "gcra",
+    .summary =
+        "GCRA in Lua: one TAT key, exact ticks as gcra_cas, the server's TIME (virtual in sim)",
+    .promise = RL_PROMISE_BUCKET,
+    .flags = RL_THREAD_SAFE | RL_REMOTE,
+    .create = redis_gcra_create,
+    .destroy = redis_gcra_destroy,
+    .acquire = redis_gcra_acquire,
+};

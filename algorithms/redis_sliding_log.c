@@ -1,0 +1,100 @@
+/* redis_sliding_log.c — the .NET article's sorted set per key (seeds/002,
+ * "Distributed Redis") with its old members trimmed inside the admit
+ * script: lua/sliding_log.lua. Promises `strong`.
+ *
+ * An attempt (t, n) is admitted when the cost admitted in (t − I, t] plus
+ * n is at most L: sliding_log.c's rule, so on a sorted trace in sim both
+ * decide identically (a test). A cost n is n members (ZCARD counts cost),
+ * all scored t; n > L is refused here without a call.
+ *
+ * Time is the client's (virtual in sim), ns since the epoch, read before
+ * the round trip. The server decides in arrival order, which across
+ * clients is not time order: a client whose time is behind (slow, or
+ * skewed) trims less (stricter) but scores its admit earlier, so the admit
+ * leaves the log before the window the recorder sees it in has passed.
+ * sliding_log.c clamps stale times to the newest seen; this script does
+ * not, because the article does not: what that costs under skew is what
+ * `--client-skew` measures.
+ *
+ * Bound: scores must stay below 2^53 ns since the epoch (104 days); a
+ * later time is RL_ERROR, never a rounded score.
+ */
+#include "redis_common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+extern const char rl_lua_sliding_log[];
+
+struct redis_log_state {
+    struct rl_redis *redis;
+    uint64_t limit;
+    uint64_t interval_ns;
+    uint64_t epoch_ns;
+    uint64_t ttl_ms;
+};
+
+/* NULL with one line in err: no server, no PING, zero L or I, I ≥ 2^53. */
+static void *redis_log_create(const struct rl_config *cfg, char *err, size_t err_len)
+{
+    if (cfg->interval_ns > RL_LUA_INT_MAX) {
+        snprintf(err, err_len, "redis_sliding_log: I must be below 2^53 ns (104 days)");
+        return NULL;
+    }
+    struct redis_log_state *s = calloc(1, sizeof *s);
+    if (s == NULL) {
+        snprintf(err, err_len, "redis_sliding_log: out of memory");
+        return NULL;
+    }
+    const struct rl_redis_script scripts[] = {{"sliding_log", rl_lua_sliding_log}};
+    s->redis = rl_redis_open(cfg, "redis_sliding_log", scripts, 1, err, err_len);
+    if (s->redis == NULL) {
+        free(s);
+        return NULL;
+    }
+    s->limit = cfg->limit;
+    s->interval_ns = cfg->interval_ns;
+    s->epoch_ns = cfg->epoch_ns;
+    s->ttl_ms = rl_redis_ttl_ms(s->redis, cfg->interval_ns);
+    return s;
+}
+
+static void redis_log_destroy(void *state)
+{
+    struct redis_log_state *s = state;
+    rl_redis_close(s->redis);
+    free(s);
+}
+
+/* One clock read (none for n > L), one EVALSHA. */
+static enum rl_decision redis_log_acquire(void *state, struct rl_clock *clock, uint64_t key,
+                                          uint64_t n)
+{
+    struct redis_log_state *s = state;
+    if (n > s->limit)
+        return RL_REJECT;
+    uint64_t now = rl_clock_now(clock);
+    uint64_t since = now > s->epoch_ns ? now - s->epoch_ns : 0;
+    if (since > RL_LUA_INT_MAX)
+        return RL_ERROR;
+    struct rl_redis_args args;
+    rl_redis_args_init(&args);
+    rl_redis_arg_u64(&args, s->limit);
+    rl_redis_arg_u64(&args, n);
+    rl_redis_arg_u64(&args, since);
+    rl_redis_arg_u64(&args, s->interval_ns);
+    rl_redis_arg_u64(&args, rl_redis_unique());
+    rl_redis_arg_u64(&args, s->ttl_ms);
+    return rl_redis_decide(s->redis, 0, key, &args);
+}
+
+const struct rl_algo rl_redis_sliding_log_algo = {
+    .name = "redis_sliding_log",
+    .family = "sliding_log",
+    .summary = ".NET article: sorted set per key, ZREMRANGEBYSCORE + ZCARD + ZADD in one script",
+    .promise = RL_PROMISE_STRONG,
+    .flags = RL_THREAD_SAFE | RL_REMOTE,
+    .create = redis_log_create,
+    .destroy = redis_log_destroy,
+    .acquire = redis_log_acquire,
+};
