@@ -3,6 +3,7 @@
 #include "commands.h"
 
 #include <stdio.h>
+#include <string.h>
 
 int rl_cmd_list(int argc, char **argv)
 {
@@ -11,7 +12,8 @@ int rl_cmd_list(int argc, char **argv)
     while ((code = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
         if (code == OPT_HELP) {
             printf("usage: ratelab list\n\n"
-                   "One algorithm per line: name, family, promise, thread safety, summary.\n"
+                   "One algorithm per line: name, family, promise, where it runs (thread-safe,\n"
+                   "one-thread, or remote: on a Redis server), summary.\n"
                    "Promises: strong (≤ L in every sliding window), weak (≤ L in every\n"
                    "epoch-aligned window), window (≤ L in each of its own windows, so ≤ 2L\n"
                    "sliding), bucket (≤ B + L sliding), approx, none.\n");
@@ -21,9 +23,15 @@ int rl_cmd_list(int argc, char **argv)
     }
     if (optind < argc)
         rl_cli_usage_error("list", "unexpected argument '%s'", argv[optind]);
+    int width = 0;
     for (const struct rl_algo *const *a = rl_registry; *a; a++)
-        printf("%-20s %-16s %-11s %-11s %s\n", (*a)->name, (*a)->family,
+        width = (int)strlen((*a)->name) > width ? (int)strlen((*a)->name) : width;
+    for (const struct rl_algo *const *a = rl_registry; *a; a++)
+        printf("%-*s %-16s %-11s %-11s %s\n", width, (*a)->name, (*a)->family,
                rl_promise_name((*a)->promise),
-               ((*a)->flags & RL_THREAD_SAFE) ? "thread-safe" : "one-thread", (*a)->summary);
+               ((*a)->flags & RL_REMOTE)        ? "remote"
+               : ((*a)->flags & RL_THREAD_SAFE) ? "thread-safe"
+                                                : "one-thread",
+               (*a)->summary);
     return 0;
 }

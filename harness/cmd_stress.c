@@ -229,10 +229,8 @@ int rl_cmd_stress(int argc, char **argv)
     if (rows == NULL)
         rl_cli_run_error(cmd, "out of memory");
     rl_stress_install_signals();
-    bool interrupted;
-    long done = rl_stress_plan_run(&plan, cmd, rows, &interrupted, err, sizeof err);
-    if (done < 0)
-        rl_cli_run_error(cmd, "%s", err);
+    bool interrupted, failed;
+    size_t done = rl_stress_plan_run(&plan, cmd, rows, &interrupted, &failed, err, sizeof err);
 
     if (format == RL_FORMAT_TABLE) {
         char interval[32], duration[32];
@@ -246,20 +244,21 @@ int rl_cmd_stress(int argc, char **argv)
                    clock_report.name, clock_report.cost_ns,
                    (unsigned long long)clock_report.resolution_ns);
         printf("\n");
-        rl_table_speed(stdout, rows, (size_t)done);
+        rl_table_speed(stdout, rows, done);
         printf("\nns/op: per thread, median over reps; x faa (x noop): ns/op ÷ faa's "
                "(redis_noop's) ns/op in the same rep and thread count.\n");
         if (plan.record)
             printf("sliding/L, aligned/L: worst rep, from the stamps; held: judged on the admits "
                    "certainly inside a window (stamp − gap).\n");
         if (plan.record)
-            rl_stress_plan_print_overhead(stdout, rows, (size_t)done);
+            rl_stress_plan_print_overhead(stdout, rows, done);
     }
-    write_rows(cmd, format, out_path, rows, (size_t)done);
+    write_rows(cmd, format, out_path, rows, done);
     free(rows);
-    if (interrupted) {
-        fprintf(stderr, "ratelab stress: interrupted after %ld of %zu runs%s%s\n", done, planned,
-                out_path ? "; finished runs written to " : "", out_path ? out_path : "");
+    if (interrupted || failed) {
+        fprintf(stderr, "ratelab stress: %s%s after %zu of %zu runs%s%s\n",
+                failed ? "a run failed: " : "interrupted", failed ? err : "", done, planned,
+                out_path ? "; the finished runs were written to " : "", out_path ? out_path : "");
         return 1;
     }
     return 0;

@@ -2,6 +2,7 @@
 #include "commands.h"
 
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -33,6 +34,9 @@ static void usage(FILE *out)
 int main(int argc, char **argv)
 {
     opterr = 0; /* subcommands report bad options themselves, in one line */
+    /* A write to a Redis server that died must be an error answer, not the
+     * end of the process. */
+    signal(SIGPIPE, SIG_IGN);
     if (argc < 2) {
         usage(stderr);
         return 2;

@@ -13,12 +13,13 @@ size_t rl_stress_plan_rows(const struct rl_stress_plan *plan)
     return plan->algo_count * plan->thread_count * plan->reps * (plan->record ? 2 : 1);
 }
 
-long rl_stress_plan_run(const struct rl_stress_plan *plan, const char *label,
-                        struct rl_result *rows, bool *interrupted, char *err, size_t err_len)
+size_t rl_stress_plan_run(const struct rl_stress_plan *plan, const char *label,
+                          struct rl_result *rows, bool *interrupted, bool *failed, char *err,
+                          size_t err_len)
 {
     size_t total = rl_stress_plan_rows(plan), done = 0;
     double seconds_each = (double)plan->duration_ns / 1e9;
-    *interrupted = false;
+    *interrupted = *failed = false;
     for (unsigned rep = 1; rep <= plan->reps; rep++)
         for (size_t t = 0; t < plan->thread_count; t++)
             for (size_t a = 0; a < plan->algo_count; a++)
@@ -48,19 +49,18 @@ long rl_stress_plan_run(const struct rl_stress_plan *plan, const char *label,
                         .client_skew_ns = plan->client_skew_ns,
                     };
                     if (rl_measure_stress(&params, rep, &rows[done], err, err_len) != 0) {
-                        if (rl_interrupted) {
+                        if (rl_interrupted)
                             *interrupted = true;
-                            goto out;
-                        }
-                        rl_cli_progress_done();
-                        return -1;
+                        else
+                            *failed = true;
+                        goto out;
                     }
                     done++;
                 }
 out:
     rl_cli_progress_done();
     rl_results_fill_ratio_faa(rows, done);
-    return (long)done;
+    return done;
 }
 
 static int compare_double(const void *a, const void *b)
@@ -93,7 +93,7 @@ void rl_stress_plan_print_overhead(FILE *out, const struct rl_result *rows, size
         if (n == 0)
             continue;
         qsort(ratios, n, sizeof *ratios, compare_double);
-        fprintf(out, "  %-20s x%-3u %6.2f\n", lead->algo->name, lead->threads, ratios[n / 2]);
+        fprintf(out, "  %-29s x%-3u %6.2f\n", lead->algo->name, lead->threads, ratios[n / 2]);
     }
     free(ratios);
 }

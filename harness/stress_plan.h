@@ -35,11 +35,14 @@ struct rl_stress_plan {
 size_t rl_stress_plan_rows(const struct rl_stress_plan *plan);
 
 /* Runs the plan into rows (room for rl_stress_plan_rows), showing progress
- * labelled with `label`. Returns how many rows were filled: fewer than
- * planned when interrupted (then *interrupted is set) or on a failed run
- * (then -1 is returned with err). ratio_faa is filled. */
-long rl_stress_plan_run(const struct rl_stress_plan *plan, const char *label,
-                        struct rl_result *rows, bool *interrupted, char *err, size_t err_len);
+ * labelled with `label`. Returns how many rows were filled; fewer than
+ * planned when interrupted (*interrupted set) or when a run failed (a lost
+ * Redis server, say: *failed set and err says why). The finished rows are
+ * whole either way, so the caller can still write them. ratio_faa is
+ * filled. */
+size_t rl_stress_plan_run(const struct rl_stress_plan *plan, const char *label,
+                          struct rl_result *rows, bool *interrupted, bool *failed, char *err,
+                          size_t err_len);
 
 /* Prints the recorder's overhead: recorded ÷ unrecorded ns/op, median over
  * the paired runs of each algorithm and thread count. */

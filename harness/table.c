@@ -6,6 +6,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The name column's width: the longest name shown, at least 20. */
+static int name_width(const struct rl_result *rows, size_t count)
+{
+    int width = 20;
+    for (size_t i = 0; i < count; i++) {
+        int len = (int)strlen(rows[i].algo->name);
+        width = len > width ? len : width;
+    }
+    return width;
+}
+
 static void ratio(char *buf, size_t len, uint64_t value, uint64_t limit)
 {
     snprintf(buf, len, "%.3f", (double)value / (double)limit);
@@ -13,9 +24,10 @@ static void ratio(char *buf, size_t len, uint64_t value, uint64_t limit)
 
 void rl_table_accuracy(FILE *out, const struct rl_result *rows, size_t count)
 {
-    fprintf(out, "%-20s %-10s %-11s %10s %10s %9s %9s %9s %10s %10s %7s %5s\n", "algo", "workload",
-            "promise", "admits", "rejects", "sliding/L", "aligned/L", "strong_v", "false_adm",
-            "false_rej", "util", "held");
+    int width = name_width(rows, count);
+    fprintf(out, "%-*s %-10s %-11s %10s %10s %9s %9s %9s %10s %10s %7s %5s\n", width, "algo",
+            "workload", "promise", "admits", "rejects", "sliding/L", "aligned/L", "strong_v",
+            "false_adm", "false_rej", "util", "held");
     for (size_t i = 0; i < count; i++) {
         const struct rl_result *r = &rows[i];
         if (!r->checked || strcmp(r->mode, "sim") != 0)
@@ -30,8 +42,8 @@ void rl_table_accuracy(FILE *out, const struct rl_result *rows, size_t count)
             snprintf(fa, sizeof fa, "%llu", (unsigned long long)r->m.false_admits);
             snprintf(fr, sizeof fr, "%llu", (unsigned long long)r->m.false_rejects);
         }
-        fprintf(out, "%-20s %-10.10s %-11s %10llu %10llu %9s %9s %9llu %10s %10s %7s %5s\n",
-                r->algo->name, r->workload, rl_promise_name(r->algo->promise),
+        fprintf(out, "%-*s %-10.10s %-11s %10llu %10llu %9s %9s %9llu %10s %10s %7s %5s\n",
+                width, r->algo->name, r->workload, rl_promise_name(r->algo->promise),
                 (unsigned long long)r->admits, (unsigned long long)r->rejects, sliding, aligned,
                 (unsigned long long)r->m.strong_violations, fa, fr, util,
                 rl_result_promise_held(r));
@@ -72,7 +84,8 @@ static bool seen_before(const struct rl_result *rows, size_t i)
 
 void rl_table_speed(FILE *out, const struct rl_result *rows, size_t count)
 {
-    fprintf(out, "%-20s %7s %9s %17s %9s %7s %7s %9s %9s %5s %9s\n", "algo", "threads",
+    int width = name_width(rows, count);
+    fprintf(out, "%-*s %7s %9s %17s %9s %7s %7s %9s %9s %5s %9s\n", width, "algo", "threads",
             "ns/op", "(min-max)", "Mops/s", "x faa", "x noop", "sliding/L", "aligned/L", "held",
             "uncert");
     double *ns = malloc((count ? count : 1) * sizeof *ns);
@@ -120,7 +133,7 @@ void rl_table_speed(FILE *out, const struct rl_result *rows, size_t count)
                         uncert[24] = "-";
         snprintf(range, sizeof range, "(%.1f-%.1f)", s_ns.min, s_ns.max);
         if (nf)
-            snprintf(x_faa, sizeof x_faa, "%.2f", s_faa.median);
+            snprintf(x_faa, sizeof x_faa, s_faa.median < 1000 ? "%.2f" : "%.0f", s_faa.median);
         if (nn)
             snprintf(x_noop, sizeof x_noop, "%.2f", s_noop.median);
         if (worst) {
@@ -128,7 +141,7 @@ void rl_table_speed(FILE *out, const struct rl_result *rows, size_t count)
             ratio(aligned, sizeof aligned, worst->m.max_aligned, worst->cfg.limit);
             snprintf(uncert, sizeof uncert, "%lluns", (unsigned long long)worst->uncertainty_ns);
         }
-        fprintf(out, "%-20s %5u%s %9.1f %17s %9.2f %7s %7s %9s %9s %5s %9s\n", lead->algo->name,
+        fprintf(out, "%-*s %5u%s %9.1f %17s %9.2f %7s %7s %9s %9s %5s %9s\n", width, lead->algo->name,
                 lead->threads, lead->threads > lead->cpus ? "!" : " ", s_ns.median, range,
                 s_mops.median, x_faa, x_noop, sliding, aligned, held, uncert);
     }
