@@ -141,7 +141,7 @@ void rl_table_speed(FILE *out, const struct rl_result *rows, size_t count)
             ratio(aligned, sizeof aligned, worst->m.max_aligned, worst->cfg.limit);
             snprintf(uncert, sizeof uncert, "%lluns", (unsigned long long)worst->uncertainty_ns);
         }
-        fprintf(out, "%-*s %5u%s %9.1f %17s %9.2f %7s %7s %9s %9s %5s %9s\n", width, lead->algo->name,
+        fprintf(out, "%-*s %5u%s %9.1f %17s %9.3f %7s %7s %9s %9s %5s %9s\n", width, lead->algo->name,
                 lead->threads, lead->threads > lead->cpus ? "!" : " ", s_ns.median, range,
                 s_mops.median, x_faa, x_noop, sliding, aligned, held, uncert);
     }
