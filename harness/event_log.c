@@ -3,14 +3,14 @@
  * time lives in event_log_sort.c. */
 #include "event_log.h"
 
+#include "file_bytes.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #define HEADER     "t_ns,key,n,admitted,thread"
@@ -172,90 +172,6 @@ static void key_table_free(struct key_table *kt, bool free_names)
 
 /* ---- reading ------------------------------------------------------------- */
 
-/* The whole file, mapped when it is a regular file (no copy), read into a
- * buffer otherwise (pipes, /dev/stdin). */
-struct file_text {
-    const char *data;
-    size_t len;
-    bool mapped;
-};
-
-/* -1 with "PATH: cannot open: why" (or read, stat) in err. */
-static int file_text_load(const char *path, struct file_text *ft, char *err, size_t err_len)
-{
-    memset(ft, 0, sizeof *ft);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        set_err(err, err_len, "%s: cannot open: %s", path, strerror(errno));
-        return -1;
-    }
-    struct stat st;
-    if (fstat(fd, &st) < 0) {
-        set_err(err, err_len, "%s: cannot stat: %s", path, strerror(errno));
-        close(fd);
-        return -1;
-    }
-    if (S_ISDIR(st.st_mode)) {
-        set_err(err, err_len, "%s: cannot read: %s", path, strerror(EISDIR));
-        close(fd);
-        return -1;
-    }
-    if (S_ISREG(st.st_mode) && st.st_size > 0) {
-        void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (p != MAP_FAILED) {
-            madvise(p, (size_t)st.st_size, MADV_SEQUENTIAL);
-            close(fd);
-            ft->data = p;
-            ft->len = (size_t)st.st_size;
-            ft->mapped = true;
-            return 0;
-        }
-    }
-    size_t cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 1 << 16;
-    char *buf = malloc(cap);
-    size_t len = 0;
-    for (;;) {
-        if (buf == NULL) {
-            set_err(err, err_len, "%s: cannot read: %s", path, strerror(ENOMEM));
-            close(fd);
-            return -1;
-        }
-        if (len == cap) {
-            char *bigger = cap * 2 > cap ? realloc(buf, cap * 2) : NULL;
-            if (bigger == NULL)
-                free(buf);
-            buf = bigger;
-            cap *= 2;
-            continue;
-        }
-        ssize_t got = read(fd, buf + len, cap - len);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0) {
-            set_err(err, err_len, "%s: cannot read: %s", path, strerror(errno));
-            free(buf);
-            close(fd);
-            return -1;
-        }
-        if (got == 0)
-            break;
-        len += (size_t)got;
-    }
-    close(fd);
-    ft->data = buf;
-    ft->len = len;
-    return 0;
-}
-
-static void file_text_free(struct file_text *ft)
-{
-    if (ft->mapped)
-        munmap((void *)ft->data, ft->len);
-    else
-        free((void *)ft->data);
-    memset(ft, 0, sizeof *ft);
-}
-
 /* Parses [s, e) as a decimal unsigned integer no larger than max: digits
  * only, no sign, no spaces. */
 static bool parse_uint(const char *s, const char *e, uint64_t max, uint64_t *out)
@@ -369,8 +285,8 @@ static int parse_events(const char *path, const char *p, const char *end, struct
 int rl_event_log_read_csv(const char *path, struct rl_event_log *out, char *err, size_t err_len)
 {
     memset(out, 0, sizeof *out);
-    struct file_text ft;
-    if (file_text_load(path, &ft, err, err_len) < 0)
+    struct rl_file_bytes ft;
+    if (rl_file_bytes_load(path, &ft, err, err_len) < 0)
         return -1;
     const char *p = ft.data, *end = ft.data + ft.len;
     if (end - p >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
@@ -382,7 +298,7 @@ int rl_event_log_read_csv(const char *path, struct rl_event_log *out, char *err,
             set_err(err, err_len, "%s:1: header must be '%s', but the file is empty", path, HEADER);
         else
             field_err(err, err_len, path, 1, "header must be '" HEADER "'", p, le);
-        file_text_free(&ft);
+        rl_file_bytes_free(&ft);
         return -1;
     }
     p = eol < end ? eol + 1 : end;
@@ -405,7 +321,7 @@ int rl_event_log_read_csv(const char *path, struct rl_event_log *out, char *err,
     }
     if (rc == 0)
         rc = parse_events(path, p, end, out, &kt, err, err_len);
-    file_text_free(&ft);
+    rl_file_bytes_free(&ft);
     if (rc < 0) {
         key_table_free(&kt, true);
         free(out->events);

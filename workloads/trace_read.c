@@ -6,19 +6,16 @@
  * slow path that only exists to say precisely what is wrong. Keys are
  * interned into dense ids by an open-addressing table.
  */
+#include "file_bytes.h"
 #include "trace.h"
 
 #include "errmsg.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* ---- key interning -------------------------------------------------------- */
 
@@ -153,86 +150,6 @@ static int64_t intern_key(struct intern *in, const char *s, size_t len, uint32_t
 }
 
 /* ---- reading -------------------------------------------------------------- */
-
-/* The whole file in memory: mapped when it is a regular file, read into a
- * buffer otherwise (a pipe, /dev/stdin). */
-struct file_bytes {
-    const char *data;
-    size_t len;
-    bool mapped;
-};
-
-static int load_file(const char *path, struct file_bytes *fb, char *err, size_t err_len)
-{
-    memset(fb, 0, sizeof *fb);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        rl_set_err(err, err_len, "%s: cannot open: %s", path, strerror(errno));
-        return -1;
-    }
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        rl_set_err(err, err_len, "%s: cannot stat: %s", path, strerror(errno));
-        close(fd);
-        return -1;
-    }
-    if (S_ISDIR(st.st_mode)) {
-        rl_set_err(err, err_len, "%s: cannot read: %s", path, strerror(EISDIR));
-        close(fd);
-        return -1;
-    }
-    if (S_ISREG(st.st_mode) && st.st_size > 0) {
-        void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (map != MAP_FAILED) {
-            madvise(map, (size_t)st.st_size, MADV_SEQUENTIAL);
-            close(fd);
-            fb->data = map;
-            fb->len = (size_t)st.st_size;
-            fb->mapped = true;
-            return 0;
-        }
-    }
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    for (;;) {
-        if (buf == NULL) {
-            rl_set_err(err, err_len, "%s: cannot read: %s", path, strerror(ENOMEM));
-            close(fd);
-            return -1;
-        }
-        ssize_t got = read(fd, buf + len, cap - len);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0) {
-            rl_set_err(err, err_len, "%s: cannot read: %s", path, strerror(errno));
-            free(buf);
-            close(fd);
-            return -1;
-        }
-        if (got == 0)
-            break;
-        len += (size_t)got;
-        if (len == cap) {
-            char *grown = realloc(buf, cap * 2);
-            if (grown == NULL)
-                free(buf);
-            buf = grown;
-            cap *= 2;
-        }
-    }
-    close(fd);
-    fb->data = buf;
-    fb->len = len;
-    return 0;
-}
-
-static void unload_file(struct file_bytes *fb)
-{
-    if (fb->mapped)
-        munmap((void *)fb->data, fb->len);
-    else
-        free((void *)fb->data);
-}
 
 enum num_status { NUM_OK, NUM_EMPTY, NUM_NOT_DIGITS, NUM_TOO_BIG };
 
@@ -487,8 +404,8 @@ static int parse_body(const char *path, const char *p, const char *end, struct r
 int rl_trace_read_csv(const char *path, struct rl_trace *out, char *err, size_t err_len)
 {
     memset(out, 0, sizeof *out);
-    struct file_bytes fb;
-    if (load_file(path, &fb, err, err_len) != 0)
+    struct rl_file_bytes fb;
+    if (rl_file_bytes_load(path, &fb, err, err_len) != 0)
         return -1;
     const char *p = fb.data, *end = fb.data + fb.len;
     const char *nl = memchr(p, '\n', fb.len);
@@ -509,7 +426,7 @@ int rl_trace_read_csv(const char *path, struct rl_trace *out, char *err, size_t 
     } else {
         rc = parse_body(path, nl ? nl + 1 : end, end, out, err, err_len);
     }
-    unload_file(&fb);
+    rl_file_bytes_free(&fb);
     if (rc != 0)
         rl_trace_free(out);
     return rc;
