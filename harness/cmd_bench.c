@@ -1,12 +1,14 @@
-/* cmd_bench.c — `ratelab bench --suite NAME`: a named suite of sim and
- * stress measurements into one tidy CSV, with the tables printed. */
+/* cmd_bench.c — `ratelab bench --suite NAME`: run a named suite (suites.c)
+ * of sim and stress measurements into one tidy CSV, with the tables printed.
+ * The CSV is written whole, also when the suite is interrupted or a run
+ * fails: the finished rows are kept. */
 #include "cli.h"
 #include "commands.h"
 #include "measure.h"
 #include "outfile.h"
 #include "parse.h"
 #include "stress.h"
-#include "stress_plan.h"
+#include "suites.h"
 #include "table.h"
 
 #include <stdio.h>
@@ -15,35 +17,26 @@
 
 static void bench_help(void)
 {
-    printf("usage: ratelab bench --suite NAME [--reps R] [--out FILE.csv]\n\n"
-           "Suites:\n"
-           "  quick   sim of every algorithm on every workload (L=1000 per 100ms, 2 s, seed 1;\n"
-           "          the Redis algorithms on the boundary workload only), then stress of\n"
-           "          every thread-safe algorithm at 1 and 2 threads, 200 ms a run, each run\n"
-           "          paired with a recorded one (accuracy, recorder overhead); about 2 min\n"
-           "          on 2 cores\n\n"
-           "The Redis algorithms run against a private redis-server (or --redis ADDR);\n"
+    printf("usage: ratelab bench --suite NAME [--reps R] [--out FILE.csv] [--redis ADDR]\n\n"
+           "Runs a suite and writes one CSV (columns: results/README.md; every row carries\n"
+           "host, CPU, cores, compiler, flags, allocator, clock, git revision and date).\n"
+           "Repetitions are interleaved across algorithms; tables give the median with\n"
+           "min-max. Progress goes to stderr on a terminal.\n\nSuites:\n");
+    for (const struct rl_suite *const *s = rl_suites; *s; s++)
+        printf("  %-13s %s\n", (*s)->name, (*s)->summary);
+    printf("\nThe Redis algorithms run against a private redis-server (or --redis ADDR);\n"
            "without redis-server they are skipped, and a line on stderr says so.\n\n"
            "  --reps R   stress repetitions (default 3)\n"
-           "  --out FILE the results CSV (default: results/<suite>-<host>.csv), written whole:\n"
-           "             an interrupted suite writes the rows it finished\n");
+           "  --out FILE the results CSV (default: results/<suite>-<host>.csv)\n");
 }
 
-/* Each Redis decision is a round trip (about 55 us on a 2-core VM), so in
- * the quick suite the Redis algorithms see one workload in sim. */
-#define QUICK_REMOTE_WORKLOAD "boundary"
-
-/* Every algorithm on every workload in sim (Redis ones: one), appended to rows. */
-static size_t run_sim_grid(const struct rl_config *cfg, const struct rl_algo **algos,
-                           size_t algo_count, struct rl_result *rows)
+/* The sim grid: each algorithm on each workload (a Redis one on one
+ * workload only: each of its decisions is a round trip), appended to rows. */
+static size_t run_sim_grid(const struct rl_suite_run *run, const struct rl_config *cfg,
+                           struct rl_result *rows)
 {
-    size_t count = 0, total = 0;
-    size_t remote = 0;
-    for (size_t i = 0; i < algo_count; i++)
-        remote += (algos[i]->flags & RL_REMOTE) != 0;
-    for (const char *const *w = rl_workload_names; *w; w++)
-        total += strcmp(*w, QUICK_REMOTE_WORKLOAD) == 0 ? algo_count : algo_count - remote;
-    for (const char *const *w = rl_workload_names; *w; w++) {
+    size_t count = 0;
+    for (const char *const *w = run->sim_workloads; w && *w; w++) {
         struct rl_workload_params params;
         rl_workload_defaults(&params, cfg->limit, cfg->interval_ns);
         params.name = *w;
@@ -51,14 +44,15 @@ static size_t run_sim_grid(const struct rl_config *cfg, const struct rl_algo **a
         char err[512];
         if (rl_workload_generate(&params, &trace, err, sizeof err) != 0)
             rl_cli_run_error("bench", "%s", err);
-        for (const struct rl_algo **a = algos; a < algos + algo_count && !rl_interrupted; a++) {
-            if (((*a)->flags & RL_REMOTE) && strcmp(*w, QUICK_REMOTE_WORKLOAD) != 0)
+        for (size_t i = 0; i < run->sim_count && !rl_interrupted; i++) {
+            const struct rl_algo *a = run->sim_algos[i];
+            if ((a->flags & RL_REMOTE) && strcmp(*w, run->sim_remote_workload) != 0)
                 continue;
-            rl_cli_progress("bench quick: sim %zu/%zu %s on %s", count + 1, total, (*a)->name, *w);
+            rl_cli_progress("bench: sim %s on %s", a->name, *w);
             static const struct rl_sim_options independent = {.expiry = RL_EXPIRE_NEVER};
-            if (rl_measure_sim(*a, cfg, &independent, &trace, *w, params.seed, &rows[count],
-                               NULL, err, sizeof err) != 0)
-                rl_cli_run_error("bench", "%s on %s: %s", (*a)->name, *w, err);
+            if (rl_measure_sim(a, cfg, &independent, &trace, *w, params.seed, &rows[count], NULL,
+                               err, sizeof err) != 0)
+                rl_cli_run_error("bench", "%s on %s: %s", a->name, *w, err);
             count++;
         }
         rl_trace_free(&trace);
@@ -90,14 +84,14 @@ int rl_cmd_bench(int argc, char **argv)
                                             {"out", required_argument, NULL, OPT_OUT},
                                             {"redis", required_argument, NULL, OPT_REDIS},
                                             {0}};
-    const char *cmd = "bench", *suite = NULL, *out_path = NULL, *redis = NULL;
+    const char *cmd = "bench", *suite_name = NULL, *out_path = NULL, *redis = NULL;
     uint64_t reps = 3;
     char err[512];
     int code;
     while ((code = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
         switch (code) {
         case OPT_HELP: bench_help(); return 0;
-        case OPT_SUITE: suite = optarg; break;
+        case OPT_SUITE: suite_name = optarg; break;
         case OPT_OUT: out_path = optarg; break;
         case OPT_REDIS: redis = optarg; break;
         case OPT_REPS:
@@ -109,76 +103,67 @@ int rl_cmd_bench(int argc, char **argv)
     }
     if (optind < argc)
         rl_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    const char *accepted = "quick, threads, memory-order, clocks, keys, redis";
+    if (suite_name == NULL)
+        rl_cli_usage_error(cmd, "--suite is required (accepted: %s)", accepted);
+    const struct rl_suite *suite = rl_suite_find(suite_name);
     if (suite == NULL)
-        rl_cli_usage_error(cmd, "--suite is required (accepted: quick)");
-    if (strcmp(suite, "quick") != 0)
-        rl_cli_usage_error(cmd, "unknown suite '%s' (accepted: quick)", suite);
+        rl_cli_usage_error(cmd, "unknown suite '%s' (accepted: %s)", suite_name, accepted);
 
     struct rl_context ctx;
     rl_context_init(&ctx);
     char default_path[256];
     if (out_path == NULL) {
-        snprintf(default_path, sizeof default_path, "results/%s-%s.csv", suite, ctx.host);
+        snprintf(default_path, sizeof default_path, "results/%s-%s.csv", suite->name, ctx.host);
         out_path = default_path;
     }
-
     struct rl_config cfg;
     rl_cli_limiter_defaults(&cfg);
     const struct rl_algo *all[RL_CLI_MAX_ALGOS];
     size_t all_count = rl_cli_parse_algos(cmd, "all", all, RL_CLI_MAX_ALGOS);
     all_count = rl_cli_prepare_remote(cmd, all, all_count, redis, true, &cfg);
-    const struct rl_algo *safe[RL_CLI_MAX_ALGOS];
-    size_t safe_count = 0, sim_rows = 0;
-    for (size_t i = 0; i < all_count; i++) {
-        for (const char *const *w = rl_workload_names; *w; w++)
-            sim_rows++;
-        /* faa leads, as in `stress`, so every row has its floor */
-        if (all[i]->flags & RL_THREAD_SAFE)
-            safe[safe_count++] = all[i];
-    }
-    for (size_t i = 0; i < safe_count; i++)
-        if (strcmp(safe[i]->name, "faa") == 0) {
-            const struct rl_algo *first = safe[0];
-            safe[0] = safe[i];
-            safe[i] = first;
-        }
-    static const uint64_t threads[] = {1, 2};
-    struct rl_stress_plan plan = {
-        .algos = safe,
-        .algo_count = safe_count,
-        .threads = threads,
-        .thread_count = 2,
-        .reps = (unsigned)reps,
-        .duration_ns = 200000000u,
-        .clock = "monotonic",
-        .cfg = cfg,
-        .record = true,
-    };
-    size_t planned = sim_rows + rl_stress_plan_rows(&plan);
-    struct rl_result *rows = calloc(planned, sizeof *rows);
+
+    struct rl_suite_run run = {0};
+    suite->plan(&run, all, all_count, (unsigned)reps, &cfg);
+    size_t planned = run.sim_count * 5;
+    for (size_t p = 0; p < run.plan_count; p++)
+        planned += rl_stress_plan_rows(&run.plans[p]);
+    struct rl_result *rows = calloc(planned ? planned : 1, sizeof *rows);
     if (rows == NULL)
         rl_cli_run_error(cmd, "out of memory");
 
     rl_stress_install_signals();
-    size_t done = run_sim_grid(&cfg, all, all_count, rows);
+    size_t sim_done = run_sim_grid(&run, &cfg, rows), done = sim_done;
+    size_t plan_start[RL_SUITE_MAX_PLANS + 1] = {0};
     bool interrupted = rl_interrupted, failed = false;
-    if (!interrupted)
-        done += rl_stress_plan_run(&plan, "bench quick: stress", rows + done, &interrupted,
-                                   &failed, err, sizeof err);
+    size_t p = 0;
+    for (; p < run.plan_count && !interrupted && !failed; p++) {
+        char label[64];
+        snprintf(label, sizeof label, "bench %s: %zu/%zu", suite->name, p + 1, run.plan_count);
+        plan_start[p] = done;
+        done += rl_stress_plan_run(&run.plans[p], label, rows + done, &interrupted, &failed, err,
+                                   sizeof err);
+    }
+    plan_start[p] = done;
     write_csv(out_path, rows, done);
 
-    char interval[32];
-    printf("bench quick on %s (%s, %u cpus), git %s\n", ctx.host, ctx.cpu_model, ctx.cores,
-           ctx.git_rev);
-    printf("L=%llu per %s; reproduce: build/ratelab bench --suite quick --out %s\n\n",
-           (unsigned long long)cfg.limit,
-           rl_format_duration(cfg.interval_ns, interval, sizeof interval), out_path);
-    printf("accuracy (sim, virtual time):\n");
-    rl_table_accuracy(stdout, rows, done);
-    printf("\nspeed (stress, closed loop, 200 ms a run, median of %llu):\n",
-           (unsigned long long)reps);
-    rl_table_speed(stdout, rows, done);
-    rl_stress_plan_print_overhead(stdout, rows, done);
+    printf("bench %s on %s (%s, %u cpus), git %s\n", suite->name, ctx.host, ctx.cpu_model,
+           ctx.cores, ctx.git_rev);
+    printf("reproduce: build/ratelab bench --suite %s --reps %llu --out %s\n", suite->name,
+           (unsigned long long)reps, out_path);
+    if (sim_done) {
+        char interval[32];
+        printf("\naccuracy (sim, virtual time, L=%llu per %s):\n", (unsigned long long)cfg.limit,
+               rl_format_duration(cfg.interval_ns, interval, sizeof interval));
+        rl_table_accuracy(stdout, rows, sim_done);
+    }
+    for (size_t i = 0; i < p; i++) {
+        printf("\nspeed: %s (median of %llu):\n", run.plan_labels[i], (unsigned long long)reps);
+        rl_table_speed(stdout, rows + plan_start[i], plan_start[i + 1] - plan_start[i]);
+        if (run.plans[i].record)
+            rl_stress_plan_print_overhead(stdout, rows + plan_start[i],
+                                          plan_start[i + 1] - plan_start[i]);
+    }
     printf("\nwrote %zu rows to %s\n", done, out_path);
     free(rows);
     if (interrupted || failed) {
