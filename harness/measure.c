@@ -61,6 +61,7 @@ int rl_measure_sim(const struct rl_algo *algo, const struct rl_config *cfg,
     r->errors = sim.errors;
     r->duration_ns = trace->len ? trace->attempts[trace->len - 1].t_ns : 0;
     r->ns_per_op = r->mops = r->ratio_faa = r->ratio_noop = NAN; /* sim: accuracy, not speed */
+    r->bytes_per_key = NAN;
     r->clock_reads_per_op = sim.attempts ? (double)sim.clock_reads / (double)sim.attempts : NAN;
     int rc = check_into(&log, cfg, r, err, err_len);
     if (log_out)
@@ -96,6 +97,8 @@ int rl_measure_stress(const struct rl_stress_params *p, unsigned rep, struct rl_
     r->ratio_faa = r->ratio_noop = NAN;
     r->clock_reads_per_op = run.attempts ? (double)run.clock_reads / (double)run.attempts : NAN;
     r->has_in_flight = p->algo->flags & RL_NEEDS_RELEASE;
+    r->keys_live = run.keyed.live_keys;
+    r->bytes_per_key = p->keys > 1 && run.bytes_per_key > 0 ? run.bytes_per_key : NAN;
     r->max_in_flight = run.max_in_flight;
     r->hold_ns = p->hold_ns;
     if (run.interrupted) {

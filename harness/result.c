@@ -123,6 +123,8 @@ static void emit_columns(struct emitter *e, const struct rl_result *r,
     u64(e, "dropped_events", r->dropped, checked);
     u64(e, "max_in_flight", r->max_in_flight, r->has_in_flight);
     u64(e, "hold_ns", r->hold_ns, r->has_in_flight);
+    u64(e, "keys_live", r->keys_live, r->keys > 1 && strcmp(r->mode, "stress") == 0);
+    real(e, "bytes_per_key", r->bytes_per_key);
     text(e, "cpu_model", ctx->cpu_model);
     u64(e, "cores", ctx->cores, true);
     text(e, "compiler", ctx->compiler);

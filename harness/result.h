@@ -35,6 +35,8 @@ struct rl_result {
     bool has_in_flight;      /* stress of a limiter that needs release */
     uint64_t max_in_flight;  /* most permits the harness saw held at once */
     uint64_t hold_ns;        /* how long each permit was held */
+    uint64_t keys_live;      /* keyed stress: keys held at the end of the run */
+    double bytes_per_key;    /* keyed stress: resident-set growth ÷ keys_live, NAN otherwise */
 };
 
 /* "yes", "no", or "n/a" (nothing checked, nothing promised, or events

@@ -6,6 +6,7 @@
 #include "keys.h"
 #include "rng.h"
 
+#include <malloc.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -279,7 +280,10 @@ int rl_stress_run(const struct rl_stress_params *p, struct rl_stress_outcome *ou
     atomic_init(&shared.in_flight, 0);
     struct rl_config cfg = p->cfg;
     cfg.epoch_ns = shared.epoch_ns = clock.read(&clock);
+    uint64_t rss_before = 0;
     if (p->keys > 1) {
+        malloc_trim(0); /* so that memory freed by earlier runs does not hide growth */
+        rss_before = rl_rss_bytes();
         struct rl_keyed_config keyed_cfg = {
             .algo = p->algo, .cfg = cfg, .expiry = p->expiry, .realtime = true};
         enum rl_key_dist dist = p->zipf_s > 0 ? RL_KEYS_ZIPF : RL_KEYS_UNIFORM;
@@ -375,8 +379,12 @@ int rl_stress_run(const struct rl_stress_params *p, struct rl_stress_outcome *ou
     out->wall_ns = last_end - first_start;
     out->ns_per_op = out->attempts ? (double)busy_ns / (double)out->attempts : 0;
     out->mops = out->wall_ns ? (double)out->attempts * 1e3 / (double)out->wall_ns : 0;
-    if (shared.keyed)
+    if (shared.keyed) {
         rl_keyed_stats(shared.keyed, &out->keyed);
+        uint64_t rss_after = rl_rss_bytes();
+        if (out->keyed.live_keys && rss_after > rss_before)
+            out->bytes_per_key = (double)(rss_after - rss_before) / (double)out->keyed.live_keys;
+    }
     if (p->record && merge_events(workers, p->threads, p->keys, &out->log) != 0) {
         snprintf(err, err_len, "out of memory merging recorded events");
         goto done_workers;

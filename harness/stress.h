@@ -39,6 +39,7 @@ struct rl_stress_outcome {
     bool interrupted;     /* SIGINT/SIGTERM cut the run short */
     uint64_t max_in_flight; /* limiters that need release: most permits seen held at once */
     struct rl_keyed_stats keyed; /* keys > 1: created, expired, live at the end */
+    double bytes_per_key; /* keys > 1: resident-set growth over the run ÷ live keys */
     struct rl_event_log log; /* admits only (complete = false), when record */
 };
 

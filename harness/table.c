@@ -147,6 +147,10 @@ void rl_table_speed(FILE *out, const struct rl_result *rows, size_t count)
     }
     for (size_t i = 0; i < count; i++) {
         const struct rl_result *r = &rows[i];
+        if (r->keys > 1 && isfinite(r->bytes_per_key) && !seen_before(rows, i))
+            fprintf(out, "%s x%u: %llu keys live at the end, %.0f bytes a key (RSS growth)\n",
+                    r->algo->name, r->threads, (unsigned long long)r->keys_live,
+                    r->bytes_per_key);
         if (!r->has_in_flight || seen_before(rows, i))
             continue;
         uint64_t most = 0;
