@@ -61,7 +61,7 @@ TESTS         := $(BUILD)/ratelab-tests
 TEACH_BIN     := build/ratelab-teach
 TEACH_TESTS   := build/teach/ratelab-tests
 
-.PHONY: all teach test check-unit check-teach check-tsan bench deps clean format FORCE
+.PHONY: all teach test check-unit check-teach check-tsan bench plots deps clean format FORCE
 .DEFAULT_GOAL := all
 
 all: $(RATELAB)
@@ -153,6 +153,14 @@ HOST := $(shell hostname -s 2>/dev/null || hostname)
 
 bench: $(RATELAB)
 	$(RATELAB) bench --suite quick --out results/quick-$(HOST).csv
+	plots/render.sh plots/out $(RATELAB) results/quick-$(HOST).csv
+
+# ---- figures -------------------------------------------------------------
+# From the committed reference runs by default; RESULTS=DIR for another set.
+RESULTS ?= results/reference
+
+plots: $(RATELAB)
+	plots/render.sh plots/out $(RATELAB) $(wildcard $(RESULTS)/*.csv)
 
 # ---- dependencies --------------------------------------------------------
 # Debian packages, installed only when one is missing (apt-get update first:

@@ -1,0 +1,13 @@
+# redis.gp — Redis throughput against client threads, with the redis_noop
+# ceiling (an EVALSHA that only returns). Data: summarize.awk
+# by=algo,threads value=mops where=mode=stress,recorded=no → `data`.
+load 'plots/common.gp'
+algos = system("awk '$1 ~ /^redis_/ && $1 != \"redis_noop\" {print $1}' ".data." | awk '!seen[$0]++' | tr '\n' ' '")
+set title "Redis limiters on a private redis-server (Unix socket): decisions a second against client threads"
+set logscale x 10
+set xlabel 'client threads'
+set ylabel 'thousand decisions a second'
+set yrange [0:*]
+set key outside right top
+plot for [a in algos] data using (strcol(1) eq a ? $2 : NaN):($3 * 1000) with linespoints lw 2 pt 7 title a, \
+     data using (strcol(1) eq 'redis_noop' ? $2 : NaN):($3 * 1000) with lines dt 2 lw 3 lc rgb 'black' title 'redis_noop (ceiling)'

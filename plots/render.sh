@@ -1,0 +1,74 @@
+#!/bin/sh
+# render.sh — draw ratelab's figures from results CSVs, PNG and SVG.
+#
+#   plots/render.sh OUTDIR RATELAB FILE.csv...
+#
+# Which figures a file makes follows from its suite, the start of its name
+# (quick-, threads-, memory-order-, accuracy-, keys-, redis-): accuracy bars
+# from sim rows, throughput against threads, memory orders, keys, Redis.
+# The boundary picture needs no file: it replays the boundary workload with
+# RATELAB (sim is deterministic) and draws the decisions. Every number
+# drawn comes from a CSV; none is typed here.
+set -eu
+out=$1 ratelab=$2
+shift 2
+data=$out/data
+mkdir -p "$data"
+here=$(dirname "$0")
+
+draw() { # draw NAME SCRIPT GNUPLOT-ASSIGNMENTS
+    for ext in png svg; do
+        gnuplot -e "$3; out='$out/$1.$ext'" "$here/$2"
+    done
+    echo "  $out/$1.png, .svg"
+}
+
+summarize() { # summarize FILE BY VALUE WHERE > out
+    awk -F, -v by="$2" -v value="$3" -v where="$4" -f "$here/summarize.awk" "$1"
+}
+
+for csv in "$@"; do
+    [ -f "$csv" ] || { echo "render: $csv: no such file" >&2; exit 2; }
+    name=$(basename "$csv" .csv)
+    case $name in
+    quick* | accuracy*)
+        awk -F, -f "$here/accuracy.awk" "$csv" > "$data/$name-accuracy.dat"
+        workloads=$(awk '!seen[$1]++ {print $1}' "$data/$name-accuracy.dat" | tr '\n' ' ')
+        for w in $workloads; do
+            awk -v w="$w" '$1 == w {print $2, $3, $4, $5}' "$data/$name-accuracy.dat" \
+                > "$data/$name-accuracy-$w.dat"
+        done
+        draw "$name-accuracy" accuracy.gp "stem='$data/$name-accuracy'; workloads='$workloads'"
+        ;;
+    esac
+    case $name in
+    quick* | threads*)
+        summarize "$csv" family,algo,threads mops mode=stress,recorded=no,keys=1 \
+            | grep -v '^concurrency' > "$data/$name-threads.dat"
+        draw "$name-threads" threads.gp "data='$data/$name-threads.dat'"
+        ;;
+    memory-order*)
+        summarize "$csv" limit,algo,threads ns_per_op mode=stress,recorded=no > "$data/$name.dat"
+        draw "$name" memory_order.gp "data='$data/$name.dat'"
+        ;;
+    keys*)
+        summarize "$csv" algo,keys bytes_per_key mode=stress,threads=1 > "$data/$name-bytes.dat"
+        summarize "$csv" algo,keys mops mode=stress,threads=1 > "$data/$name-mops.dat"
+        draw "$name" keys.gp "bytes='$data/$name-bytes.dat'; mops='$data/$name-mops.dat'"
+        ;;
+    redis*)
+        summarize "$csv" algo,threads mops mode=stress,recorded=no > "$data/$name.dat"
+        draw "$name" redis.gp "data='$data/$name.dat'"
+        ;;
+    esac
+done
+
+# The .NET article's picture, from real decisions.
+for algo in fw_expiry sliding_log tb_mutex; do
+    "$ratelab" sim --algo $algo --workload boundary --limit 10 --interval 1s --duration 6s \
+        --decisions "$data/boundary-$algo.csv" > /dev/null
+    awk -F, -v interval_ns=1000000000 -f "$here/boundary.awk" "$data/boundary-$algo.csv" \
+        > "$data/boundary-$algo.dat"
+done
+draw boundary boundary.gp \
+    "fixed='$data/boundary-fw_expiry.dat'; log='$data/boundary-sliding_log.dat'; bucket='$data/boundary-tb_mutex.dat'"
