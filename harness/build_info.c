@@ -1,5 +1,6 @@
 /* build_info.c — run context; rebuilt on every make so git_rev is current. */
 #include "build_info.h"
+#include "allocator.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -51,7 +52,7 @@ void rl_context_init(struct rl_context *ctx)
     ctx->compiler = "gcc " __VERSION__;
 #endif
     ctx->cflags = RL_CFLAGS;
-    ctx->allocator = "glibc";
+    ctx->allocator = rl_allocator_name(); /* at run time: LD_PRELOAD counts */
     ctx->git_rev = RL_GIT_REV;
     time_t now = time(NULL);
     struct tm tm;

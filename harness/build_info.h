@@ -9,7 +9,7 @@ struct rl_context {
     unsigned cores; /* online CPUs */
     const char *compiler;
     const char *cflags;
-    const char *allocator;
+    const char *allocator; /* rl_allocator_name(): "glibc", "jemalloc 5.3.0-…", … */
     const char *git_rev;
     char date[32]; /* UTC, ISO 8601 */
 };

@@ -1,12 +1,12 @@
 /* cmd_keys.c — `ratelab keys`: what the keyed container costs in memory,
  * per key and under key churn, for each way of expiring idle keys. */
+#include "allocator.h"
 #include "cli.h"
 #include "clock.h"
 #include "commands.h"
 #include "keyed.h"
 #include "parse.h"
 
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -33,7 +33,7 @@ static void keys_help(void)
 /* RSS growth from touching `count` fresh keys once. */
 static double bytes_per_key(const struct rl_keyed_config *cfg, uint64_t count)
 {
-    malloc_trim(0);
+    rl_allocator_release();
     uint64_t before = rl_rss_bytes();
     char err[256];
     struct rl_keyed *keyed = rl_keyed_create(cfg, err, sizeof err);
@@ -55,7 +55,7 @@ static void churn(struct rl_keyed_config cfg, enum rl_keyed_expiry expiry, uint6
     enum { ACTIVE = 10000 };
     char err[256];
     cfg.expiry = expiry;
-    malloc_trim(0);
+    rl_allocator_release();
     uint64_t base_rss = rl_rss_bytes();
     struct rl_keyed *keyed = rl_keyed_create(&cfg, err, sizeof err);
     if (keyed == NULL)
@@ -142,7 +142,8 @@ int rl_cmd_keys(int argc, char **argv)
         rl_cli_usage_error(cmd, "%s: %s", cfg.algo->name, err);
     cfg.algo->destroy(probe);
 
-    printf("keyed %s: memory per key (RSS growth ÷ keys, glibc malloc)\n", cfg.algo->name);
+    printf("keyed %s: memory per key (RSS growth ÷ keys, %s)\n", cfg.algo->name,
+           rl_allocator_name());
     printf("%10s %14s\n", "keys", "bytes_per_key");
     for (size_t i = 0; i < count_n; i++) {
         rl_cli_progress("keys: %llu keys", (unsigned long long)counts[i]);
