@@ -55,6 +55,7 @@ enum rl_cli_option {
     OPT_REDIS,
     OPT_ON_ERROR,
     OPT_CLIENT_SKEW,
+    OPT_SPEED,
 };
 
 #define RL_CLI_HELP_OPTION {"help", no_argument, NULL, OPT_HELP}

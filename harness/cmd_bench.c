@@ -61,6 +61,41 @@ static size_t run_sim_grid(const struct rl_suite_run *run, const struct rl_confi
     return count;
 }
 
+/* Each replay algorithm on each replay workload, once (a replay takes the
+ * trace's own time: 2 s here), appended to rows. */
+static size_t run_replays(const struct rl_suite_run *run, const struct rl_config *cfg,
+                          struct rl_result *rows)
+{
+    size_t count = 0;
+    for (const char *const *w = run->replay_workloads; w && *w && !rl_interrupted; w++) {
+        struct rl_workload_params params;
+        rl_workload_defaults(&params, cfg->limit, cfg->interval_ns);
+        params.name = *w;
+        struct rl_trace trace = {0};
+        char err[512];
+        if (rl_workload_generate(&params, &trace, err, sizeof err) != 0)
+            rl_cli_run_error("bench", "%s", err);
+        for (size_t i = 0; i < run->replay_count && !rl_interrupted; i++) {
+            rl_cli_progress("bench: replay %s on %s", run->replay_algos[i]->name, *w);
+            struct rl_replay_params rp = {.algo = run->replay_algos[i],
+                                          .cfg = *cfg,
+                                          .trace = &trace,
+                                          .threads = run->replay_threads,
+                                          .speed = 1,
+                                          .clock = "monotonic"};
+            if (rl_measure_replay(&rp, *w, params.seed, 1, &rows[count], err, sizeof err) != 0) {
+                if (rl_interrupted)
+                    break;
+                rl_cli_run_error("bench", "replay %s on %s: %s", rp.algo->name, *w, err);
+            }
+            count++;
+        }
+        rl_trace_free(&trace);
+    }
+    rl_cli_progress_done();
+    return count;
+}
+
 static void write_csv(const char *path, const struct rl_result *rows, size_t count)
 {
     struct rl_context ctx;
@@ -103,7 +138,7 @@ int rl_cmd_bench(int argc, char **argv)
     }
     if (optind < argc)
         rl_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-    const char *accepted = "quick, threads, memory-order, clocks, keys, redis";
+    const char *accepted = "quick, threads, memory-order, accuracy, clocks, keys, redis";
     if (suite_name == NULL)
         rl_cli_usage_error(cmd, "--suite is required (accepted: %s)", accepted);
     const struct rl_suite *suite = rl_suite_find(suite_name);
@@ -125,7 +160,7 @@ int rl_cmd_bench(int argc, char **argv)
 
     struct rl_suite_run run = {0};
     suite->plan(&run, all, all_count, (unsigned)reps, &cfg);
-    size_t planned = run.sim_count * 5;
+    size_t planned = run.sim_count * 5 + run.replay_count * 5;
     for (size_t p = 0; p < run.plan_count; p++)
         planned += rl_stress_plan_rows(&run.plans[p]);
     struct rl_result *rows = calloc(planned ? planned : 1, sizeof *rows);
@@ -134,6 +169,8 @@ int rl_cmd_bench(int argc, char **argv)
 
     rl_stress_install_signals();
     size_t sim_done = run_sim_grid(&run, &cfg, rows), done = sim_done;
+    size_t replay_done = rl_interrupted ? 0 : run_replays(&run, &cfg, rows + done);
+    done += replay_done;
     size_t plan_start[RL_SUITE_MAX_PLANS + 1] = {0};
     bool interrupted = rl_interrupted, failed = false;
     size_t p = 0;
@@ -156,6 +193,11 @@ int rl_cmd_bench(int argc, char **argv)
         printf("\naccuracy (sim, virtual time, L=%llu per %s):\n", (unsigned long long)cfg.limit,
                rl_format_duration(cfg.interval_ns, interval, sizeof interval));
         rl_table_accuracy(stdout, rows, sim_done);
+    }
+    if (replay_done) {
+        printf("\nreplay (open loop, %u threads; latency from each attempt's due time):\n",
+               run.replay_threads);
+        rl_table_replay(stdout, rows + sim_done, replay_done);
     }
     for (size_t i = 0; i < p; i++) {
         printf("\nspeed: %s (median of %llu):\n", run.plan_labels[i], (unsigned long long)reps);

@@ -14,6 +14,7 @@ static const struct {
     {"list", rl_cmd_list, "list the algorithms: name, family, promise, thread safety, summary"},
     {"sim", rl_cmd_sim, "replay a trace or workload in virtual time and check every decision"},
     {"stress", rl_cmd_stress, "closed-loop threads: ns/op, Mops/s, ratio to faa, accuracy"},
+    {"replay", rl_cmd_replay, "send a trace on time from T threads: latency percentiles, accuracy"},
     {"trace", rl_cmd_trace, "write a generated workload as a trace CSV (t_ns,key,n)"},
     {"check", rl_cmd_check, "check any decision log (t_ns,key,n,admitted,thread) against L, I"},
     {"clocks", rl_cmd_clocks, "measure each clock's cost per read and resolution"},
@@ -49,8 +50,8 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(argv[1], commands[i].name) == 0)
             return commands[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "ratelab: unknown command '%s' (accepted: list, sim, stress, trace, check, "
-                    "clocks, keys, bench; see ratelab --help)\n",
+    fprintf(stderr, "ratelab: unknown command '%s' (accepted: list, sim, stress, replay, trace, "
+                    "check, clocks, keys, bench; see ratelab --help)\n",
             argv[1]);
     return 2;
 }

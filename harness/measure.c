@@ -114,6 +114,57 @@ int rl_measure_stress(const struct rl_stress_params *p, unsigned rep, struct rl_
     return rc;
 }
 
+int rl_measure_replay(const struct rl_replay_params *p, const char *workload, uint64_t seed,
+                      unsigned rep, struct rl_result *r, char *err, size_t err_len)
+{
+    struct rl_replay_outcome run;
+    if (rl_replay_run(p, &run, err, err_len) != 0)
+        return -1;
+    memset(r, 0, sizeof *r);
+    r->algo = p->algo;
+    r->mode = "replay";
+    r->workload = workload;
+    r->clock = p->clock;
+    r->threads = p->threads;
+    r->cpus = online_cpus();
+    r->rep = rep;
+    r->cfg = p->cfg;
+    r->keys = p->trace->key_count;
+    r->seed = seed;
+    r->attempts = run.attempts;
+    r->admits = run.admits;
+    r->rejects = run.rejects;
+    r->errors = run.errors;
+    r->duration_ns = run.wall_ns;
+    /* open loop: the time for one call is the service time; mops is the
+     * rate achieved, which is the trace's when the threads keep up */
+    r->ns_per_op = run.attempts ? rl_histogram_mean(&run.service) : NAN;
+    r->mops = run.wall_ns ? (double)run.attempts * 1e3 / (double)run.wall_ns : NAN;
+    r->ratio_faa = r->ratio_noop = NAN;
+    r->clock_reads_per_op = run.attempts ? (double)run.clock_reads / (double)run.attempts : NAN;
+    r->has_latency = true;
+    r->speed = p->speed == 0 ? 1.0 : p->speed;
+    r->lat_p50_ns = rl_histogram_percentile(&run.latency, 50);
+    r->lat_p90_ns = rl_histogram_percentile(&run.latency, 90);
+    r->lat_p99_ns = rl_histogram_percentile(&run.latency, 99);
+    r->lat_p999_ns = rl_histogram_percentile(&run.latency, 99.9);
+    r->lat_max_ns = run.latency.max;
+    r->late_p50_ns = rl_histogram_percentile(&run.lateness, 50);
+    r->late_p99_ns = rl_histogram_percentile(&run.lateness, 99);
+    r->late_max_ns = run.lateness.max;
+    r->svc_p50_ns = rl_histogram_percentile(&run.service, 50);
+    r->svc_p99_ns = rl_histogram_percentile(&run.service, 99);
+    int rc = 0;
+    if (run.interrupted) {
+        snprintf(err, err_len, "interrupted");
+        rc = -1;
+    } else {
+        rc = check_into(&run.log, &p->cfg, r, err, err_len);
+    }
+    rl_replay_outcome_free(&run);
+    return rc;
+}
+
 /* r's ns_per_op ÷ that of the `floor` row run alongside it; NAN if none. */
 static double ratio_to(const struct rl_result *r, const struct rl_result *rows, size_t count,
                        const char *floor)

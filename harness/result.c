@@ -131,6 +131,18 @@ static void emit_columns(struct emitter *e, const struct rl_result *r,
     text(e, "cflags", ctx->cflags);
     text(e, "allocator", ctx->allocator);
     text(e, "date", ctx->date);
+    bool lat = r->has_latency;
+    real(e, "speed", lat ? r->speed : NAN);
+    u64(e, "lat_p50_ns", r->lat_p50_ns, lat);
+    u64(e, "lat_p90_ns", r->lat_p90_ns, lat);
+    u64(e, "lat_p99_ns", r->lat_p99_ns, lat);
+    u64(e, "lat_p999_ns", r->lat_p999_ns, lat);
+    u64(e, "lat_max_ns", r->lat_max_ns, lat);
+    u64(e, "late_p50_ns", r->late_p50_ns, lat);
+    u64(e, "late_p99_ns", r->late_p99_ns, lat);
+    u64(e, "late_max_ns", r->late_max_ns, lat);
+    u64(e, "svc_p50_ns", r->svc_p50_ns, lat);
+    u64(e, "svc_p99_ns", r->svc_p99_ns, lat);
 }
 
 /* ---- CSV ---------------------------------------------------------------- */

@@ -13,14 +13,14 @@
 
 struct rl_result {
     const struct rl_algo *algo;
-    const char *mode;     /* sim | stress */
+    const char *mode;     /* sim | stress | replay */
     const char *workload; /* generator name, trace file, or "closed_loop" */
     const char *clock;
     unsigned threads, cpus, rep;
     struct rl_config cfg;
     uint64_t keys, seed;
     uint64_t attempts, admits, rejects, errors;
-    uint64_t duration_ns;  /* stress: wall time measured; sim: the trace's span */
+    uint64_t duration_ns;  /* stress, replay: wall time measured; sim: the trace's span */
     double ns_per_op;      /* per thread: how long one call takes */
     double mops;           /* all threads: million attempts per second */
     double ratio_faa;      /* ns_per_op ÷ faa's at the same threads, NAN if none */
@@ -37,6 +37,12 @@ struct rl_result {
     uint64_t hold_ns;        /* how long each permit was held */
     uint64_t keys_live;      /* keyed stress: keys held at the end of the run */
     double bytes_per_key;    /* keyed stress: resident-set growth ÷ keys_live, NAN otherwise */
+    /* replay only (has_latency): ns, from the merged histograms (replay.h) */
+    bool has_latency;
+    double speed;            /* the trace's times were divided by this */
+    uint64_t lat_p50_ns, lat_p90_ns, lat_p99_ns, lat_p999_ns, lat_max_ns; /* from the due time */
+    uint64_t late_p50_ns, late_p99_ns, late_max_ns; /* actual send − due time */
+    uint64_t svc_p50_ns, svc_p99_ns;                /* the call alone */
 };
 
 /* "yes", "no", or "n/a" (nothing checked, nothing promised, or events

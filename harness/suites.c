@@ -187,6 +187,30 @@ static void plan_redis(struct rl_suite_run *run, const struct rl_algo **algos, s
     run->plan_count = n > 1 ? 1 : 0;
 }
 
+static bool accuracy_representatives(const struct rl_algo *a)
+{
+    static const char *const names[] = {"fw_cas",      "fw_aligned",      "tb_cas", "gcra_cas",
+                                        "sliding_log", "sliding_counter", "wheel",  NULL};
+    return named(a, names);
+}
+
+static void plan_accuracy(struct rl_suite_run *run, const struct rl_algo **algos, size_t count,
+                          unsigned reps, const struct rl_config *cfg)
+{
+    (void)reps, (void)cfg;
+    static const struct rl_algo *chosen[MAX_ALGOS];
+    static const char *const bursts[] = {"onoff", "boundary", "flash", NULL};
+    run->sim_algos = algos;
+    run->sim_count = count;
+    run->sim_workloads = every_workload;
+    run->sim_remote_workload = "boundary";
+    size_t n = pick(algos, count, accuracy_representatives, chosen);
+    run->replay_algos = chosen + 1; /* pick() puts faa first: not needed here */
+    run->replay_count = n ? n - 1 : 0;
+    run->replay_workloads = bursts;
+    run->replay_threads = 2;
+}
+
 static const struct rl_suite quick = {
     "quick",
     "every algorithm in sim on every workload (Redis: boundary), every thread-safe one in "
@@ -205,12 +229,17 @@ static const struct rl_suite clocks = {
 static const struct rl_suite keys = {
     "keys", "one algorithm of each design through the keyed container at 10^3 to 10^6 keys",
     plan_keys};
+static const struct rl_suite accuracy = {
+    "accuracy",
+    "every algorithm in sim on every workload (Redis: boundary), and one of each design "
+    "replayed open loop on the burst workloads (onoff, boundary, flash) by 2 threads",
+    plan_accuracy};
 static const struct rl_suite redis = {
     "redis", "the Redis algorithms at 1, 10 and 100 client threads, with redis_noop, recorded",
     plan_redis};
 
-const struct rl_suite *const rl_suites[] = {&quick, &threads, &memory_order, &clocks, &keys,
-                                            &redis, NULL};
+const struct rl_suite *const rl_suites[] = {&quick,  &threads, &memory_order, &accuracy,
+                                            &clocks, &keys,    &redis,        NULL};
 
 const struct rl_suite *rl_suite_find(const char *name)
 {

@@ -16,6 +16,11 @@ struct rl_suite_run {
     size_t sim_count;
     const char *const *sim_workloads; /* NULL-terminated */
     const char *sim_remote_workload;
+    /* replay: these algorithms on these workloads, open loop, `replay_threads` senders */
+    const struct rl_algo **replay_algos;
+    size_t replay_count;
+    const char *const *replay_workloads; /* NULL-terminated, or NULL for none */
+    unsigned replay_threads;
     /* stress: plans run one after the other, each with a label for the tables */
     struct rl_stress_plan plans[RL_SUITE_MAX_PLANS];
     const char *plan_labels[RL_SUITE_MAX_PLANS];

@@ -168,3 +168,62 @@ done:
     free(faa);
     free(noop);
 }
+
+/* A duration with three significant digits and its unit: "412ns",
+ * "1.23us", "45.6ms", "2.00s". */
+static const char *latency(char *buf, size_t len, uint64_t ns)
+{
+    static const struct {
+        double scale;
+        const char *unit;
+    } units[] = {{1e9, "s"}, {1e6, "ms"}, {1e3, "us"}};
+    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+        if ((double)ns >= units[i].scale * 0.9995) { /* 999.6us prints as 1.00ms */
+            double v = (double)ns / units[i].scale;
+            snprintf(buf, len, v < 10 ? "%.2f%s" : v < 100 ? "%.1f%s" : "%.0f%s", v,
+                     units[i].unit);
+            return buf;
+        }
+    snprintf(buf, len, "%lluns", (unsigned long long)ns);
+    return buf;
+}
+
+void rl_table_replay(FILE *out, const struct rl_result *rows, size_t count)
+{
+    int width = name_width(rows, count);
+    bool reps = false;
+    for (size_t i = 0; i < count; i++)
+        reps |= rows[i].rep > 1;
+    fprintf(out, "%-*s%s %8s %8s %8s %8s %8s %8s %8s %9s %9s %9s %9s %6s %5s\n", width, "algo",
+            reps ? " rep" : "", "p50", "p90", "p99", "p99.9", "max", "late_max", "call_p99",
+            "sliding/L", "aligned/L", "false_adm", "false_rej", "util", "held");
+    for (size_t i = 0; i < count; i++) {
+        const struct rl_result *r = &rows[i];
+        if (!r->has_latency)
+            continue;
+        char p50[16], p90[16], p99[16], p999[16], max[16], late[16], call[16];
+        char sliding[32] = "-", aligned[32] = "-", fa[32] = "-", fr[32] = "-", util[32] = "-";
+        if (r->checked) {
+            ratio(sliding, sizeof sliding, r->m.max_sliding, r->cfg.limit);
+            ratio(aligned, sizeof aligned, r->m.max_aligned, r->cfg.limit);
+        }
+        if (r->checked && r->complete) {
+            double u = rl_check_utilization(&r->m, true);
+            if (isfinite(u))
+                snprintf(util, sizeof util, "%.3f", u);
+            snprintf(fa, sizeof fa, "%llu", (unsigned long long)r->m.false_admits);
+            snprintf(fr, sizeof fr, "%llu", (unsigned long long)r->m.false_rejects);
+        }
+        char rep[16] = "";
+        if (reps)
+            snprintf(rep, sizeof rep, " %3u", r->rep);
+        fprintf(out, "%-*s%s %8s %8s %8s %8s %8s %8s %8s %9s %9s %9s %9s %6s %5s\n", width,
+                r->algo->name, rep, latency(p50, sizeof p50, r->lat_p50_ns),
+                latency(p90, sizeof p90, r->lat_p90_ns), latency(p99, sizeof p99, r->lat_p99_ns),
+                latency(p999, sizeof p999, r->lat_p999_ns),
+                latency(max, sizeof max, r->lat_max_ns),
+                latency(late, sizeof late, r->late_max_ns),
+                latency(call, sizeof call, r->svc_p99_ns), sliding, aligned, fa, fr, util,
+                rl_result_promise_held(r));
+    }
+}

@@ -5,7 +5,8 @@
 #
 # Which figures a file makes follows from its suite, the start of its name
 # (quick-, threads-, memory-order-, accuracy-, keys-, redis-): accuracy bars
-# from sim rows, throughput against threads, memory orders, keys, Redis.
+# from sim rows, latency CDFs from replay rows, throughput against threads,
+# memory orders, keys, Redis.
 # The boundary picture needs no file: it replays the boundary workload with
 # RATELAB (sim is deterministic) and draws the decisions. Every number
 # drawn comes from a CSV; none is typed here.
@@ -39,6 +40,12 @@ for csv in "$@"; do
                 > "$data/$name-accuracy-$w.dat"
         done
         draw "$name-accuracy" accuracy.gp "stem='$data/$name-accuracy'; workloads='$workloads'"
+        ;;
+    esac
+    case $name in
+    accuracy*)
+        awk -F, -f "$here/latency.awk" "$csv" > "$data/$name-latency.dat"
+        draw "$name-latency" latency.gp "data='$data/$name-latency.dat'"
         ;;
     esac
     case $name in

@@ -1,0 +1,18 @@
+# latency.gp — decision latency from `replay`, counted from each attempt's
+# due time (no coordinated omission), as a CDF through p50, p90, p99, p99.9
+# and max; one panel a workload. Data: latency.awk → `data`.
+load 'plots/common.gp'
+workloads = system("awk 'NF {print $1}' ".data." | awk '!seen[$0]++' | tr '\n' ' '")
+set multiplot layout 1, words(workloads) title "Open-loop decision latency from the due time: p50, p90, p99, p99.9, max" font ',14'
+set logscale x 10
+set xlabel 'latency (us)'
+set ylabel 'fraction of decisions'
+set yrange [0.45:1.02]
+set ytics ('0.5' 0.5, '0.9' 0.9, '0.99' 0.99, '' 0.999, 'max' 1)
+set key inside left top noopaque nobox font ',9'
+do for [w in workloads] {
+    set title w
+    algos = system("awk -v w=".w." '$1 == w {print $2}' ".data." | awk '!seen[$0]++' | tr '\n' ' '")
+    plot for [a in algos] data using (strcol(1) eq w && strcol(2) eq a ? $3 : NaN):4 with linespoints lw 2 pt 7 ps 0.7 title a
+}
+unset multiplot
