@@ -171,7 +171,7 @@ check-unit: $(TESTS) $(RATELAB)
 	RATELAB_BIN=$(RATELAB) $(TESTS)
 
 check-teach: $(TEACH_TESTS) $(TEACH_BIN)
-	RATELAB_BIN=$(TEACH_BIN) $(TEACH_TESTS) teach
+	RATELAB_BIN=$(TEACH_BIN) RATELAB_RACE_NS=20000 $(TEACH_TESTS) teach
 
 check-tsan: $(TESTS)
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 $(TESTS) $(THREADED_SUITES)

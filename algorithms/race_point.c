@@ -2,13 +2,17 @@
 #include "race_point.h"
 
 #ifdef RL_TEACH
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
 
-/* Spin rather than sleep: a sleep hands the core away for far longer than
- * the race window we want to open, and a yield returns at once when the
- * other core's thread is all there is. RATELAB_RACE_NS overrides 3000 ns. */
+/* Spin, then yield once. The spin opens the window while the other thread
+ * runs on the other core; the yield opens it when both threads share one
+ * core (another process holds the second), by handing the core to the other
+ * thread. On an idle machine the yield returns at once. A sleep would hand
+ * the core away for far longer than the window. RATELAB_RACE_NS overrides
+ * the spin's 3000 ns. */
 static uint64_t race_spin_ns(void)
 {
     static uint64_t spin_ns;
@@ -31,6 +35,7 @@ void rl_race_widen(void)
     do
         clock_gettime(CLOCK_MONOTONIC, &ts);
     while ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec < until);
+    sched_yield();
 }
 #else
 /* ISO C forbids an empty translation unit. */
