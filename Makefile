@@ -162,6 +162,7 @@ $(TEACH_TESTS): $(TEACH_TEST_OBJS) build/teach/libratelab.a
 THREADED_SUITES := 'stress*'
 
 test: deps
+	$(MAKE) --no-print-directory gbench
 	$(MAKE) --no-print-directory check-unit
 	$(MAKE) --no-print-directory check-teach
 	$(MAKE) --no-print-directory SAN=thread MALLOC= check-tsan
@@ -233,3 +234,31 @@ FORCE:
 
 -include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(TEACH_LIB_OBJS:.o=.d) $(TEACH_TEST_OBJS:.o=.d)
 -include $(BUILD)/obj/harness/main.d build/teach/obj/harness/main.d
+
+# ---- Google Benchmark ----------------------------------------------------
+# build/ratelab-gbench: the one C++ file (harness/gbench_shim.cc) registers
+# every in-process, thread-safe algorithm with Google Benchmark (Debian's
+# libbenchmark-dev). gbench-check measures the same algorithms with it and
+# with `ratelab stress`, single-threaded, and prints the ratio of their ns/op.
+CXX      ?= g++
+CXXFLAGS ?= -O2 -g
+GBENCH   := $(BUILD)/ratelab-gbench
+ALL_CXXFLAGS = -std=c++17 $(WARN) $(CXXFLAGS) $(SANFLAGS) -pthread $(INCLUDE) -MMD -MP
+
+.PHONY: gbench gbench-check
+
+gbench: $(GBENCH)
+
+$(BUILD)/obj/harness/gbench_shim.o: harness/gbench_shim.cc
+	@mkdir -p $(dir $@)
+	$(call say,CXX,$@)
+	$(Q)$(CXX) $(ALL_CXXFLAGS) -c $< -o $@
+
+$(GBENCH): $(BUILD)/obj/harness/gbench_shim.o $(LIBRATELAB)
+	$(call say,LD,$@)
+	$(Q)$(CXX) $(ALL_LDFLAGS) $^ -lbenchmark $(LDLIBS) -o $@
+
+gbench-check: $(GBENCH) $(RATELAB)
+	sh harness/gbench_check.sh $(GBENCH) $(RATELAB)
+
+-include $(BUILD)/obj/harness/gbench_shim.d
