@@ -6,10 +6,10 @@ workloads = system("awk 'NF {print $1}' ".data." | awk '!seen[$0]++' | tr '\n' '
 set multiplot layout 1, words(workloads) title "Open-loop decision latency from the due time: p50, p90, p99, p99.9, max" font ',14'
 set logscale x 10
 set xlabel 'latency (us)'
-set ylabel 'fraction of decisions'
-set yrange [0.45:1.02]
-set ytics ('0.5' 0.5, '0.9' 0.9, '0.99' 0.99, '' 0.999, 'max' 1)
-set key inside left top noopaque nobox font ',9'
+set ylabel 'percentile'
+set yrange [0:4.2]
+set ytics ('p50' 0.30103, 'p90' 1, 'p99' 2, 'p99.9' 3, 'max' 4)
+set key inside right bottom noopaque nobox font ',9'
 do for [w in workloads] {
     set title w
     algos = system("awk -v w=".w." '$1 == w {print $2}' ".data." | awk '!seen[$0]++' | tr '\n' ' '")

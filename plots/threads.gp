@@ -11,7 +11,7 @@ set logscale x 2
 set logscale y 10
 set xlabel 'threads'
 set ylabel 'Mops/s (all threads)'
-set key inside right bottom noopaque nobox font ',9'
+set key outside right top noopaque nobox font ',8' samplen 1
 do for [f in families] {
     set title f
     algos = system("awk '$1 == \"".f."\" {print $2}' ".data." | awk '!seen[$0]++' | tr '\n' ' '")
