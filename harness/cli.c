@@ -1,6 +1,7 @@
 /* cli.c — option handling shared by the subcommands (see cli.h). */
 #include "cli.h"
 
+#include "outfile.h"
 #include "parse.h"
 #include "redis_server.h"
 
@@ -335,4 +336,32 @@ void rl_cli_progress_done(void)
     if (progress_shown)
         fputs("\r\033[K", stderr);
     progress_shown = false;
+}
+
+void rl_cli_write_rows(const char *cmd, enum rl_cli_format format, const char *out_path,
+                       const struct rl_result *rows, size_t count)
+{
+    struct rl_context ctx;
+    rl_context_init(&ctx);
+    if (format == RL_FORMAT_CSV) {
+        rl_result_csv_header(stdout);
+        for (size_t i = 0; i < count; i++)
+            rl_result_csv_row(stdout, &rows[i], &ctx);
+    } else if (format == RL_FORMAT_JSON) {
+        rl_result_json_begin(stdout);
+        for (size_t i = 0; i < count; i++)
+            rl_result_json_row(stdout, &rows[i], &ctx, i == 0);
+        rl_result_json_end(stdout);
+    }
+    if (out_path == NULL)
+        return;
+    struct rl_outfile out;
+    char err[512];
+    if (rl_outfile_open(&out, out_path, err, sizeof err) != 0)
+        rl_cli_run_error(cmd, "%s", err);
+    rl_result_csv_header(out.fp);
+    for (size_t i = 0; i < count; i++)
+        rl_result_csv_row(out.fp, &rows[i], &ctx);
+    if (rl_outfile_commit(&out, err, sizeof err) != 0)
+        rl_cli_run_error(cmd, "%s", err);
 }

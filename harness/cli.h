@@ -6,6 +6,7 @@
 
 #include "generators.h"
 #include "keyed.h"
+#include "result.h"
 #include "rl.h"
 #include "trace.h"
 
@@ -140,6 +141,12 @@ enum rl_keyed_expiry rl_cli_parse_expiry(const char *cmd, const char *arg);
 
 enum rl_cli_format { RL_FORMAT_TABLE, RL_FORMAT_CSV, RL_FORMAT_JSON };
 enum rl_cli_format rl_cli_parse_format(const char *cmd, const char *arg);
+
+/* Result rows on stdout as csv or json (nothing for table), and, when
+ * out_path is given, as CSV in that file, written whole (outfile.h). A
+ * failed write exits 1 with one line. */
+void rl_cli_write_rows(const char *cmd, enum rl_cli_format format, const char *out_path,
+                       const struct rl_result *rows, size_t count);
 
 /* Progress on stderr, only when stderr is a terminal (DESIGN §8). */
 void rl_cli_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

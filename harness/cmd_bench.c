@@ -5,7 +5,6 @@
 #include "cli.h"
 #include "commands.h"
 #include "measure.h"
-#include "outfile.h"
 #include "parse.h"
 #include "stress.h"
 #include "suites.h"
@@ -96,21 +95,6 @@ static size_t run_replays(const struct rl_suite_run *run, const struct rl_config
     return count;
 }
 
-static void write_csv(const char *path, const struct rl_result *rows, size_t count)
-{
-    struct rl_context ctx;
-    rl_context_init(&ctx);
-    struct rl_outfile out;
-    char err[512];
-    if (rl_outfile_open(&out, path, err, sizeof err) != 0)
-        rl_cli_run_error("bench", "%s", err);
-    rl_result_csv_header(out.fp);
-    for (size_t i = 0; i < count; i++)
-        rl_result_csv_row(out.fp, &rows[i], &ctx);
-    if (rl_outfile_commit(&out, err, sizeof err) != 0)
-        rl_cli_run_error("bench", "%s", err);
-}
-
 int rl_cmd_bench(int argc, char **argv)
 {
     static const struct option options[] = {RL_CLI_HELP_OPTION,
@@ -182,7 +166,7 @@ int rl_cmd_bench(int argc, char **argv)
                                    sizeof err);
     }
     plan_start[p] = done;
-    write_csv(out_path, rows, done);
+    rl_cli_write_rows(cmd, RL_FORMAT_TABLE, out_path, rows, done);
 
     printf("bench %s on %s (%s, %u cpus), git %s\n", suite->name, ctx.host, ctx.cpu_model,
            ctx.cores, ctx.git_rev);

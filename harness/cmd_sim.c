@@ -121,18 +121,8 @@ int rl_cmd_sim(int argc, char **argv)
     }
     rl_cli_progress_done();
 
-    struct rl_context ctx;
-    rl_context_init(&ctx);
-    if (format == RL_FORMAT_CSV) {
-        rl_result_csv_header(stdout);
-        for (size_t i = 0; i < algo_count; i++)
-            rl_result_csv_row(stdout, &rows[i], &ctx);
-    } else if (format == RL_FORMAT_JSON) {
-        rl_result_json_begin(stdout);
-        for (size_t i = 0; i < algo_count; i++)
-            rl_result_json_row(stdout, &rows[i], &ctx, i == 0);
-        rl_result_json_end(stdout);
-    } else {
+    rl_cli_write_rows(cmd, format, NULL, rows, algo_count);
+    if (format == RL_FORMAT_TABLE) {
         char interval[32];
         printf("sim: L=%llu per %s, %s: %zu attempts over %u key%s\n\n",
                (unsigned long long)cfg.limit,

@@ -3,7 +3,6 @@
 #include "cli.h"
 #include "clock.h"
 #include "commands.h"
-#include "outfile.h"
 #include "parse.h"
 #include "stress.h"
 #include "stress_plan.h"
@@ -51,34 +50,6 @@ static void stress_help(void)
            "  --out FILE        write every row as CSV (temporary name, then renamed)\n"
            "  --format F        table (default), csv or json on stdout\n\n%s\n%s",
            rl_cli_limiter_help, rl_cli_remote_help);
-}
-
-static void write_rows(const char *cmd, enum rl_cli_format format, const char *out_path,
-                       const struct rl_result *rows, size_t count)
-{
-    struct rl_context ctx;
-    rl_context_init(&ctx);
-    if (format == RL_FORMAT_CSV) {
-        rl_result_csv_header(stdout);
-        for (size_t i = 0; i < count; i++)
-            rl_result_csv_row(stdout, &rows[i], &ctx);
-    } else if (format == RL_FORMAT_JSON) {
-        rl_result_json_begin(stdout);
-        for (size_t i = 0; i < count; i++)
-            rl_result_json_row(stdout, &rows[i], &ctx, i == 0);
-        rl_result_json_end(stdout);
-    }
-    if (out_path == NULL)
-        return;
-    struct rl_outfile out;
-    char err[512];
-    if (rl_outfile_open(&out, out_path, err, sizeof err) != 0)
-        rl_cli_run_error(cmd, "%s", err);
-    rl_result_csv_header(out.fp);
-    for (size_t i = 0; i < count; i++)
-        rl_result_csv_row(out.fp, &rows[i], &ctx);
-    if (rl_outfile_commit(&out, err, sizeof err) != 0)
-        rl_cli_run_error(cmd, "%s", err);
 }
 
 int rl_cmd_stress(int argc, char **argv)
@@ -253,7 +224,7 @@ int rl_cmd_stress(int argc, char **argv)
         if (plan.record)
             rl_stress_plan_print_overhead(stdout, rows, done);
     }
-    write_rows(cmd, format, out_path, rows, done);
+    rl_cli_write_rows(cmd, format, out_path, rows, done);
     free(rows);
     if (interrupted || failed) {
         fprintf(stderr, "ratelab stress: %s%s after %zu of %zu runs%s%s\n",
