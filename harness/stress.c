@@ -73,7 +73,8 @@ struct worker {
 
 /* One attempt on the limiter, or on the drawn key's limiter; an error is
  * counted and then turned into what the caller does with it. */
-static inline enum rl_decision decide(struct worker *w, uint32_t *key, bool *failed)
+__attribute__((always_inline)) static inline enum rl_decision decide(struct worker *w, uint32_t *key,
+                                                                    bool *failed)
 {
     struct stress_shared *sh = w->shared;
     enum rl_decision d;

@@ -1,0 +1,20 @@
+/* cli_run.h — run the ratelab binary as a user meets it, for the CLI
+ * suites: RATELAB_BIN names the binary (the Makefile sets it). */
+#ifndef RL_TEST_CLI_RUN_H
+#define RL_TEST_CLI_RUN_H
+
+struct rl_cli_outcome {
+    int status; /* exit status, -1 if it did not exit */
+    char out[65536];
+    char err[4096];
+    int err_lines;
+};
+
+/* Runs `ratelab ARGS` through the shell, stdout and stderr captured. */
+void rl_cli_run(struct rl_cli_outcome *o, const char *args);
+
+/* Asserts `ratelab ARGS` exits 2 with exactly one stderr line containing
+ * needle; the failure message quotes what it printed. */
+void rl_cli_expect_usage_error(const char *args, const char *needle);
+
+#endif
