@@ -57,6 +57,7 @@ enum rl_cli_option {
     OPT_ON_ERROR,
     OPT_CLIENT_SKEW,
     OPT_SPEED,
+    OPT_LATENCY_OUT,
 };
 
 #define RL_CLI_HELP_OPTION {"help", no_argument, NULL, OPT_HELP}

@@ -10,6 +10,7 @@
 #include "suites.h"
 #include "table.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,9 @@ static void bench_help(void)
     printf("\nThe Redis algorithms run against a private redis-server (or --redis ADDR);\n"
            "without redis-server they are skipped, and a line on stderr says so.\n\n"
            "  --reps R   stress repetitions (default 3)\n"
-           "  --out FILE the results CSV (default: results/<suite>-<host>.csv)\n");
+           "  --out FILE the results CSV (default: results/<suite>-<host>.csv); a suite with\n"
+           "             replays also writes their whole latency distributions beside it,\n"
+           "             as latency-FILE\n");
 }
 
 /* The sim grid: each algorithm on each workload (a Redis one on one
@@ -61,9 +64,10 @@ static size_t run_sim_grid(const struct rl_suite_run *run, const struct rl_confi
 }
 
 /* Each replay algorithm on each replay workload, once (a replay takes the
- * trace's own time: 2 s here), appended to rows. */
+ * trace's own time: 2 s here), appended to rows, with each run's latency
+ * distribution in the same place of cdfs. */
 static size_t run_replays(const struct rl_suite_run *run, const struct rl_config *cfg,
-                          struct rl_result *rows)
+                          struct rl_result *rows, struct rl_latency_cdf *cdfs)
 {
     size_t count = 0;
     for (const char *const *w = run->replay_workloads; w && *w && !rl_interrupted; w++) {
@@ -82,7 +86,8 @@ static size_t run_replays(const struct rl_suite_run *run, const struct rl_config
                                           .threads = run->replay_threads,
                                           .speed = 1,
                                           .clock = "monotonic"};
-            if (rl_measure_replay(&rp, *w, params.seed, 1, &rows[count], err, sizeof err) != 0) {
+            if (rl_measure_replay(&rp, *w, params.seed, 1, &rows[count], &cdfs[count], err,
+                                  sizeof err) != 0) {
                 if (rl_interrupted)
                     break;
                 rl_cli_run_error("bench", "replay %s on %s: %s", rp.algo->name, *w, err);
@@ -93,6 +98,15 @@ static size_t run_replays(const struct rl_suite_run *run, const struct rl_config
     }
     rl_cli_progress_done();
     return count;
+}
+
+/* Entries of a NULL-terminated list; 0 for NULL. */
+static size_t count_names(const char *const *names)
+{
+    size_t n = 0;
+    while (names && names[n])
+        n++;
+    return n;
 }
 
 int rl_cmd_bench(int argc, char **argv)
@@ -144,16 +158,21 @@ int rl_cmd_bench(int argc, char **argv)
 
     struct rl_suite_run run = {0};
     suite->plan(&run, all, all_count, (unsigned)reps, &cfg);
-    size_t planned = run.sim_count * 5 + run.replay_count * 5;
+    size_t replays = run.replay_count * count_names(run.replay_workloads);
+    size_t planned = run.sim_count * count_names(run.sim_workloads) + replays;
     for (size_t p = 0; p < run.plan_count; p++)
         planned += rl_stress_plan_rows(&run.plans[p]);
     struct rl_result *rows = calloc(planned ? planned : 1, sizeof *rows);
-    if (rows == NULL)
+    struct rl_latency_cdf *cdfs = calloc(replays ? replays : 1, sizeof *cdfs);
+    char latency_path[PATH_MAX];
+    if (rows == NULL || cdfs == NULL)
         rl_cli_run_error(cmd, "out of memory");
+    if (rl_latency_cdf_path(out_path, latency_path, sizeof latency_path) != 0)
+        rl_cli_usage_error(cmd, "--out: path too long");
 
     rl_stress_install_signals();
     size_t sim_done = run_sim_grid(&run, &cfg, rows), done = sim_done;
-    size_t replay_done = rl_interrupted ? 0 : run_replays(&run, &cfg, rows + done);
+    size_t replay_done = rl_interrupted ? 0 : run_replays(&run, &cfg, rows + done, cdfs);
     done += replay_done;
     size_t plan_start[RL_SUITE_MAX_PLANS + 1] = {0};
     bool interrupted = rl_interrupted, failed = false;
@@ -167,6 +186,9 @@ int rl_cmd_bench(int argc, char **argv)
     }
     plan_start[p] = done;
     rl_cli_write_rows(cmd, RL_FORMAT_TABLE, out_path, rows, done);
+    if (replay_done &&
+        rl_latency_cdf_write(latency_path, rows + sim_done, cdfs, replay_done, err, sizeof err) != 0)
+        rl_cli_run_error(cmd, "%s", err);
 
     printf("bench %s on %s (%s, %u cpus), git %s\n", suite->name, ctx.host, ctx.cpu_model,
            ctx.cores, ctx.git_rev);
@@ -191,6 +213,10 @@ int rl_cmd_bench(int argc, char **argv)
                                           plan_start[i + 1] - plan_start[i]);
     }
     printf("\nwrote %zu rows to %s\n", done, out_path);
+    if (replay_done)
+        printf("wrote the latency distributions of the %zu replays to %s\n", replay_done,
+               latency_path);
+    free(cdfs);
     free(rows);
     if (interrupted || failed) {
         fprintf(stderr, "ratelab bench: %s%s; the %zu finished rows were written to %s\n",

@@ -22,7 +22,7 @@ static void replay_help(void)
            "                      [--speed X] [--limit L --interval DUR] [--burst B]\n"
            "                      [--clock C] [--reps R] [--expiry E] [--client-skew DUR]\n"
            "                      [--redis ADDR] [--on-error admit|reject]\n"
-           "                      [--out FILE.csv] [--format F]\n\n"
+           "                      [--out FILE.csv] [--latency-out FILE.csv] [--format F]\n\n"
            "Open loop: attempt i of the trace is due at t0 + t_i / X on the wall clock and is\n"
            "sent by thread i mod T, whatever the limiter's speed. A thread that falls behind\n"
            "sends at once, and the decision's latency still counts from the due time (no\n"
@@ -42,6 +42,9 @@ static void replay_help(void)
            "  --expiry E        traces of several keys: never (default), lazy or sweeper\n"
            "  --client-skew DUR thread i's clock is off by −DUR + 2·DUR·i/(T−1), as in stress\n"
            "  --out FILE        write every row as CSV (temporary name, then renamed)\n"
+           "  --latency-out FILE  write each run's whole latency distribution: percentiles\n"
+           "                    from 0 to the max, 5 to every halving of the tail (columns:\n"
+           "                    results/README.md)\n"
            "  --format F        table (default), csv or json on stdout\n\n%s\n%s\n%s",
            rl_cli_limiter_help, rl_cli_workload_help, rl_cli_remote_help);
 }
@@ -108,9 +111,11 @@ int rl_cmd_replay(int argc, char **argv)
         {"expiry", required_argument, NULL, OPT_EXPIRY},
         {"client-skew", required_argument, NULL, OPT_CLIENT_SKEW},
         {"out", required_argument, NULL, OPT_OUT},
+        {"latency-out", required_argument, NULL, OPT_LATENCY_OUT},
         {"format", required_argument, NULL, OPT_FORMAT},
         {0}};
     const char *cmd = "replay", *algo_list = NULL, *trace_path = NULL, *out_path = NULL;
+    const char *latency_path = NULL;
     const char *redis = NULL;
     uint64_t threads = 1, reps = 1;
     enum rl_cli_format format = RL_FORMAT_TABLE;
@@ -161,6 +166,9 @@ int rl_cmd_replay(int argc, char **argv)
         case OPT_OUT:
             out_path = optarg;
             break;
+        case OPT_LATENCY_OUT:
+            latency_path = optarg;
+            break;
         case OPT_FORMAT:
             format = rl_cli_parse_format(cmd, optarg);
             break;
@@ -210,7 +218,8 @@ int rl_cmd_replay(int argc, char **argv)
 
     size_t planned = algo_count * reps, done = 0;
     struct rl_result *rows = calloc(planned, sizeof *rows);
-    if (rows == NULL)
+    struct rl_latency_cdf *cdfs = latency_path ? calloc(planned, sizeof *cdfs) : NULL;
+    if (rows == NULL || (latency_path && cdfs == NULL))
         rl_cli_run_error(cmd, "out of memory");
     rl_stress_install_signals();
     double seconds_each = (double)trace.attempts[trace.len - 1].t_ns / params.speed / 1e9;
@@ -220,8 +229,8 @@ int rl_cmd_replay(int argc, char **argv)
             rl_cli_progress("replay: %zu/%zu %s rep %u, ~%.0f s left", done + 1, planned,
                             algos[a]->name, rep, seconds_each * (double)(planned - done));
             params.algo = algos[a];
-            if (rl_measure_replay(&params, trace_name, generated.seed, rep, &rows[done], err,
-                                  sizeof err) != 0)
+            if (rl_measure_replay(&params, trace_name, generated.seed, rep, &rows[done],
+                                  cdfs ? &cdfs[done] : NULL, err, sizeof err) != 0)
                 failed = true;
             else
                 done++;
@@ -232,6 +241,9 @@ int rl_cmd_replay(int argc, char **argv)
     if (format == RL_FORMAT_TABLE)
         print_table(&params, trace_name, rows, done);
     rl_cli_write_rows(cmd, format, out_path, rows, done);
+    if (latency_path && rl_latency_cdf_write(latency_path, rows, cdfs, done, err, sizeof err) != 0)
+        rl_cli_run_error(cmd, "%s", err);
+    free(cdfs);
     free(rows);
     rl_trace_free(&trace);
     if (interrupted || failed) {

@@ -115,7 +115,8 @@ int rl_measure_stress(const struct rl_stress_params *p, unsigned rep, struct rl_
 }
 
 int rl_measure_replay(const struct rl_replay_params *p, const char *workload, uint64_t seed,
-                      unsigned rep, struct rl_result *r, char *err, size_t err_len)
+                      unsigned rep, struct rl_result *r, struct rl_latency_cdf *cdf, char *err,
+                      size_t err_len)
 {
     struct rl_replay_outcome run;
     if (rl_replay_run(p, &run, err, err_len) != 0)
@@ -154,6 +155,8 @@ int rl_measure_replay(const struct rl_replay_params *p, const char *workload, ui
     r->late_max_ns = run.lateness.max;
     r->svc_p50_ns = rl_histogram_percentile(&run.service, 50);
     r->svc_p99_ns = rl_histogram_percentile(&run.service, 99);
+    if (cdf)
+        rl_latency_cdf_from(cdf, &run.latency);
     int rc = 0;
     if (run.interrupted) {
         snprintf(err, err_len, "interrupted");

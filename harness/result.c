@@ -153,7 +153,7 @@ struct csv_sink {
     bool names;
 };
 
-static void csv_field(FILE *out, const char *value)
+void rl_csv_field(FILE *out, const char *value)
 {
     if (strpbrk(value, ",\"\n") == NULL) {
         fputs(value, out);
@@ -175,7 +175,7 @@ static void csv_emit(void *sink, const char *name, const char *value, bool is_te
     if (!s->first)
         fputc(',', s->out);
     s->first = false;
-    csv_field(s->out, s->names ? name : value);
+    rl_csv_field(s->out, s->names ? name : value);
 }
 
 void rl_result_csv_header(FILE *out)

@@ -56,6 +56,9 @@ const char *rl_result_promise_held(const struct rl_result *r);
  * max_aligned (weak); 0 when it promises nothing. */
 uint64_t rl_result_promised_bound(const struct rl_result *r);
 
+/* Writes one CSV field, quoted when it holds a comma, a quote or a newline. */
+void rl_csv_field(FILE *out, const char *value);
+
 void rl_result_csv_header(FILE *out);
 void rl_result_csv_row(FILE *out, const struct rl_result *r, const struct rl_context *ctx);
 

@@ -1,15 +1,14 @@
-# latency.awk — replay rows of a results CSV as points of a latency CDF:
-# "workload algo latency_us nines" for p50, p90, p99, p99.9 and max, where
-# nines = −log10(1 − fraction): 0.3, 1, 2, 3, and 4 standing for the max
-# (replay keeps those, not the whole histogram), one blank line between
-# algorithms so gnuplot draws each as its own line.
+# latency.awk — a latency file (`replay --latency-out`, or the latency-*.csv
+# a bench suite with replays writes) as CDF lines: "workload algo
+# latency_ns one_in", one_in = 1/(1 − percentile/100), the scale a tail is
+# read on (2 = p50, 1000 = p99.9; the max sits at the run's count). The
+# first repetition of each run only; a blank line between runs so gnuplot
+# draws each as its own line.
+BEGIN { FS = "," }
 NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
-$(col["mode"]) == "replay" {
-    if (n++) print ""
-    w = $(col["workload"]); a = $(col["algo"])
-    print w, a, $(col["lat_p50_ns"]) / 1000, 0.30103
-    print w, a, $(col["lat_p90_ns"]) / 1000, 1
-    print w, a, $(col["lat_p99_ns"]) / 1000, 2
-    print w, a, $(col["lat_p999_ns"]) / 1000, 3
-    print w, a, $(col["lat_max_ns"]) / 1000, 4
+$(col["rep"]) == 1 {
+    run = $(col["workload"]) SUBSEP $(col["algo"]) SUBSEP $(col["threads"]) SUBSEP $(col["speed"])
+    if (run != last && NR > 2) print ""
+    last = run
+    print $(col["workload"]), $(col["algo"]), $(col["latency_ns"]), $(col["one_in"])
 }

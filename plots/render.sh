@@ -4,8 +4,9 @@
 #   plots/render.sh OUTDIR RATELAB FILE.csv...
 #
 # Which figures a file makes follows from its suite, the start of its name
-# (quick-, threads-, memory-order-, accuracy-, keys-, redis-): accuracy bars
-# from sim rows, latency CDFs from replay rows, throughput against threads,
+# (quick-, threads-, memory-order-, accuracy-, keys-, redis-, latency-):
+# accuracy bars from sim rows, latency CDFs from a latency file (what
+# `bench` writes beside a suite with replays), throughput against threads,
 # memory orders, keys, Redis.
 # The boundary picture needs no file: it replays the boundary workload with
 # RATELAB (sim is deterministic) and draws the decisions. Every number
@@ -43,9 +44,9 @@ for csv in "$@"; do
         ;;
     esac
     case $name in
-    accuracy*)
-        awk -F, -f "$here/latency.awk" "$csv" > "$data/$name-latency.dat"
-        draw "$name-latency" latency.gp "data='$data/$name-latency.dat'"
+    latency-*)
+        awk -f "$here/latency.awk" "$csv" > "$data/$name.dat"
+        draw "$name" latency.gp "data='$data/$name.dat'"
         ;;
     esac
     case $name in

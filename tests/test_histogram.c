@@ -2,6 +2,7 @@
  * every percentile lies in [true, true·(1 + 1/128)) of the exact nearest-
  * rank answer, min and max are exact, and merging equals recording all. */
 #include "histogram.h"
+#include "latency_cdf.h"
 #include "test_util.h"
 
 #include <math.h>
@@ -187,6 +188,45 @@ static void test_edges(void)
     rl_histogram_free(&h);
 }
 
+/* The CDF points of 1..1000: from the exact min to the exact max, rising,
+ * five to every halving of the tail, each the histogram's own percentile,
+ * and no point past the last whole value of the tail. */
+static void test_cdf_points(void)
+{
+    struct rl_histogram h;
+    CU_ASSERT_EQUAL_FATAL(rl_histogram_init(&h), 0);
+    for (uint64_t v = 1; v <= 1000; v++)
+        rl_histogram_record(&h, v * 1000);
+    static struct rl_latency_cdf cdf;
+    rl_latency_cdf_from(&cdf, &h);
+    CU_ASSERT_EQUAL(cdf.total, 1000);
+    /* tails 2^-h·(1 − i/10) ≥ 1/1000: h ≤ 9 all five ticks, none at h = 10 */
+    CU_ASSERT_EQUAL_FATAL(cdf.count, 10 * RL_CDF_TICKS + 1);
+    CU_ASSERT_EQUAL(cdf.points[0].percentile, 0);
+    CU_ASSERT_EQUAL(cdf.points[0].value_ns, 1000);
+    CU_ASSERT_EQUAL(cdf.points[RL_CDF_TICKS].percentile, 50);
+    CU_ASSERT_EQUAL(cdf.points[2 * RL_CDF_TICKS].percentile, 75);
+    CU_ASSERT_EQUAL(cdf.points[cdf.count - 1].percentile, 100);
+    CU_ASSERT_EQUAL(cdf.points[cdf.count - 1].value_ns, 1000000);
+    for (size_t i = 1; i < cdf.count; i++) {
+        CU_ASSERT(cdf.points[i].percentile > cdf.points[i - 1].percentile);
+        CU_ASSERT(cdf.points[i].value_ns >= cdf.points[i - 1].value_ns);
+        CU_ASSERT_EQUAL(cdf.points[i].value_ns,
+                        rl_histogram_percentile(&h, cdf.points[i].percentile));
+    }
+    rl_histogram_reset(&h);
+    rl_latency_cdf_from(&cdf, &h);
+    CU_ASSERT_EQUAL(cdf.count, 0);
+    rl_histogram_free(&h);
+
+    char path[64];
+    CU_ASSERT_EQUAL(rl_latency_cdf_path("results/accuracy-vm.csv", path, sizeof path), 0);
+    CU_ASSERT_STRING_EQUAL(path, "results/latency-accuracy-vm.csv");
+    CU_ASSERT_EQUAL(rl_latency_cdf_path("a.csv", path, sizeof path), 0);
+    CU_ASSERT_STRING_EQUAL(path, "latency-a.csv");
+    CU_ASSERT_EQUAL(rl_latency_cdf_path("results/accuracy-vm.csv", path, 8), -1);
+}
+
 RL_TEST_SUITE("histogram", {"values below 128 are exact", test_small_values_exact},
               {"uniform 1..10^6: every percentile within 1/128 above the exact one",
                test_uniform_within_bound},
@@ -194,4 +234,5 @@ RL_TEST_SUITE("histogram", {"values below 128 are exact", test_small_values_exac
                test_wide_distributions_within_bound},
               {"bucket layout: contiguous, width ≤ 1/128 of the value", test_bucket_layout},
               {"merging per-thread histograms equals recording all", test_merge_equals_single},
-              {"empty, 100 s, saturation, reset", test_edges})
+              {"empty, 100 s, saturation, reset", test_edges},
+              {"CDF points: min to max, five a halving of the tail", test_cdf_points})

@@ -51,5 +51,53 @@ static void test_small_run(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(header_end, ",2,")); /* the speed */
 }
 
+/* --latency-out: each run's points end at 100 with the max the results
+ * row reports, and the file holds both runs. */
+static void test_latency_out(void)
+{
+    const char *results = "/tmp/ratelab-replay-rows.csv", *latency = "/tmp/ratelab-replay-lat.csv";
+    static struct rl_cli_outcome o;
+    rl_cli_run(&o, "replay --algo fw_cas,tb_cas --workload uniform --duration 50ms --limit 50 "
+                   "--interval 10ms --out /tmp/ratelab-replay-rows.csv "
+                   "--latency-out /tmp/ratelab-replay-lat.csv");
+    CU_ASSERT_EQUAL_FATAL(o.status, 0);
+    FILE *f = fopen(latency, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    char line[512], algo[64], max_of[2][32] = {"", ""};
+    CU_ASSERT_PTR_NOT_NULL(fgets(line, sizeof line, f));
+    CU_ASSERT_EQUAL(strncmp(line, "algo,workload,clock,threads,rep,speed,limit,interval_ns,"
+                                  "percentile,one_in,latency_ns,total,", 70), 0);
+    int rows = 0;
+    double percentile, one_in;
+    unsigned long long latency_ns, total;
+    while (fgets(line, sizeof line, f)) {
+        rows++;
+        CU_ASSERT_EQUAL_FATAL(sscanf(line, "%63[^,],uniform,monotonic,1,1,1,50,10000000,%lf,%lf,"
+                                           "%llu,%llu,", algo, &percentile, &one_in, &latency_ns,
+                                     &total), 5);
+        CU_ASSERT(percentile == 100 ? one_in == (double)total : one_in < (double)total + 1);
+        if (percentile == 100)
+            snprintf(max_of[strcmp(algo, "tb_cas") == 0], sizeof max_of[0], "%llu", latency_ns);
+    }
+    fclose(f);
+    CU_ASSERT(rows > 20);
+    /* lat_max_ns in each results row is that run's 100th percentile */
+    f = fopen(results, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    static char text[16384];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    for (int i = 0; i < 2; i++) {
+        char needle[80];
+        CU_ASSERT_FATAL(max_of[i][0] != '\0');
+        snprintf(needle, sizeof needle, ",%s,", max_of[i]);
+        CU_ASSERT_PTR_NOT_NULL(strstr(text, needle));
+    }
+    unlink(results);
+    unlink(latency);
+}
+
 RL_TEST_SUITE("replay_cli", {"bad input: one line, exit 2", test_bad_input},
-              {"a small run: table, CSV columns", test_small_run})
+              {"a small run: table, CSV columns", test_small_run},
+              {"--latency-out: the whole distribution, ending at the max", test_latency_out})
