@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static void bench_help(void)
 {
@@ -32,12 +33,33 @@ static void bench_help(void)
            "             as latency-FILE\n");
 }
 
+/* Entries of a NULL-terminated list; 0 for NULL. */
+static size_t count_names(const char *const *names)
+{
+    size_t n = 0;
+    while (names && names[n])
+        n++;
+    return n;
+}
+
+static double monotonic_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 /* The sim grid: each algorithm on each workload (a Redis one on one
  * workload only: each of its decisions is a round trip), appended to rows. */
 static size_t run_sim_grid(const struct rl_suite_run *run, const struct rl_config *cfg,
                            struct rl_result *rows)
 {
-    size_t count = 0;
+    size_t planned = 0, count = 0;
+    for (const char *const *w = run->sim_workloads; w && *w; w++)
+        for (size_t i = 0; i < run->sim_count; i++)
+            planned += !(run->sim_algos[i]->flags & RL_REMOTE) ||
+                       strcmp(*w, run->sim_remote_workload) == 0;
+    double start = monotonic_seconds();
     for (const char *const *w = run->sim_workloads; w && *w; w++) {
         struct rl_workload_params params;
         rl_workload_defaults(&params, cfg->limit, cfg->interval_ns);
@@ -50,7 +72,10 @@ static size_t run_sim_grid(const struct rl_suite_run *run, const struct rl_confi
             const struct rl_algo *a = run->sim_algos[i];
             if ((a->flags & RL_REMOTE) && strcmp(*w, run->sim_remote_workload) != 0)
                 continue;
-            rl_cli_progress("bench: sim %s on %s", a->name, *w);
+            /* sims differ in length: the time left is extrapolated from those done */
+            double each = count ? (monotonic_seconds() - start) / (double)count : 0;
+            rl_cli_progress("bench: sim %zu/%zu %s on %s, ~%.0f s left", count + 1, planned,
+                            a->name, *w, each * (double)(planned - count));
             static const struct rl_sim_options independent = {.expiry = RL_EXPIRE_NEVER};
             if (rl_measure_sim(a, cfg, &independent, &trace, *w, params.seed, &rows[count], NULL,
                                err, sizeof err) != 0)
@@ -69,7 +94,7 @@ static size_t run_sim_grid(const struct rl_suite_run *run, const struct rl_confi
 static size_t run_replays(const struct rl_suite_run *run, const struct rl_config *cfg,
                           struct rl_result *rows, struct rl_latency_cdf *cdfs)
 {
-    size_t count = 0;
+    size_t count = 0, planned = run->replay_count * count_names(run->replay_workloads);
     for (const char *const *w = run->replay_workloads; w && *w && !rl_interrupted; w++) {
         struct rl_workload_params params;
         rl_workload_defaults(&params, cfg->limit, cfg->interval_ns);
@@ -79,7 +104,10 @@ static size_t run_replays(const struct rl_suite_run *run, const struct rl_config
         if (rl_workload_generate(&params, &trace, err, sizeof err) != 0)
             rl_cli_run_error("bench", "%s", err);
         for (size_t i = 0; i < run->replay_count && !rl_interrupted; i++) {
-            rl_cli_progress("bench: replay %s on %s", run->replay_algos[i]->name, *w);
+            /* a replay lasts its trace's span */
+            double span_s = trace.len ? (double)trace.attempts[trace.len - 1].t_ns / 1e9 : 0;
+            rl_cli_progress("bench: replay %zu/%zu %s on %s, ~%.0f s left", count + 1, planned,
+                            run->replay_algos[i]->name, *w, span_s * (double)(planned - count));
             struct rl_replay_params rp = {.algo = run->replay_algos[i],
                                           .cfg = *cfg,
                                           .trace = &trace,
@@ -98,15 +126,6 @@ static size_t run_replays(const struct rl_suite_run *run, const struct rl_config
     }
     rl_cli_progress_done();
     return count;
-}
-
-/* Entries of a NULL-terminated list; 0 for NULL. */
-static size_t count_names(const char *const *names)
-{
-    size_t n = 0;
-    while (names && names[n])
-        n++;
-    return n;
 }
 
 int rl_cmd_bench(int argc, char **argv)
