@@ -12,3 +12,14 @@ set border 3
 set tics nomirror out
 set key outside right top box opaque samplen 2
 set datafile missing 'NaN'
+# Styles 1–8 for figures with many lines: colour (Okabe–Ito, without the
+# yellow that vanishes on white), dash and point all differ, so lines stay
+# apart where they cross, overlap, or print in grey. `ls i` opts in; plain
+# linetypes (figures not using them) keep gnuplot's defaults.
+array ls_color[8] = ['#0072b2', '#d55e00', '#009e73', '#cc79a7', '#e69f00', '#56b4e9', '#000000', '#882255']
+array ls_dash[8] = ['', '- ', '.', '-.', '__ ', '-..', '__.', '. . ']
+array ls_point[8] = [7, 5, 9, 11, 13, 6, 4, 8]
+do for [i = 1:8] {
+    set style line i lc rgb ls_color[i] lw 2 pt ls_point[i] ps 0.8 dt solid
+    if (i > 1) { set style line i dt ls_dash[i] }
+}

@@ -1,17 +1,71 @@
 # memory_order.gp — seq_cst against acq_rel against relaxed (and a mutex)
-# for the same algorithms: ns per call against threads, on the reject path
-# (overload) and on the admit path (a limit never reached).
-# Data: summarize.awk by=limit,algo,threads value=ns_per_op → `data`.
+# for the same algorithms, as bars side by side at each thread count: one
+# column per design, one row per path (rejects under overload; admits, with
+# a limit never reached). The faa and clock_faa floors are marked in each
+# group, thread counts above the host's CPUs shaded.
+# Data: summarize.awk by=limit,family,algo,threads value=ns_per_op → `data`;
+# `cpus`.
 load 'plots/common.gp'
+# Each algorithm's order, as its source states it (algorithms/*.c); the CSV
+# has no column for it. fw_atomic_naive and fw_cas_nofirst, the article's
+# broken steps 1 and 2, are seq_cst like fw_cas and compare no order, so
+# they are left to the threads figure.
+order(a) = a eq 'fw_cas' ? 'seq_cst' : \
+           a eq 'fw_cas_acqrel' || a eq 'tb_cas' || a eq 'gcra_cas' ? 'acq_rel' : \
+           a eq 'tb_cas_relaxed' ? 'relaxed' : a eq 'fw_mutex' || a eq 'tb_mutex' ? 'mutex' : ''
+color(o) = o eq 'seq_cst' ? 0x0072b2 : o eq 'acq_rel' ? 0xd55e00 : o eq 'relaxed' ? 0x009e73 : 0x555555
+# GCRA is the token bucket on one TAT word (gcra_cas.c): it shares the
+# bucket's column, in a paler shade of its order's colour.
+pale(c) = (((c >> 16) + 255) / 2 << 16) | ((((c >> 8) & 255) + 255) / 2 << 8) | ((c & 255) + 255) / 2
+design(f) = f eq 'gcra' ? 'token_bucket' : f
 limits = system("awk '{print $1}' ".data." | awk '!seen[$0]++' | tr '\n' ' '")
-set multiplot layout 1, words(limits) title "Memory orders: ns per call against threads (median of repetitions)" font ',14'
-set logscale x 2
+counts = system("awk '{print $4}' ".data." | sort -n | uniq | tr '\n' ' '")
+designs = system("awk '$2 != \"baseline\" {print ($2 == \"gcra\" ? \"token_bucket\" : $2)}' ".data." | awk '!seen[$0]++' | tr '\n' ' '")
+group(t) = sum [i = 1:words(counts)] (word(counts, i) + 0 == t ? i - 1 : 0)
+most = word(counts, words(counts)) + 0
+edge = (sum [i = 1:words(counts)] (word(counts, i) + 0 <= cpus ? 1 : 0)) - 0.5
+set multiplot layout words(limits), words(designs) \
+    title "Memory orders: ns per call at each thread count (median of repetitions; whiskers: min–max)" font ',14'
 set xlabel 'threads'
 set ylabel 'ns per call (per thread)'
-set key inside left top noopaque nobox font ',9'
+set xrange [-0.5:words(counts) - 0.5]
+set xtics () scale 0
+do for [i = 1:words(counts)] { set xtics add (word(counts, i) i - 1) }
+set grid noxtics ytics
+set style fill solid 0.9 border -1
+load 'plots/oversubscribed.gp'
+# The key in the top row only: both rows draw the same bars.
+set key inside left top opaque box lc rgb '#cccccc' font ',9' samplen 2 spacing 1.1
 do for [l in limits] {
-    set title (l + 0 >= 1e9 ? 'admit path (limit never reached)' : 'overload: mostly rejects, L = '.l)
-    algos = system("awk '$1 == \"".l."\" {print $2}' ".data." | awk '!seen[$0]++' | tr '\n' ' '")
-    plot for [a in algos] data using (strcol(1) eq l && strcol(2) eq a ? $3 : NaN):4 with linespoints lw 2 pt 7 ps 0.7 title a
+    # One y scale across a row, so the designs compare.
+    set autoscale y   # stats keeps to the current range
+    stats data using (strcol(1) eq l ? $7 : NaN) nooutput
+    set yrange [0:STATS_max * 1.15]
+    path = (l + 0 >= 1e9 ? 'admit path (limit never reached)' : 'overload: mostly rejects (L = '.l.')')
+    do for [d in designs] {
+        set title d.', '.path
+        algos = system("awk '$1 == \"".l."\" {print $2, $3}' ".data." | awk '!seen[$0]++' | tr '\n' ' '")
+        own = ''; other = ''
+        do for [i = 1:words(algos) / 2] {
+            f = word(algos, 2 * i - 1); a = word(algos, 2 * i)
+            if (order(a) ne '' && f eq d) { own = own.' '.a }
+            if (order(a) ne '' && f ne d && design(f) eq d) { other = other.' '.a }
+        }
+        shown = own.other
+        n = words(shown)
+        w = 0.8 / n
+        x(t, j) = group(t) - 0.4 + (j - 0.5) * w
+        bar(a) = a.' ('.order(a).')'
+        paint(j) = j <= words(own) ? color(order(word(shown, j))) : pale(color(order(word(shown, j))))
+        plot for [j = 1:n] data using (strcol(1) eq l && strcol(3) eq word(shown, j) ? x($4, j) : NaN):5:(w) \
+                 with boxes lc rgb paint(j) title bar(word(shown, j)), \
+             for [j = 1:n] data using (strcol(1) eq l && strcol(3) eq word(shown, j) ? x($4, j) : NaN):5:6:7 \
+                 with yerrorbars pt 7 ps 0.4 lw 1 lc rgb 'black' notitle, \
+             data using (strcol(1) eq l && strcol(3) eq 'faa' ? group($4) - 0.45 : NaN):5:(0.9):(0) \
+                 with vectors nohead lw 3 lc rgb 'black' title 'faa (floor: one shared fetch-add)', \
+             data using (strcol(1) eq l && strcol(3) eq 'clock_faa' ? group($4) - 0.45 : NaN):5:(0.9):(0) \
+                 with vectors nohead lw 3 dt 3 lc rgb 'black' title 'clock_faa (fetch-add + clock read)'
+    }
+    unset key
 }
 unset multiplot

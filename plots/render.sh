@@ -4,10 +4,10 @@
 #   plots/render.sh OUTDIR RATELAB FILE.csv...
 #
 # Which figures a file makes follows from its suite, the start of its name
-# (quick-, threads-, memory-order-, accuracy-, keys-, redis-, latency-):
-# accuracy bars from sim rows, latency CDFs from a latency file (what
-# `bench` writes beside a suite with replays), throughput against threads,
-# memory orders, keys, Redis.
+# (quick-, threads-, memory-order-, accuracy-, clocks-, keys-, redis-,
+# latency-): accuracy bars from sim rows, latency CDFs from a latency file
+# (what `bench` writes beside a suite with replays), throughput against
+# threads, memory orders, clocks, keys, Redis.
 # The boundary picture needs no file: it replays the boundary workload with
 # RATELAB (sim is deterministic) and draws the decisions. Every number
 # drawn comes from a CSV; none is typed here.
@@ -27,6 +27,13 @@ draw() { # draw NAME SCRIPT GNUPLOT-ASSIGNMENTS
 
 summarize() { # summarize FILE BY VALUE WHERE > out
     awk -F, -v by="$2" -v value="$3" -v where="$4" -f "$here/summarize.awk" "$1"
+}
+
+cpus_of() { # cpus_of FILE: the CPUs its stress rows ran on, for marking oversubscription
+    # A file merged from several hosts is marked from the fewest; NaN marks nothing.
+    summarize "$1" cpus cpus mode=stress | sort -n | awk -v f="$1" '
+        NR == 1 { print $1 }
+        END { if (!NR) print "NaN"; if (NR > 1) print "render: " f ": rows from hosts with different cpus" > "/dev/stderr" }'
 }
 
 for csv in "$@"; do
@@ -53,11 +60,26 @@ for csv in "$@"; do
     quick* | threads*)
         summarize "$csv" family,algo,threads mops mode=stress,recorded=no,keys=1 \
             | grep -v '^concurrency' > "$data/$name-threads.dat"
-        draw "$name-threads" threads.gp "data='$data/$name-threads.dat'"
+        draw "$name-threads" threads.gp "data='$data/$name-threads.dat'; cpus=$(cpus_of "$csv")"
         ;;
     memory-order*)
-        summarize "$csv" limit,algo,threads ns_per_op mode=stress,recorded=no > "$data/$name.dat"
-        draw "$name" memory_order.gp "data='$data/$name.dat'"
+        summarize "$csv" limit,family,algo,threads ns_per_op mode=stress,recorded=no > "$data/$name.dat"
+        draw "$name" memory_order.gp "data='$data/$name.dat'; cpus=$(cpus_of "$csv")"
+        ;;
+    clocks*)
+        # Cost from the unrecorded runs (recording adds clock reads around
+        # every call), max_sliding/L from the recorded ones; a table a
+        # thread count with one column triple a clock. Algorithms that
+        # promise no rate are left out of accuracy, as in accuracy.awk.
+        counts=$(summarize "$csv" threads threads mode=stress | awk '{printf "%s ", $1}')
+        for t in $counts; do
+            summarize "$csv" algo,clock ns_per_op mode=stress,recorded=no,threads=$t \
+                | awk -f "$here/pivot.awk" > "$data/$name-cost-$t.dat"
+            summarize "$csv" algo,promise,burst,limit,clock max_sliding/limit mode=stress,recorded=yes,threads=$t \
+                | awk '$2 != "none" && $2 != "concurrency"' \
+                | awk -v keys=4 -f "$here/pivot.awk" > "$data/$name-sliding-$t.dat"
+        done
+        draw "$name" clocks.gp "stem='$data/$name'; counts='$counts'; cpus=$(cpus_of "$csv")"
         ;;
     keys*)
         summarize "$csv" algo,keys bytes_per_key mode=stress,threads=1 > "$data/$name-bytes.dat"

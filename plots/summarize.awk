@@ -6,7 +6,8 @@
 #       -v where=mode=stress,recorded=no -f plots/summarize.awk results/threads-vm.csv
 #
 # prints "family algo threads median min max" per group, in first-seen order.
-# Rows with an empty value are skipped. Fields hold no commas (ratelab
+# value may be a ratio of two columns, value=max_sliding/limit, taken row by
+# row. Rows with an empty value are skipped. Fields hold no commas (ratelab
 # writes none into the columns used here).
 function median_of(list, n,    i, j, t, a) {
     split(list, a, " ")
@@ -21,15 +22,17 @@ NR == 1 {
     for (i = 1; i <= NF; i++) col[$i] = i
     nby = split(by, bycols, ",")
     for (i = 1; i <= nby; i++) if (!(bycols[i] in col)) { print "no column " bycols[i] > "/dev/stderr"; exit 2 }
-    if (!(value in col)) { print "no column " value > "/dev/stderr"; exit 2 }
+    if ((nvalue = split(value, vcols, "/")) > 2) { print "value: one / at most" > "/dev/stderr"; exit 2 }
+    for (i = 1; i <= nvalue; i++) if (!(vcols[i] in col)) { print "no column " vcols[i] > "/dev/stderr"; exit 2 }
     nwhere = split(where, conds, ",")
     for (i = 1; i <= nwhere; i++) { split(conds[i], kv, "="); wcol[i] = kv[1]; wval[i] = kv[2] }
     next
 }
 {
     for (i = 1; i <= nwhere; i++) if ($(col[wcol[i]]) != wval[i]) next
-    v = $(col[value])
+    v = $(col[vcols[1]])
     if (v == "") next
+    if (nvalue == 2) { if ($(col[vcols[2]]) == "" || $(col[vcols[2]]) == 0) next; v /= $(col[vcols[2]]) }
     key = $(col[bycols[1]])
     for (i = 2; i <= nby; i++) key = key " " $(col[bycols[i]])
     if (!(key in count)) order[++groups] = key
