@@ -26,63 +26,71 @@
  * 5000`): its effective limit is about L/3 per I whatever the offered load.
  *
  * Who sweeps:
- *   - on a real clock, a background thread, started by the first acquire
- *     (so the thousands of per-key instances of a simulation never start
- *     one) and stopped and joined by destroy. It wakes at the scheduled
- *     instants epoch + k·P and removes what is older than 3·I at the time
- *     it actually runs, through its own copy of the clock handle. The
- *     article has one sweeper per container of many pipelines; ratelab's
- *     harness gives each key its own instance, so here it is one per
- *     limiter — a keyed container should share one.
+ *   - on a real clock, one background thread per sweep schedule in the
+ *     whole process (sweeper_group.c), as the article has one sweeper per
+ *     container of many pipelines: the thousands of per-key instances the
+ *     keyed container makes share it, so any number of keys costs one
+ *     thread. An instance joins on its first acquire (so a simulation's
+ *     instances never do) the group of its schedule: the period P and
+ *     that acquire's clock handle, whose behaviour (source, calibration,
+ *     skew) the thread copies. Instances with different I but the same P
+ *     share a thread; each is swept with its own age. The thread wakes at
+ *     the instants k·P of the clock's timeline, reads the clock once, at
+ *     w, and removes from every member the entries stamped before w − 3·I.
+ *     Each member's newest time is raised to w in the same locked step, so
+ *     every later decision there is at ≥ w: an entry leaves only once the
+ *     limiter's own time is more than 3·I past it, and strong's argument
+ *     holds as before. destroy leaves the group, which waits for a pass in
+ *     progress, so the thread never touches a freed limiter; the last
+ *     member to leave stops and joins the thread, so no thread outlives
+ *     the limiters it sweeps (and a thread per schedule costs one start per
+ *     time a schedule's members all go and come back).
  *   - on the virtual clock, which a thread cannot follow, acquire applies
  *     the sweeps whose scheduled instant s = epoch + k·P has passed, each
  *     removing entries older than s − 3·I. A later sweep removes a superset
  *     of an earlier one's, so applying only the latest is exact. Should the
- *     thread fail to start, the same lazy sweeping takes over.
+ *     group's thread fail to start, the same lazy sweeping takes over.
  *
  * Time is clamped to the newest time seen, as in sliding_log.c, so the list
  * stays in time order and a sweep looks only at its head.
  */
 #include "stamp_ring.h"
+#include "sweeper_group.h"
 
 #include "rl.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define RL_SWEEPER_AGE_INTERVALS        3  /* the article's 3 s at a limit per 1 s */
 #define RL_SWEEPER_PERIODS_PER_INTERVAL 10 /* the article's 100 ms at 1 s */
 
 enum sweeper_mode {
     SWEEP_UNDECIDED, /* no acquire yet: the clock is not known */
-    SWEEP_THREAD,    /* a real clock: the background thread sweeps */
+    SWEEP_THREAD,    /* a real clock: the shared sweeper thread sweeps */
     SWEEP_LAZY,      /* the virtual clock (or no thread): acquire sweeps */
 };
 
 struct sweeper_state {
     _Alignas(RL_CACHE_LINE) pthread_mutex_t lock; /* guards everything below */
-    pthread_cond_t wake;                          /* destroy → thread: stop now */
     struct rl_stamp_ring list;
     enum sweeper_mode mode;
-    bool stop;
-    pthread_t thread;
-    struct rl_clock thread_clock; /* the sweeper thread's own handle */
     bool started;
     uint64_t newest_ns;
     uint64_t last_sweep; /* index k of the latest lazy sweep applied */
     uint64_t limit;
     uint64_t epoch_ns;
     uint64_t age_ns;    /* entries this old are removed: 3·I */
-    uint64_t period_ns; /* sweeps at epoch + k·period: I/10 */
+    uint64_t period_ns; /* sweeps every period: I/10 */
+    /* In the shared sweeper's list: the group's lock guards it, not ours. */
+    struct rl_sweeper_member member;
 };
 
-/* Creates an empty list; no thread yet. NULL with a reason in err on bad
- * config or ENOMEM. */
+/* Creates an empty list, in no sweeper group yet. NULL with a reason in err
+ * on bad config or ENOMEM. */
 static void *sweeper_create(const struct rl_config *cfg, char *err, size_t err_len)
 {
     if (cfg->interval_ns > UINT64_MAX / RL_SWEEPER_AGE_INTERVALS) {
@@ -99,11 +107,6 @@ static void *sweeper_create(const struct rl_config *cfg, char *err, size_t err_l
         return NULL;
     }
     pthread_mutex_init(&s->lock, NULL);
-    pthread_condattr_t attr;
-    pthread_condattr_init(&attr);
-    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    pthread_cond_init(&s->wake, &attr);
-    pthread_condattr_destroy(&attr);
     s->limit = cfg->limit;
     s->epoch_ns = cfg->epoch_ns;
     s->age_ns = RL_SWEEPER_AGE_INTERVALS * cfg->interval_ns;
@@ -120,73 +123,48 @@ static void sweep_at(struct sweeper_state *s, uint64_t now_ns)
         rl_stamp_ring_drop_before(&s->list, now_ns - s->age_ns);
 }
 
-/* CLOCK_MONOTONIC now + delta_ns, as pthread_cond_timedwait wants it. */
-static struct timespec deadline_after(uint64_t delta_ns)
+/* The shared sweeper's pass over this limiter, at now_ns on the group's
+ * clock. Called by the group's thread with the group's lock held. */
+static void sweep_member(void *owner, uint64_t now_ns)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    uint64_t ns = (uint64_t)ts.tv_nsec + delta_ns % 1000000000u;
-    ts.tv_sec += (time_t)(delta_ns / 1000000000u + ns / 1000000000u);
-    ts.tv_nsec = (long)(ns % 1000000000u);
-    return ts;
-}
-
-/* The background sweeper: sweep, sleep to the next scheduled instant on
- * the limiter's clock, repeat until destroy sets stop. Runs with the lock
- * held except while waiting. */
-static void *sweeper_main(void *arg)
-{
-    struct sweeper_state *s = arg;
+    struct sweeper_state *s = owner;
     pthread_mutex_lock(&s->lock);
-    while (!s->stop) {
-        uint64_t now = rl_clock_now(&s->thread_clock);
-        /* The sweep joins the limiter's timeline: an acquire that read the
-         * clock before this pass decides as of this pass's time, so it can
-         * never count a window that reaches back to an entry swept here. */
-        if (!s->started || now > s->newest_ns)
-            s->newest_ns = now;
-        s->started = true;
-        sweep_at(s, now);
-        uint64_t since = now > s->epoch_ns ? now - s->epoch_ns : 0;
-        uint64_t next = (since / s->period_ns + 1) * s->period_ns;
-        struct timespec deadline = deadline_after(next - since);
-        int e = 0;
-        while (!s->stop && e != ETIMEDOUT)
-            e = pthread_cond_timedwait(&s->wake, &s->lock, &deadline);
-    }
+    /* The sweep joins the limiter's timeline: an acquire that read the
+     * clock before this pass decides as of this pass's time, so it can
+     * never count a window that reaches back to an entry swept here. */
+    if (!s->started || now_ns > s->newest_ns)
+        s->newest_ns = now_ns;
+    s->started = true;
+    sweep_at(s, now_ns);
     pthread_mutex_unlock(&s->lock);
-    return NULL;
 }
 
-/* Stops the sweeper thread, if one runs, and waits for it to leave before
- * freeing what it touches. Never fails. */
+/* Leaves the sweeper group, if in one (after which its thread no longer
+ * touches this limiter), then frees. Never fails. */
 static void sweeper_destroy(void *state)
 {
     struct sweeper_state *s = state;
-    pthread_mutex_lock(&s->lock);
-    bool joined = s->mode == SWEEP_THREAD;
-    s->stop = true;
-    pthread_cond_signal(&s->wake);
-    pthread_mutex_unlock(&s->lock);
-    if (joined)
-        pthread_join(s->thread, NULL);
-    pthread_cond_destroy(&s->wake);
+    rl_sweeper_leave(&s->member);
     pthread_mutex_destroy(&s->lock);
     rl_stamp_ring_free(&s->list);
     free(s);
 }
 
-/* First acquire: a real clock gets the sweeper thread, the virtual clock
- * (or a failed pthread_create) lazy sweeps. Lock held. */
+/* First acquire: a real clock joins the shared sweeper of its schedule,
+ * the virtual clock (or a failed join) sweeps lazily. Called WITHOUT our
+ * lock: the group's thread takes the group's lock before ours, so joining
+ * with ours held could deadlock. Two first acquires may race here: the
+ * second join is a no-op, and the first mode written stays. */
 static void choose_mode(struct sweeper_state *s, const struct rl_clock *clock)
 {
-    s->mode = SWEEP_LAZY;
-    if (clock->name != NULL && strcmp(clock->name, "virtual") == 0)
-        return;
-    s->thread_clock = *clock;
-    s->thread_clock.reads = 0;
-    if (pthread_create(&s->thread, NULL, sweeper_main, s) == 0)
-        s->mode = SWEEP_THREAD;
+    enum sweeper_mode mode = SWEEP_LAZY;
+    bool real = clock->name == NULL || strcmp(clock->name, "virtual") != 0;
+    if (real && rl_sweeper_join(&s->member, s, sweep_member, s->period_ns, clock) == 0)
+        mode = SWEEP_THREAD;
+    pthread_mutex_lock(&s->lock);
+    if (s->mode == SWEEP_UNDECIDED)
+        s->mode = mode;
+    pthread_mutex_unlock(&s->lock);
 }
 
 /* Admits n when the listed cost + n ≤ L. In lazy mode first applies the
@@ -201,8 +179,11 @@ static enum rl_decision sweeper_acquire(void *state, struct rl_clock *clock, uin
         return RL_REJECT;
     uint64_t now = rl_clock_now(clock);
     pthread_mutex_lock(&s->lock);
-    if (s->mode == SWEEP_UNDECIDED)
+    if (s->mode == SWEEP_UNDECIDED) {
+        pthread_mutex_unlock(&s->lock);
         choose_mode(s, clock);
+        pthread_mutex_lock(&s->lock);
+    }
     if (s->started && now < s->newest_ns)
         now = s->newest_ns;
     s->started = true;

@@ -151,9 +151,10 @@ static void test_trylock_contention(void)
     CU_ASSERT(out.admits > 0);
 }
 
-/* The sweeper's thread starts on the first acquire and destroy joins it:
- * many short-lived instances leave no thread behind (TSan and the process
- * exit would notice one). */
+/* The shared sweeper's thread starts with the first acquire and the last
+ * destroy of its schedule joins it: many short-lived instances leave no
+ * thread behind (TSan and the process exit would notice one; the
+ * stress_sweeper suite counts them). */
 static void test_sweeper_thread_lifecycle(void)
 {
     for (int i = 0; i < 20; i++) {
