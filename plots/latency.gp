@@ -10,7 +10,7 @@ top = system("awk 'NF && $4 > m {m = $4} END {print m}' ".data)
 set multiplot layout 1, words(workloads) title "Open-loop decision latency from the due time (replay; each line ends at the run's max)" font ',14'
 set logscale x 10
 set logscale y 10
-set xrange [10:*] # ns: every run's min is above the first tic
+set xrange [5:*] # ns: below the first tic, so it is drawn
 set xtics ('10ns' 1e1, '1us' 1e3, '100us' 1e5, '10ms' 1e7, '1s' 1e9)
 set mxtics 10
 set xlabel 'decision latency'
@@ -21,6 +21,7 @@ set key inside right bottom noopaque nobox font ',9'
 do for [w in workloads] {
     set title w
     algos = system("awk -v w=".w." '$1 == w {print $2}' ".data." | awk '!seen[$0]++' | tr '\n' ' '")
-    plot for [a in algos] data using (strcol(1) eq w && strcol(2) eq a ? $3 : NaN):4 with lines lw 2 title a
+    plot for [i = 1:words(algos)] data using (strcol(1) eq w && strcol(2) eq word(algos, i) ? $3 : NaN):4 \
+        with lines ls (i - 1) % 8 + 1 title word(algos, i)
 }
 unset multiplot
