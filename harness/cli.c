@@ -5,10 +5,13 @@
 #include "parse.h"
 #include "redis_server.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 const char rl_cli_limiter_help[] =
@@ -317,6 +320,28 @@ enum rl_cli_format rl_cli_parse_format(const char *cmd, const char *arg)
 }
 
 static bool progress_shown;
+
+void rl_cli_require_writable(const char *cmd, const char *option, const char *path)
+{
+    char folder[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    if (slash == NULL)
+        snprintf(folder, sizeof folder, ".");
+    else if (slash == path)
+        snprintf(folder, sizeof folder, "/");
+    else
+        snprintf(folder, sizeof folder, "%.*s", (int)(slash - path), path);
+    struct stat st;
+    if (path[0] == '\0')
+        rl_cli_usage_error(cmd, "%s: the file name is empty", option);
+    if (path[strlen(path) - 1] == '/' ||
+        (stat(path, &st) == 0 && S_ISDIR(st.st_mode)))
+        rl_cli_usage_error(cmd, "%s: '%s' is a folder, not a file", option, path);
+    if (stat(folder, &st) != 0 || !S_ISDIR(st.st_mode))
+        rl_cli_usage_error(cmd, "%s: cannot write %s: no folder %s", option, path, folder);
+    if (access(folder, W_OK | X_OK) != 0)
+        rl_cli_usage_error(cmd, "%s: cannot write %s: %s", option, path, strerror(errno));
+}
 
 void rl_cli_progress(const char *fmt, ...)
 {

@@ -91,6 +91,11 @@ _Noreturn void rl_cli_usage_error(const char *cmd, const char *fmt, ...)
 _Noreturn void rl_cli_run_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Exits 2 with one line unless a file can be written at path (given as
+ * `option`): its folder exists and is writable, and path is not a folder.
+ * Checked before a run, so that a typo does not cost a long run's output. */
+void rl_cli_require_writable(const char *cmd, const char *option, const char *path);
+
 /* An unknown option or one missing its value: one line, exit 2. Call with
  * getopt_long's return code; option strings start with ":" so that a
  * missing value is told apart. */

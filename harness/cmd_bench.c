@@ -188,6 +188,7 @@ int rl_cmd_bench(int argc, char **argv)
         rl_cli_run_error(cmd, "out of memory");
     if (rl_latency_cdf_path(out_path, latency_path, sizeof latency_path) != 0)
         rl_cli_usage_error(cmd, "--out: path too long");
+    rl_cli_require_writable(cmd, "--out", out_path);
 
     rl_stress_install_signals();
     size_t sim_done = run_sim_grid(&run, &cfg, rows), done = sim_done;

@@ -182,6 +182,10 @@ int rl_cmd_replay(int argc, char **argv)
         rl_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
     if (algo_list == NULL)
         rl_cli_usage_error(cmd, "--algo is required (a name from ratelab list, or all)");
+    if (out_path)
+        rl_cli_require_writable(cmd, "--out", out_path);
+    if (latency_path)
+        rl_cli_require_writable(cmd, "--latency-out", latency_path);
     if ((trace_path != NULL) == workload.named)
         rl_cli_usage_error(cmd, "give exactly one of --trace FILE or --workload W");
     if (trace_path && workload.set)

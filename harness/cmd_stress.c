@@ -139,6 +139,8 @@ int rl_cmd_stress(int argc, char **argv)
         rl_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
     if (algo_list == NULL)
         rl_cli_usage_error(cmd, "--algo is required (a name from ratelab list, or all)");
+    if (out_path)
+        rl_cli_require_writable(cmd, "--out", out_path);
 
     struct rl_clock probe_clock;
     if (rl_clock_init(&probe_clock, plan.clock, err, sizeof err) != 0)

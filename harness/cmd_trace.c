@@ -36,6 +36,7 @@ int rl_cmd_trace(int argc, char **argv)
                                     "flash)");
     if (out_path == NULL)
         rl_cli_usage_error("trace", "--out FILE is required");
+    rl_cli_require_writable("trace", "--out", out_path);
 
     struct rl_workload_params params;
     struct rl_trace trace = {0};

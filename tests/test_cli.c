@@ -19,6 +19,16 @@ static void write_file(const char *path, const char *text)
     fclose(f);
 }
 
+/* An output that cannot be written is refused before the run, not after. */
+static void test_unwritable_output(void)
+{
+    rl_cli_expect_usage_error("stress --algo fw_cas --out /nonexistent-dir/x.csv", "no folder");
+    rl_cli_expect_usage_error("bench --suite quick --out /nonexistent-dir/q.csv", "no folder");
+    rl_cli_expect_usage_error("sim --algo fw_cas --workload uniform --decisions /tmp", "a folder");
+    rl_cli_expect_usage_error("replay --algo fw_cas --workload uniform --latency-out ''", "empty");
+    rl_cli_expect_usage_error("trace --workload uniform --out /nonexistent-dir/t.csv", "no folder");
+}
+
 static void test_bad_algorithm(void)
 {
     rl_cli_expect_usage_error("sim --algo nope --workload uniform", "unknown algorithm 'nope'");
@@ -137,4 +147,5 @@ RL_TEST_SUITE("cli", {"unknown algorithm lists the valid names", test_bad_algori
               {"--help on every subcommand", test_help_everywhere},
               {"list puts each name first", test_list_names_first},
               {"sim --format csv opens with the fixed columns", test_sim_csv_columns},
-              {"trace, sim --decisions and check fit together", test_round_trip})
+              {"trace, sim --decisions and check fit together", test_round_trip},
+              {"an unwritable output is refused before the run", test_unwritable_output})
