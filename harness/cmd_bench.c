@@ -114,7 +114,7 @@ static size_t run_replays(const struct rl_suite_run *run, const struct rl_config
                                           .threads = run->replay_threads,
                                           .speed = 1,
                                           .clock = "monotonic"};
-            if (rl_measure_replay(&rp, *w, params.seed, 1, &rows[count], &cdfs[count], err,
+            if (rl_measure_replay(&rp, *w, params.seed, 1, &rows[count], &cdfs[count], NULL, err,
                                   sizeof err) != 0) {
                 if (rl_interrupted)
                     break;

@@ -22,7 +22,8 @@ static void replay_help(void)
            "                      [--speed X] [--limit L --interval DUR] [--burst B]\n"
            "                      [--clock C] [--reps R] [--expiry E] [--client-skew DUR]\n"
            "                      [--redis ADDR] [--on-error admit|reject]\n"
-           "                      [--out FILE.csv] [--latency-out FILE.csv] [--format F]\n\n"
+           "                      [--out FILE.csv] [--latency-out FILE.csv]\n"
+           "                      [--decisions FILE.csv] [--format F]\n\n"
            "Open loop: attempt i of the trace is due at t0 + t_i / X on the wall clock and is\n"
            "sent by thread i mod T, whatever the limiter's speed. A thread that falls behind\n"
            "sends at once, and the decision's latency still counts from the due time (no\n"
@@ -45,6 +46,9 @@ static void replay_help(void)
            "  --latency-out FILE  write each run's whole latency distribution: percentiles\n"
            "                    from 0 to the max, 5 to every halving of the tail (columns:\n"
            "                    results/README.md)\n"
+           "  --decisions FILE  write every decision (t_ns,key,n,admitted,thread; t_ns from the\n"
+           "                    epoch t0, stamped when the decision was known) for ratelab\n"
+           "                    check; one --algo and --reps 1\n"
            "  --format F        table (default), csv or json on stdout\n\n%s\n%s\n%s",
            rl_cli_limiter_help, rl_cli_workload_help, rl_cli_remote_help);
 }
@@ -112,10 +116,11 @@ int rl_cmd_replay(int argc, char **argv)
         {"client-skew", required_argument, NULL, OPT_CLIENT_SKEW},
         {"out", required_argument, NULL, OPT_OUT},
         {"latency-out", required_argument, NULL, OPT_LATENCY_OUT},
+        {"decisions", required_argument, NULL, OPT_DECISIONS},
         {"format", required_argument, NULL, OPT_FORMAT},
         {0}};
     const char *cmd = "replay", *algo_list = NULL, *trace_path = NULL, *out_path = NULL;
-    const char *latency_path = NULL;
+    const char *latency_path = NULL, *decisions_path = NULL;
     const char *redis = NULL;
     uint64_t threads = 1, reps = 1;
     enum rl_cli_format format = RL_FORMAT_TABLE;
@@ -169,6 +174,9 @@ int rl_cmd_replay(int argc, char **argv)
         case OPT_LATENCY_OUT:
             latency_path = optarg;
             break;
+        case OPT_DECISIONS:
+            decisions_path = optarg;
+            break;
         case OPT_FORMAT:
             format = rl_cli_parse_format(cmd, optarg);
             break;
@@ -186,6 +194,8 @@ int rl_cmd_replay(int argc, char **argv)
         rl_cli_require_writable(cmd, "--out", out_path);
     if (latency_path)
         rl_cli_require_writable(cmd, "--latency-out", latency_path);
+    if (decisions_path)
+        rl_cli_require_writable(cmd, "--decisions", decisions_path);
     if ((trace_path != NULL) == workload.named)
         rl_cli_usage_error(cmd, "give exactly one of --trace FILE or --workload W");
     if (trace_path && workload.set)
@@ -203,6 +213,9 @@ int rl_cmd_replay(int argc, char **argv)
     size_t algo_count = rl_cli_parse_algos(cmd, algo_list, algos, RL_CLI_MAX_ALGOS);
     algo_count = rl_cli_prepare_remote(cmd, algos, algo_count, redis, all, &params.cfg);
     algo_count = usable_algos(cmd, algos, algo_count, all, params.threads, &params.cfg);
+    if (decisions_path && (algo_count != 1 || reps != 1))
+        rl_cli_usage_error(cmd, "--decisions writes one run's decisions: give one --algo and "
+                                "--reps 1");
 
     struct rl_trace trace = {0};
     struct rl_workload_params generated = {.seed = 0};
@@ -226,6 +239,7 @@ int rl_cmd_replay(int argc, char **argv)
     if (rows == NULL || (latency_path && cdfs == NULL))
         rl_cli_run_error(cmd, "out of memory");
     rl_stress_install_signals();
+    struct rl_event_log log = {0};
     double seconds_each = (double)trace.attempts[trace.len - 1].t_ns / params.speed / 1e9;
     bool failed = false;
     for (unsigned rep = 1; rep <= reps && !failed && !rl_interrupted; rep++)
@@ -234,7 +248,8 @@ int rl_cmd_replay(int argc, char **argv)
                             algos[a]->name, rep, seconds_each * (double)(planned - done));
             params.algo = algos[a];
             if (rl_measure_replay(&params, trace_name, generated.seed, rep, &rows[done],
-                                  cdfs ? &cdfs[done] : NULL, err, sizeof err) != 0)
+                                  cdfs ? &cdfs[done] : NULL, decisions_path ? &log : NULL, err,
+                                  sizeof err) != 0)
                 failed = true;
             else
                 done++;
@@ -247,6 +262,10 @@ int rl_cmd_replay(int argc, char **argv)
     rl_cli_write_rows(cmd, format, out_path, rows, done);
     if (latency_path && rl_latency_cdf_write(latency_path, rows, cdfs, done, err, sizeof err) != 0)
         rl_cli_run_error(cmd, "%s", err);
+    if (decisions_path && done == 1 &&
+        rl_event_log_write_csv(&log, decisions_path, err, sizeof err) != 0)
+        rl_cli_run_error(cmd, "%s", err);
+    rl_event_log_free(&log);
     free(cdfs);
     free(rows);
     rl_trace_free(&trace);

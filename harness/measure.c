@@ -115,8 +115,8 @@ int rl_measure_stress(const struct rl_stress_params *p, unsigned rep, struct rl_
 }
 
 int rl_measure_replay(const struct rl_replay_params *p, const char *workload, uint64_t seed,
-                      unsigned rep, struct rl_result *r, struct rl_latency_cdf *cdf, char *err,
-                      size_t err_len)
+                      unsigned rep, struct rl_result *r, struct rl_latency_cdf *cdf,
+                      struct rl_event_log *log, char *err, size_t err_len)
 {
     struct rl_replay_outcome run;
     if (rl_replay_run(p, &run, err, err_len) != 0)
@@ -163,6 +163,10 @@ int rl_measure_replay(const struct rl_replay_params *p, const char *workload, ui
         rc = -1;
     } else {
         rc = check_into(&run.log, &p->cfg, r, err, err_len);
+    }
+    if (rc == 0 && log) { /* the caller frees it now */
+        *log = run.log;
+        memset(&run.log, 0, sizeof run.log);
     }
     rl_replay_outcome_free(&run);
     return rc;

@@ -28,11 +28,12 @@ int rl_measure_stress(const struct rl_stress_params *params, unsigned rep, struc
 
 /* One replay run of params->trace (named workload, generated with seed; 0
  * for a file), checked from its complete log; rep numbers the repetition.
- * The whole latency distribution goes into *cdf unless cdf is NULL.
+ * The whole latency distribution goes into *cdf unless cdf is NULL, and the
+ * log is handed to the caller in *log unless log is NULL (for --decisions).
  * -1 with one line in err, also when interrupted ("interrupted"). */
 int rl_measure_replay(const struct rl_replay_params *params, const char *workload, uint64_t seed,
-                      unsigned rep, struct rl_result *r, struct rl_latency_cdf *cdf, char *err,
-                      size_t err_len);
+                      unsigned rep, struct rl_result *r, struct rl_latency_cdf *cdf,
+                      struct rl_event_log *log, char *err, size_t err_len);
 
 /* For each stress row, ns_per_op ÷ that of the faa row (and, for Redis
  * algorithms, of the redis_noop row) with the same threads, repetition,

@@ -98,6 +98,37 @@ static void test_latency_out(void)
     unlink(latency);
 }
 
+/* --decisions: the whole log, which `ratelab check` reads back to the
+ * results row's max_sliding; one run only. */
+static void test_decisions(void)
+{
+    rl_cli_expect_usage_error("replay --algo fw_cas,tb_cas --workload uniform --decisions /tmp/d.csv",
+                              "one --algo and --reps 1");
+    rl_cli_expect_usage_error("replay --algo fw_cas --reps 2 --workload uniform --decisions /tmp/d.csv",
+                              "one --algo and --reps 1");
+    static struct rl_cli_outcome o;
+    rl_cli_run(&o, "replay --algo fw_cas --threads 2 --workload boundary --limit 50 --interval 10ms "
+                   "--duration 100ms --decisions /tmp/ratelab-replay-dec.csv --format csv");
+    CU_ASSERT_EQUAL_FATAL(o.status, 0);
+    /* max_sliding is the 19th column of the row */
+    const char *row = strchr(o.out, '\n');
+    CU_ASSERT_PTR_NOT_NULL_FATAL(row);
+    row++;
+    for (int comma = 0; comma < 18 && row; comma++)
+        row = strchr(row, ',') ? strchr(row, ',') + 1 : NULL;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(row);
+    unsigned long max_sliding = strtoul(row, NULL, 10);
+    CU_ASSERT(max_sliding >= 50);
+    static struct rl_cli_outcome c;
+    rl_cli_run(&c, "check --events /tmp/ratelab-replay-dec.csv --limit 50 --interval 10ms");
+    CU_ASSERT_EQUAL_FATAL(c.status, 0);
+    const char *line = strstr(c.out, "max_sliding");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(line);
+    CU_ASSERT_EQUAL(strtoul(line + strlen("max_sliding"), NULL, 10), max_sliding);
+    unlink("/tmp/ratelab-replay-dec.csv");
+}
+
 RL_TEST_SUITE("replay_cli", {"bad input: one line, exit 2", test_bad_input},
               {"a small run: table, CSV columns", test_small_run},
-              {"--latency-out: the whole distribution, ending at the max", test_latency_out})
+              {"--latency-out: the whole distribution, ending at the max", test_latency_out},
+              {"--decisions: the log check reads back", test_decisions})
