@@ -16,6 +16,28 @@
 #include <string.h>
 #include <time.h>
 
+/* Prints text from column `indent` on, broken at spaces before `width`. */
+static void print_wrapped(const char *text, int indent, int width)
+{
+    int column = indent;
+    putchar(' ');
+    while (*text) {
+        int word = (int)strcspn(text, " ");
+        if (column > indent && column + 1 + word > width) {
+            printf("\n%*s", indent, "");
+            column = indent;
+        } else if (column > indent) {
+            putchar(' ');
+            column++;
+        }
+        printf("%.*s", word, text);
+        column += word;
+        text += word;
+        text += strspn(text, " ");
+    }
+    putchar('\n');
+}
+
 static void bench_help(void)
 {
     printf("usage: ratelab bench --suite NAME [--reps R] [--out FILE.csv] [--redis ADDR]\n\n"
@@ -23,8 +45,10 @@ static void bench_help(void)
            "host, CPU, cores, compiler, flags, allocator, clock, git revision and date).\n"
            "Repetitions are interleaved across algorithms; tables give the median with\n"
            "min-max. Progress goes to stderr on a terminal.\n\nSuites:\n");
-    for (const struct rl_suite *const *s = rl_suites; *s; s++)
-        printf("  %-13s %s\n", (*s)->name, (*s)->summary);
+    for (const struct rl_suite *const *s = rl_suites; *s; s++) {
+        printf("  %-13s", (*s)->name);
+        print_wrapped((*s)->summary, 16, 80);
+    }
     printf("\nThe Redis algorithms run against a private redis-server (or --redis ADDR);\n"
            "without redis-server they are skipped, and a line on stderr says so.\n\n"
            "  --reps R   stress repetitions (default 3)\n"
