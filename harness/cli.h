@@ -58,6 +58,7 @@ enum rl_cli_option {
     OPT_CLIENT_SKEW,
     OPT_SPEED,
     OPT_LATENCY_OUT,
+    OPT_ADMITS_ONLY,
 };
 
 #define RL_CLI_HELP_OPTION {"help", no_argument, NULL, OPT_HELP}

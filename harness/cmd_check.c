@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 static double seconds_now(void)
@@ -18,14 +19,19 @@ static double seconds_now(void)
 static void check_help(void)
 {
     printf("usage: ratelab check --events FILE [--limit L --interval DUR] [--epoch DUR]\n"
-           "                     [--per-key] [--format table|csv|json]\n\n"
-           "Checks a decision log from ratelab (sim --decisions) or from any other system.\n"
+           "                     [--admits-only] [--per-key] [--format table|csv|json]\n\n"
+           "Checks a decision log from ratelab (sim, replay or stress --decisions) or from\n"
+           "any other system.\n"
            "FILE is CSV with header t_ns,key,n,admitted,thread (admitted 0 or 1; lines in\n"
            "any order). Reports per key and worst key: max admitted cost in any sliding\n"
            "window [t, t+I) and any aligned window [epoch+kI, epoch+(k+1)I), the excess over\n"
            "L, strong violations, and false admits/rejects against ideal strong (sliding\n"
            "log) and weak (aligned window) oracles replaying the same attempts.\n\n"
            "  --epoch DUR       where aligned windows start, in log time (default 0ns)\n"
+           "  --admits-only     the log holds admits only (stress --decisions, a service's\n"
+           "                    access log): the maxima, excesses and violations still\n"
+           "                    hold, but the oracles need every attempt, so false\n"
+           "                    admits/rejects and utilization are left out\n"
            "  --per-key         one line per key as well\n\n%s",
            rl_cli_limiter_help);
 }
@@ -35,6 +41,13 @@ static const char *const metric_names[] = {
     "max_sliding",   "max_aligned",  "strong_excess",     "strong_violations",
     "weak_excess",   "false_admits", "false_rejects",     "weak_false_admits",
     "weak_false_rejects", "window_excess", NULL};
+
+/* The metrics that replay the attempts through an oracle: meaningless
+ * without the rejects. */
+static bool needs_rejects(size_t metric)
+{
+    return strstr(metric_names[metric], "false_") != NULL;
+}
 
 static void metric_values(const struct rl_key_metrics *m, unsigned long long *v)
 {
@@ -69,7 +82,10 @@ static void print_csv(const struct rl_event_log *log, const struct rl_check_resu
         metric_values(m, v);
         printf("%s", k < 0 ? "*" : key_name(log, (uint32_t)k, buf, sizeof buf));
         for (size_t i = 0; metric_names[i]; i++)
-            printf(",%llu", v[i]);
+            if (res->complete || !needs_rejects(i))
+                printf(",%llu", v[i]);
+            else
+                printf(",");
         double u = rl_check_utilization(m, res->complete);
         if (isfinite(u))
             printf(",%.6g\n", u);
@@ -84,7 +100,10 @@ static void print_json_metrics(const struct rl_key_metrics *m, bool complete)
     metric_values(m, v);
     printf("{");
     for (size_t i = 0; metric_names[i]; i++)
-        printf("%s\"%s\": %llu", i ? ", " : "", metric_names[i], v[i]);
+        if (complete || !needs_rejects(i))
+            printf("%s\"%s\": %llu", i ? ", " : "", metric_names[i], v[i]);
+        else
+            printf("%s\"%s\": null", i ? ", " : "", metric_names[i]);
     double u = rl_check_utilization(m, complete);
     if (isfinite(u))
         printf(", \"utilization\": %.6g}", u);
@@ -119,6 +138,10 @@ static void print_table(const struct rl_event_log *log, const struct rl_check_re
     metric_values(&res->total, v);
     printf("%-20s %14s\n", "metric", "value");
     for (size_t i = 0; metric_names[i]; i++) {
+        if (!res->complete && needs_rejects(i)) {
+            printf("%-20s %14s\n", metric_names[i], "n/a");
+            continue;
+        }
         printf("%-20s %14llu", metric_names[i], v[i]);
         if (i == 4 || i == 5) /* the two maxima, as multiples of L */
             printf("   (%.3f L)", (double)v[i] / (double)params->limit);
@@ -135,11 +158,14 @@ static void print_table(const struct rl_event_log *log, const struct rl_check_re
            "max_aligned", "false_adm", "false_rej");
     for (uint32_t k = 0; k < res->key_count; k++) {
         const struct rl_key_metrics *m = &res->per_key[k];
-        printf("%-16s %10llu %10llu %12llu %12llu %10llu %10llu\n",
-               key_name(log, k, buf, sizeof buf), (unsigned long long)m->admits,
-               (unsigned long long)m->rejects, (unsigned long long)m->max_sliding,
-               (unsigned long long)m->max_aligned, (unsigned long long)m->false_admits,
-               (unsigned long long)m->false_rejects);
+        printf("%-16s %10llu %10llu %12llu %12llu", key_name(log, k, buf, sizeof buf),
+               (unsigned long long)m->admits, (unsigned long long)m->rejects,
+               (unsigned long long)m->max_sliding, (unsigned long long)m->max_aligned);
+        if (res->complete)
+            printf(" %10llu %10llu\n", (unsigned long long)m->false_admits,
+                   (unsigned long long)m->false_rejects);
+        else
+            printf(" %10s %10s\n", "n/a", "n/a");
     }
 }
 
@@ -151,13 +177,14 @@ int rl_cmd_check(int argc, char **argv)
         {"events", required_argument, NULL, OPT_EVENTS},
         {"epoch", required_argument, NULL, OPT_EPOCH},
         {"per-key", no_argument, NULL, OPT_PER_KEY},
+        {"admits-only", no_argument, NULL, OPT_ADMITS_ONLY},
         {"format", required_argument, NULL, OPT_FORMAT},
         {0}};
     const char *cmd = "check", *events_path = NULL;
     struct rl_config cfg;
     rl_cli_limiter_defaults(&cfg);
     uint64_t epoch_ns = 0;
-    bool per_key = false;
+    bool per_key = false, admits_only = false;
     enum rl_cli_format format = RL_FORMAT_TABLE;
     char err[512];
     int code;
@@ -170,6 +197,7 @@ int rl_cmd_check(int argc, char **argv)
                 rl_cli_usage_error(cmd, "--epoch: %s", err);
             break;
         case OPT_PER_KEY: per_key = true; break;
+        case OPT_ADMITS_ONLY: admits_only = true; break;
         case OPT_FORMAT: format = rl_cli_parse_format(cmd, optarg); break;
         default:
             if (!rl_cli_limiter_option(cmd, code, optarg, &cfg))
@@ -185,6 +213,7 @@ int rl_cmd_check(int argc, char **argv)
     struct rl_event_log log;
     if (rl_event_log_read_csv(events_path, &log, err, sizeof err) != 0)
         rl_cli_usage_error(cmd, "%s", err);
+    log.complete = !admits_only;
     double t1 = seconds_now();
     struct rl_check_params params = {
         .limit = cfg.limit, .interval_ns = cfg.interval_ns, .epoch_ns = epoch_ns};
@@ -205,6 +234,9 @@ int rl_cmd_check(int argc, char **argv)
         printf("read in %.2f s, checked in %.2f s (%.1f M decisions/s checked)\n\n", t1 - t0,
                t2 - t1, t2 > t1 ? (double)log.len / (t2 - t1) / 1e6 : 0.0);
         print_table(&log, &res, &params, per_key);
+        if (res.complete && res.total.rejects == 0 && res.total.max_sliding > cfg.limit)
+            printf("\nno rejects in the log: if it holds admits only, the false_* and\n"
+                   "utilization lines above do not apply; run again with --admits-only\n");
     }
     rl_check_result_free(&res);
     rl_event_log_free(&log);

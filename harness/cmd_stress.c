@@ -21,7 +21,8 @@ static void stress_help(void)
            "                      [--reps R] [--clock C] [--record] [--pin] [--unsafe]\n"
            "                      [--hold DUR] [--keys K [--zipf S] [--expiry E]]\n"
            "                      [--redis ADDR] [--on-error admit|reject] [--client-skew DUR]\n"
-           "                      [--limit L --interval DUR] [--out FILE.csv] [--format F]\n\n"
+           "                      [--limit L --interval DUR] [--out FILE.csv] [--format F]\n"
+           "                      [--decisions FILE.csv]\n\n"
            "Threads start together and call acquire on one shared limiter as fast as they can\n"
            "(closed loop) until the duration ends. Prints median ns/op (per thread: time for\n"
            "one call) with min-max over repetitions, Mops/s (all threads), and the ratio to\n"
@@ -48,7 +49,11 @@ static void stress_help(void)
            "                    the time, for limiters that trust the client's clock\n"
            "  --unsafe          allow algorithms that are not thread-safe with > 1 thread\n"
            "  --out FILE        write every row as CSV (temporary name, then renamed)\n"
-           "  --format F        table (default), csv or json on stdout\n\n%s\n%s",
+           "  --format F        table (default), csv or json on stdout\n"
+           "  --decisions FILE  implies --record: write the recorded run's admits\n"
+           "                    (t_ns,key,n,admitted,thread; t_ns from the limiter's epoch)\n"
+           "                    for ratelab check --admits-only (stress counts rejects but\n"
+           "                    does not log them); one --algo, one thread count, --reps 1\n\n%s\n%s",
            rl_cli_limiter_help, rl_cli_remote_help);
 }
 
@@ -73,8 +78,10 @@ int rl_cmd_stress(int argc, char **argv)
         {"unsafe", no_argument, NULL, OPT_UNSAFE},
         {"out", required_argument, NULL, OPT_OUT},
         {"format", required_argument, NULL, OPT_FORMAT},
+        {"decisions", required_argument, NULL, OPT_DECISIONS},
         {0}};
     const char *cmd = "stress", *algo_list = NULL, *out_path = NULL, *redis = NULL;
+    const char *decisions_path = NULL;
     uint64_t threads[MAX_THREAD_COUNTS] = {1, 2}, reps = 3;
     size_t thread_count = 2;
     bool unsafe = false;
@@ -130,6 +137,7 @@ int rl_cmd_stress(int argc, char **argv)
         case OPT_UNSAFE: unsafe = true; break;
         case OPT_OUT: out_path = optarg; break;
         case OPT_FORMAT: format = rl_cli_parse_format(cmd, optarg); break;
+        case OPT_DECISIONS: decisions_path = optarg; plan.record = true; break;
         default:
             if (!rl_cli_limiter_option(cmd, code, optarg, &plan.cfg))
                 rl_cli_bad_option(cmd, code, argv);
@@ -141,6 +149,8 @@ int rl_cmd_stress(int argc, char **argv)
         rl_cli_usage_error(cmd, "--algo is required (a name from ratelab list, or all)");
     if (out_path)
         rl_cli_require_writable(cmd, "--out", out_path);
+    if (decisions_path)
+        rl_cli_require_writable(cmd, "--decisions", decisions_path);
 
     struct rl_clock probe_clock;
     if (rl_clock_init(&probe_clock, plan.clock, err, sizeof err) != 0)
@@ -192,6 +202,15 @@ int rl_cmd_stress(int argc, char **argv)
     plan.threads = threads;
     plan.thread_count = thread_count;
     plan.reps = (unsigned)reps;
+    /* the chosen algorithm runs after its floors, so the last recorded run is its own */
+    struct rl_event_log decisions = {0};
+    if (decisions_path) {
+        size_t floors = 1 + (any_remote && noop != NULL);
+        if (kept > floors + 1 || thread_count != 1 || reps != 1)
+            rl_cli_usage_error(cmd, "--decisions writes one run's admits: give one --algo, one "
+                                    "--threads count and --reps 1");
+        plan.keep_log = &decisions;
+    }
 
     /* The clock is an experimental variable: measure it before the run. */
     struct rl_clock_report clock_report = {0};
@@ -227,6 +246,10 @@ int rl_cmd_stress(int argc, char **argv)
             rl_stress_plan_print_overhead(stdout, rows, done);
     }
     rl_cli_write_rows(cmd, format, out_path, rows, done);
+    if (decisions_path && decisions.len &&
+        rl_event_log_write_csv(&decisions, decisions_path, err, sizeof err) != 0)
+        rl_cli_run_error(cmd, "%s", err);
+    rl_event_log_free(&decisions);
     free(rows);
     if (interrupted || failed) {
         fprintf(stderr, "ratelab stress: %s%s after %zu of %zu runs%s%s\n",

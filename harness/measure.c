@@ -72,7 +72,7 @@ int rl_measure_sim(const struct rl_algo *algo, const struct rl_config *cfg,
 }
 
 int rl_measure_stress(const struct rl_stress_params *p, unsigned rep, struct rl_result *r,
-                      char *err, size_t err_len)
+                      struct rl_event_log *log, char *err, size_t err_len)
 {
     struct rl_stress_outcome run;
     if (rl_stress_run(p, &run, err, err_len) != 0)
@@ -109,7 +109,10 @@ int rl_measure_stress(const struct rl_stress_params *p, unsigned rep, struct rl_
     int rc = 0;
     if (p->record) {
         rc = check_into(&run.log, &p->cfg, r, err, err_len);
-        rl_event_log_free(&run.log);
+        if (rc == 0 && log) /* the caller frees it now */
+            *log = run.log;
+        else
+            rl_event_log_free(&run.log);
     }
     return rc;
 }

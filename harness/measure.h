@@ -22,9 +22,10 @@ int rl_measure_sim(const struct rl_algo *algo, const struct rl_config *cfg,
                    struct rl_event_log *log, char *err, size_t err_len);
 
 /* One stress run (checked when params->record). rep is the repetition's
- * number, for the row. -1 with one line in err. */
+ * number, for the row. A recorded run's admits are handed to the caller in
+ * *log unless log is NULL (for --decisions). -1 with one line in err. */
 int rl_measure_stress(const struct rl_stress_params *params, unsigned rep, struct rl_result *r,
-                      char *err, size_t err_len);
+                      struct rl_event_log *log, char *err, size_t err_len);
 
 /* One replay run of params->trace (named workload, generated with seed; 0
  * for a file), checked from its complete log; rep numbers the repetition.

@@ -48,12 +48,19 @@ size_t rl_stress_plan_run(const struct rl_stress_plan *plan, const char *label,
                         .error_admits = plan->error_admits,
                         .client_skew_ns = plan->client_skew_ns,
                     };
-                    if (rl_measure_stress(&params, rep, &rows[done], err, err_len) != 0) {
+                    struct rl_event_log kept = {0};
+                    bool keep = recorded && plan->keep_log;
+                    if (rl_measure_stress(&params, rep, &rows[done], keep ? &kept : NULL, err,
+                                          err_len) != 0) {
                         if (rl_interrupted)
                             *interrupted = true;
                         else
                             *failed = true;
                         goto out;
+                    }
+                    if (keep) {
+                        rl_event_log_free(plan->keep_log);
+                        *plan->keep_log = kept;
                     }
                     done++;
                 }

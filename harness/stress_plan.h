@@ -8,6 +8,8 @@
 #include "keyed.h"
 #include "result.h"
 
+struct rl_event_log;
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -29,6 +31,9 @@ struct rl_stress_plan {
     enum rl_keyed_expiry expiry;
     bool error_admits;       /* fail-open on RL_ERROR */
     uint64_t client_skew_ns; /* clients' clocks spread over ±skew */
+    /* When set, the admits of the recorded runs are handed here (each
+     * replacing the one before: a plan of one recorded run keeps its own). */
+    struct rl_event_log *keep_log;
 };
 
 /* Rows the plan produces. */

@@ -140,6 +140,43 @@ static void test_round_trip(void)
     unlink("/tmp/ratelab-cli-d.csv");
 }
 
+/* stress --decisions writes the recorded admits; check --admits-only reads
+ * back the row's max_sliding and leaves the oracle columns empty. */
+static void test_stress_decisions(void)
+{
+    rl_cli_expect_usage_error("stress --algo fw_cas --threads 1,2 --decisions /tmp/x.csv",
+                              "one --algo, one --threads count and --reps 1");
+    static struct rl_cli_outcome o;
+    rl_cli_run(&o, "stress --algo fw_cas --threads 2 --reps 1 --duration 100ms --limit 100 "
+                   "--interval 10ms --decisions /tmp/ratelab-cli-sd.csv --format csv");
+    CU_ASSERT_EQUAL_FATAL(o.status, 0);
+    /* the last row is fw_cas recorded; max_sliding is its 19th column */
+    const char *row = o.out + strlen(o.out) - 1;
+    while (row > o.out && row[-1] != '\n')
+        row--;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(strstr(row, "fw_cas,"));
+    for (int comma = 0; comma < 18 && row; comma++)
+        row = strchr(row, ',') ? strchr(row, ',') + 1 : NULL;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(row);
+    unsigned long max_sliding = strtoul(row, NULL, 10);
+    CU_ASSERT(max_sliding >= 100);
+    rl_cli_run(&o, "check --events /tmp/ratelab-cli-sd.csv --limit 100 --interval 10ms "
+                   "--admits-only --format csv");
+    CU_ASSERT_EQUAL_FATAL(o.status, 0);
+    /* key,attempts,admits,rejects,admitted_cost,max_sliding,…: "*,A,A,0,A,M," then
+     * the oracle columns empty */
+    unsigned long attempts, admits, rejects, cost, checked_max;
+    const char *total = strstr(o.out, "\n*,");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(total);
+    CU_ASSERT_EQUAL_FATAL(sscanf(total, "\n*,%lu,%lu,%lu,%lu,%lu,", &attempts, &admits, &rejects,
+                                &cost, &checked_max), 5);
+    CU_ASSERT_EQUAL(rejects, 0);
+    CU_ASSERT_EQUAL(attempts, admits);
+    CU_ASSERT_EQUAL(checked_max, max_sliding);
+    CU_ASSERT_PTR_NOT_NULL(strstr(total, ",,,,")); /* false_admits … weak_false_rejects */
+    unlink("/tmp/ratelab-cli-sd.csv");
+}
+
 RL_TEST_SUITE("cli", {"unknown algorithm lists the valid names", test_bad_algorithm},
               {"bad durations, zero or negative limit and interval", test_bad_durations_and_limits},
               {"malformed, unsorted and missing traces", test_bad_traces},
@@ -148,4 +185,5 @@ RL_TEST_SUITE("cli", {"unknown algorithm lists the valid names", test_bad_algori
               {"list puts each name first", test_list_names_first},
               {"sim --format csv opens with the fixed columns", test_sim_csv_columns},
               {"trace, sim --decisions and check fit together", test_round_trip},
-              {"an unwritable output is refused before the run", test_unwritable_output})
+              {"an unwritable output is refused before the run", test_unwritable_output},
+              {"stress --decisions and check --admits-only fit together", test_stress_decisions})
