@@ -13,12 +13,6 @@
 #include <stdio.h>
 #include <time.h>
 
-#define EXPECT(cond, ...)                                                                          \
-    do {                                                                                           \
-        char msg_[240];                                                                            \
-        snprintf(msg_, sizeof msg_, __VA_ARGS__);                                                  \
-        CU_assertImplementation((cond), __LINE__, msg_, __FILE__, "", CU_FALSE);                   \
-    } while (0)
 
 #define MS 1000000u
 

@@ -31,12 +31,6 @@
 #define I 20000000u    /* 20 ms: far above the stamp uncertainty (µs) */
 #define RUN 200000000u /* 200 ms: 10 windows */
 
-#define EXPECT(cond, ...)                                                                          \
-    do {                                                                                           \
-        char msg_[240];                                                                            \
-        snprintf(msg_, sizeof msg_, __VA_ARGS__);                                                  \
-        CU_assertImplementation((cond), __LINE__, msg_, __FILE__, "", CU_FALSE);                   \
-    } while (0)
 
 struct windowed {
     const char *name;

@@ -9,6 +9,7 @@
 
 #include <CUnit/CUnit.h>
 #include <stddef.h>
+#include <stdio.h>
 
 struct rl_test_case {
     const char *name;
@@ -23,5 +24,14 @@ void rl_test_suite_register(const char *suite, const struct rl_test_case *cases)
     {                                                                                              \
         rl_test_suite_register(suite_name, rl_suite_cases_);                                       \
     }
+
+/* CU_ASSERT with a printf-style message, so a failure says which case and
+ * which values. */
+#define EXPECT(cond, ...)                                                                          \
+    do {                                                                                           \
+        char msg_[240];                                                                            \
+        snprintf(msg_, sizeof msg_, __VA_ARGS__);                                                  \
+        CU_assertImplementation((cond), __LINE__, msg_, __FILE__, "", CU_FALSE);                   \
+    } while (0)
 
 #endif

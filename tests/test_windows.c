@@ -254,12 +254,6 @@ static void run(const char *name, const struct rl_config *cfg, const struct rl_t
     CU_ASSERT_EQUAL_FATAL(rl_check(log, &params, res, err, sizeof err), 0);
 }
 
-#define EXPECT(cond, ...)                                                                          \
-    do {                                                                                           \
-        char msg_[200];                                                                            \
-        snprintf(msg_, sizeof msg_, __VA_ARGS__);                                                  \
-        CU_assertImplementation((cond), __LINE__, msg_, __FILE__, "", CU_FALSE);                   \
-    } while (0)
 
 /* sliding_log is the strong oracle: never above L sliding, and no decision
  * differs from the checker's exact sliding log. */
