@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 /* Virtual time starts here rather than at 0, as a machine's monotonic clock
  * does (this one booted an hour ago), so that no algorithm can lean on
@@ -24,6 +25,15 @@ extern const char *const rl_clock_names[];
  * name or a tsc clock on a machine without an invariant TSC; *clock is then
  * left as it was. */
 int rl_clock_init(struct rl_clock *clock, const char *name, char *err, size_t err_len);
+
+/* The harness's own time, for deadlines, progress and elapsed seconds:
+ * CLOCK_MONOTONIC in ns, whatever clock the run's limiter reads. */
+static inline uint64_t rl_monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static inline void rl_clock_set_virtual(struct rl_clock *clock, uint64_t now_ns)
 {

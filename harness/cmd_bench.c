@@ -3,6 +3,7 @@
  * The CSV is written whole, also when the suite is interrupted or a run
  * fails: the finished rows are kept. */
 #include "cli.h"
+#include "clock.h"
 #include "commands.h"
 #include "measure.h"
 #include "parse.h"
@@ -14,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* Prints text from column `indent` on, broken at spaces before `width`. */
 static void print_wrapped(const char *text, int indent, int width)
@@ -66,13 +66,6 @@ static size_t count_names(const char *const *names)
     return n;
 }
 
-static double monotonic_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* The sim grid: each algorithm on each workload (a Redis one on one
  * workload only: each of its decisions is a round trip), appended to rows. */
 static size_t run_sim_grid(const struct rl_suite_run *run, const struct rl_config *cfg,
@@ -83,7 +76,7 @@ static size_t run_sim_grid(const struct rl_suite_run *run, const struct rl_confi
         for (size_t i = 0; i < run->sim_count; i++)
             planned += !(run->sim_algos[i]->flags & RL_REMOTE) ||
                        strcmp(*w, run->sim_remote_workload) == 0;
-    double start = monotonic_seconds();
+    double start = (double)rl_monotonic_ns() / 1e9;
     for (const char *const *w = run->sim_workloads; w && *w; w++) {
         struct rl_workload_params params;
         rl_workload_defaults(&params, cfg->limit, cfg->interval_ns);
@@ -97,7 +90,7 @@ static size_t run_sim_grid(const struct rl_suite_run *run, const struct rl_confi
             if ((a->flags & RL_REMOTE) && strcmp(*w, run->sim_remote_workload) != 0)
                 continue;
             /* sims differ in length: the time left is extrapolated from those done */
-            double each = count ? (monotonic_seconds() - start) / (double)count : 0;
+            double each = count ? ((double)rl_monotonic_ns() / 1e9 - start) / (double)count : 0;
             rl_cli_progress("bench: sim %zu/%zu %s on %s, ~%.0f s left", count + 1, planned,
                             a->name, *w, each * (double)(planned - count));
             static const struct rl_sim_options independent = {.expiry = RL_EXPIRE_NEVER};

@@ -1,20 +1,13 @@
 /* cmd_check.c — `ratelab check`: the checker on any decision log. */
 #include "checker.h"
 #include "cli.h"
+#include "clock.h"
 #include "commands.h"
 #include "parse.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
-
-static double seconds_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void check_help(void)
 {
@@ -209,18 +202,18 @@ int rl_cmd_check(int argc, char **argv)
     if (events_path == NULL)
         rl_cli_usage_error(cmd, "--events FILE is required (CSV: t_ns,key,n,admitted,thread)");
 
-    double t0 = seconds_now();
+    double t0 = (double)rl_monotonic_ns() / 1e9;
     struct rl_event_log log;
     if (rl_event_log_read_csv(events_path, &log, err, sizeof err) != 0)
         rl_cli_usage_error(cmd, "%s", err);
     log.complete = !admits_only;
-    double t1 = seconds_now();
+    double t1 = (double)rl_monotonic_ns() / 1e9;
     struct rl_check_params params = {
         .limit = cfg.limit, .interval_ns = cfg.interval_ns, .epoch_ns = epoch_ns};
     struct rl_check_result res;
     if (rl_check(&log, &params, &res, err, sizeof err) != 0)
         rl_cli_run_error(cmd, "%s", err);
-    double t2 = seconds_now();
+    double t2 = (double)rl_monotonic_ns() / 1e9;
 
     if (format == RL_FORMAT_CSV) {
         print_csv(&log, &res, per_key);

@@ -8,6 +8,8 @@
  */
 #include "keyed.h"
 
+#include "clock.h"
+
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -154,20 +156,13 @@ static void sweep_all(struct rl_keyed *k, uint64_t now_ns)
 
 /* ---- the sweeper ------------------------------------------------------------ */
 
-static uint64_t monotonic_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void *sweeper_main(void *arg)
 {
     struct rl_keyed *k = arg;
     uint64_t period = k->idle_ns / 2 ? k->idle_ns / 2 : 1;
     pthread_mutex_lock(&k->stop_lock);
     while (!k->stopping) {
-        uint64_t wake = monotonic_ns() + period;
+        uint64_t wake = rl_monotonic_ns() + period;
         struct timespec until = {(time_t)(wake / 1000000000u), (long)(wake % 1000000000u)};
         int rc = 0;
         while (!k->stopping && rc != ETIMEDOUT)
@@ -175,7 +170,7 @@ static void *sweeper_main(void *arg)
         if (k->stopping)
             break;
         pthread_mutex_unlock(&k->stop_lock);
-        sweep_all(k, monotonic_ns());
+        sweep_all(k, rl_monotonic_ns());
         pthread_mutex_lock(&k->stop_lock);
     }
     pthread_mutex_unlock(&k->stop_lock);

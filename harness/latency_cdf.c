@@ -23,8 +23,8 @@ void rl_latency_cdf_from(struct rl_latency_cdf *cdf, const struct rl_histogram *
             if (tail * (double)h->total < 1.0)
                 goto done;
             double percentile = 100.0 * (1.0 - tail);
-            cdf->points[cdf->count++] = (struct rl_cdf_point){
-                percentile, rl_histogram_percentile(h, percentile)};
+            cdf->points[cdf->count++] =
+                (struct rl_cdf_point){percentile, rl_histogram_percentile(h, percentile)};
         }
     }
 done:
@@ -40,8 +40,7 @@ int rl_latency_cdf_path(const char *results_path, char *out, size_t len)
 }
 
 int rl_latency_cdf_write(const char *path, const struct rl_result *rows,
-                         const struct rl_latency_cdf *cdfs, size_t count, char *err,
-                         size_t err_len)
+                         const struct rl_latency_cdf *cdfs, size_t count, char *err, size_t err_len)
 {
     struct rl_context ctx;
     rl_context_init(&ctx);
@@ -58,8 +57,8 @@ int rl_latency_cdf_write(const char *path, const struct rl_result *rows,
             const struct rl_cdf_point *pt = &cdf->points[p];
             /* 1/(1 − p), the log scale a tail is read on; the maximum is
              * the one value in `total` */
-            double one_in = pt->percentile >= 100.0 ? (double)cdf->total
-                                                    : 100.0 / (100.0 - pt->percentile);
+            double one_in =
+                pt->percentile >= 100.0 ? (double)cdf->total : 100.0 / (100.0 - pt->percentile);
             fprintf(out.fp, "%s,", row->algo->name);
             rl_csv_field(out.fp, row->workload);
             fprintf(out.fp, ",%s,%u,%u,%g,%llu,%llu,%.10g,%.10g,%llu,%llu,", row->clock,

@@ -57,13 +57,6 @@ struct worker {
     struct rl_histogram latency, lateness, service;
 };
 
-static uint64_t monotonic_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Offset of trace time t from t0 on the wall clock. */
 static uint64_t due_offset(uint64_t t_ns, double speed)
 {
@@ -84,7 +77,7 @@ static inline void cpu_relax(void)
 static bool wait_until(uint64_t due, bool yield, uint64_t *now_out)
 {
     for (;;) {
-        uint64_t now = monotonic_ns();
+        uint64_t now = rl_monotonic_ns();
         if (now >= due) {
             *now_out = now;
             return true;
@@ -146,7 +139,7 @@ static void run_attempts(struct worker *w)
         bool failed;
         enum rl_decision d = decide(w, a, &failed);
         uint64_t after = stamp->read(stamp);
-        uint64_t done = sh->stamps_on_mono ? after : monotonic_ns();
+        uint64_t done = sh->stamps_on_mono ? after : rl_monotonic_ns();
         w->decisions[d]++;
         rl_histogram_record(&w->latency, done - due);
         rl_histogram_record(&w->lateness, sent - due);
@@ -275,10 +268,10 @@ static int collect(struct worker *workers, unsigned threads, const struct rl_tra
 static int create_limiter(const struct rl_replay_params *p, struct replay_shared *sh,
                           struct rl_clock *clock, char *err, size_t err_len)
 {
-    uint64_t now = monotonic_ns();
+    uint64_t now = rl_monotonic_ns();
     sh->t0_ns = now + RL_REPLAY_LEAD_NS;
     sh->epoch_ns =
-        sh->stamps_on_mono ? sh->t0_ns : clock->read(clock) + (sh->t0_ns - monotonic_ns());
+        sh->stamps_on_mono ? sh->t0_ns : clock->read(clock) + (sh->t0_ns - rl_monotonic_ns());
     struct rl_config cfg = p->cfg;
     cfg.epoch_ns = sh->epoch_ns;
     if (p->trace->key_count > 1) {

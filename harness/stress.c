@@ -92,13 +92,6 @@ __attribute__((always_inline)) static inline enum rl_decision decide(struct work
     return d;
 }
 
-static uint64_t monotonic_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Holds an admitted permit for hold_ns (spinning: holds are short and a
  * sleep would hand the core away for far longer), then releases it. */
 static void hold_and_release(struct worker *w, uint32_t key)
@@ -110,8 +103,8 @@ static void hold_and_release(struct worker *w, uint32_t key)
     if (held > w->max_in_flight)
         w->max_in_flight = held;
     if (sh->hold_ns) {
-        uint64_t until = monotonic_ns() + sh->hold_ns;
-        while (monotonic_ns() < until)
+        uint64_t until = rl_monotonic_ns() + sh->hold_ns;
+        while (rl_monotonic_ns() < until)
             ;
     }
     atomic_fetch_sub_explicit(&sh->in_flight, 1, memory_order_seq_cst);
@@ -187,12 +180,12 @@ static void *worker_main(void *arg)
     while (atomic_load_explicit(&sh->arrived, memory_order_relaxed) < sh->threads)
         if (sh->oversubscribed)
             sched_yield();
-    w->start_ns = monotonic_ns();
+    w->start_ns = rl_monotonic_ns();
     if (w->shared->record)
         run_recorded(w);
     else
         run_plain(w);
-    w->end_ns = monotonic_ns();
+    w->end_ns = rl_monotonic_ns();
     return NULL;
 }
 
@@ -219,11 +212,11 @@ static size_t default_capacity(const struct rl_stress_params *p)
 /* Sleeps out the run in short steps so a signal can end it early. */
 static bool wait_for_duration(uint64_t duration_ns)
 {
-    uint64_t end = monotonic_ns() + duration_ns;
+    uint64_t end = rl_monotonic_ns() + duration_ns;
     for (;;) {
         if (rl_interrupted)
             return false;
-        uint64_t now = monotonic_ns();
+        uint64_t now = rl_monotonic_ns();
         if (now >= end)
             return true;
         uint64_t step = end - now < 10000000u ? end - now : 10000000u;

@@ -14,6 +14,24 @@ static const char *binary(void)
     return bin ? bin : "build/ratelab";
 }
 
+unsigned long rl_cli_csv_number(const char *csv, const char *row, const char *column)
+{
+    size_t want = strlen(column);
+    int index = 0;
+    const char *h = csv;
+    while (*h && *h != '\n' &&
+           !(strncmp(h, column, want) == 0 && (h[want] == ',' || h[want] == '\n'))) {
+        h += strcspn(h, ",\n");
+        if (*h == ',')
+            h++, index++;
+    }
+    CU_ASSERT_FATAL(*h != '\0' && *h != '\n'); /* the header names the column */
+    for (int i = 0; i < index && row; i++)
+        row = strchr(row, ',') ? strchr(row, ',') + 1 : NULL;
+    CU_ASSERT_PTR_NOT_NULL_FATAL(row);
+    return strtoul(row, NULL, 10);
+}
+
 static void slurp(const char *path, char *buf, size_t len)
 {
     FILE *f = fopen(path, "r");

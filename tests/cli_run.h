@@ -17,4 +17,8 @@ void rl_cli_run(struct rl_cli_outcome *o, const char *args);
  * needle; the failure message quotes what it printed. */
 void rl_cli_expect_usage_error(const char *args, const char *needle);
 
+/* The field named `column` (from csv's header line) of the row starting at
+ * `row`, read as an unsigned number; fails the test when there is none. */
+unsigned long rl_cli_csv_number(const char *csv, const char *row, const char *column);
+
 #endif

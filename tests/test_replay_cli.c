@@ -110,14 +110,9 @@ static void test_decisions(void)
     rl_cli_run(&o, "replay --algo fw_cas --threads 2 --workload boundary --limit 50 --interval 10ms "
                    "--duration 100ms --decisions /tmp/ratelab-replay-dec.csv --format csv");
     CU_ASSERT_EQUAL_FATAL(o.status, 0);
-    /* max_sliding is the 19th column of the row */
     const char *row = strchr(o.out, '\n');
     CU_ASSERT_PTR_NOT_NULL_FATAL(row);
-    row++;
-    for (int comma = 0; comma < 18 && row; comma++)
-        row = strchr(row, ',') ? strchr(row, ',') + 1 : NULL;
-    CU_ASSERT_PTR_NOT_NULL_FATAL(row);
-    unsigned long max_sliding = strtoul(row, NULL, 10);
+    unsigned long max_sliding = rl_cli_csv_number(o.out, row + 1, "max_sliding");
     CU_ASSERT(max_sliding >= 50);
     static struct rl_cli_outcome c;
     rl_cli_run(&c, "check --events /tmp/ratelab-replay-dec.csv --limit 50 --interval 10ms");
