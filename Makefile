@@ -14,7 +14,8 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror
 STD     := -std=c11 -D_GNU_SOURCE -pthread
-INCLUDE := -Ialgorithms -Iharness -Iworkloads
+# Every include names its path from the repository root: "harness/run/stress.h".
+INCLUDE := -I.
 LDLIBS  := -lhiredis -pthread -lm
 
 # Quiet by default; V=1 shows every command.
@@ -59,8 +60,9 @@ ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 GIT_REV := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 BUILD_DEFS = -DRL_GIT_REV='"$(GIT_REV)"' -DRL_CFLAGS='"$(strip $(CFLAGS) $(SANFLAGS))"'
 
-LIB_SRCS  := $(wildcard algorithms/*.c) $(filter-out harness/main.c,$(wildcard harness/*.c)) \
-             $(wildcard workloads/*.c)
+HARNESS_LAYERS := io sys check report run cli
+LIB_SRCS  := $(wildcard algorithms/*.c) $(wildcard workloads/*.c) \
+             $(filter-out harness/cli/main.c,$(foreach d,$(HARNESS_LAYERS),$(wildcard harness/$(d)/*.c)))
 TEST_SRCS := $(wildcard tests/*.c)
 
 # Lua scripts live in algorithms/lua/ as plain files and are compiled in as
@@ -116,9 +118,9 @@ build/teach/obj/gen/%.o: build/gen/%.c
 
 # build_info records the git revision and flags: rebuilt every time so a
 # result row never carries a stale revision.
-$(BUILD)/obj/harness/build_info.o build/teach/obj/harness/build_info.o: FORCE
-$(BUILD)/obj/harness/build_info.o: ALL_CFLAGS += $(BUILD_DEFS)
-build/teach/obj/harness/build_info.o: ALL_CFLAGS += $(BUILD_DEFS)
+$(BUILD)/obj/harness/sys/build_info.o build/teach/obj/harness/sys/build_info.o: FORCE
+$(BUILD)/obj/harness/sys/build_info.o: ALL_CFLAGS += $(BUILD_DEFS)
+build/teach/obj/harness/sys/build_info.o: ALL_CFLAGS += $(BUILD_DEFS)
 
 $(LIBRATELAB): $(LIB_OBJS)
 	@rm -f $@
@@ -130,11 +132,11 @@ build/teach/libratelab.a: $(TEACH_LIB_OBJS)
 	$(call say,AR,$@)
 	$(Q)$(AR) rcs $@ $^
 
-$(RATELAB): $(BUILD)/obj/harness/main.o $(LIBRATELAB)
+$(RATELAB): $(BUILD)/obj/harness/cli/main.o $(LIBRATELAB)
 	$(call say,LD,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) $^ $(MALLOC_LIBS) $(LDLIBS) -o $@
 
-$(TEACH_BIN): build/teach/obj/harness/main.o build/teach/libratelab.a
+$(TEACH_BIN): build/teach/obj/harness/cli/main.o build/teach/libratelab.a
 	$(call say,LD,$@)
 	$(Q)$(CC) $(ALL_LDFLAGS) $^ $(LDLIBS) -o $@
 
@@ -204,7 +206,7 @@ plots: $(RATELAB)
 alloc-compare:
 	$(Q)$(MAKE) --no-print-directory SAN= MALLOC= all
 	$(Q)$(MAKE) --no-print-directory jemalloc
-	sh harness/alloc_compare.sh build/ratelab build/jemalloc/ratelab
+	sh harness/bench/alloc_compare.sh build/ratelab build/jemalloc/ratelab
 
 # ---- dependencies --------------------------------------------------------
 # Debian packages, installed only when one is missing (apt-get update first:
@@ -233,10 +235,10 @@ FORCE:
 .SECONDARY: $(LUA_GEN)
 
 -include $(LIB_OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(TEACH_LIB_OBJS:.o=.d) $(TEACH_TEST_OBJS:.o=.d)
--include $(BUILD)/obj/harness/main.d build/teach/obj/harness/main.d
+-include $(BUILD)/obj/harness/cli/main.d build/teach/obj/harness/cli/main.d
 
 # ---- Google Benchmark ----------------------------------------------------
-# build/ratelab-gbench: the one C++ file (harness/gbench_shim.cc) registers
+# build/ratelab-gbench: the one C++ file (harness/bench/gbench_shim.cc) registers
 # every in-process, thread-safe algorithm with Google Benchmark (Debian's
 # libbenchmark-dev). gbench-check measures the same algorithms with it and
 # with `ratelab stress`, single-threaded, and prints the ratio of their ns/op.
@@ -249,16 +251,16 @@ ALL_CXXFLAGS = -std=c++17 $(WARN) $(CXXFLAGS) $(SANFLAGS) -pthread $(INCLUDE) -M
 
 gbench: $(GBENCH)
 
-$(BUILD)/obj/harness/gbench_shim.o: harness/gbench_shim.cc
+$(BUILD)/obj/harness/bench/gbench_shim.o: harness/bench/gbench_shim.cc
 	@mkdir -p $(dir $@)
 	$(call say,CXX,$@)
 	$(Q)$(CXX) $(ALL_CXXFLAGS) -c $< -o $@
 
-$(GBENCH): $(BUILD)/obj/harness/gbench_shim.o $(LIBRATELAB)
+$(GBENCH): $(BUILD)/obj/harness/bench/gbench_shim.o $(LIBRATELAB)
 	$(call say,LD,$@)
 	$(Q)$(CXX) $(ALL_LDFLAGS) $^ -lbenchmark $(LDLIBS) -o $@
 
 gbench-check: $(GBENCH) $(RATELAB)
-	sh harness/gbench_check.sh $(GBENCH) $(RATELAB)
+	sh harness/bench/gbench_check.sh $(GBENCH) $(RATELAB)
 
--include $(BUILD)/obj/harness/gbench_shim.d
+-include $(BUILD)/obj/harness/bench/gbench_shim.d

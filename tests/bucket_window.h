@@ -3,7 +3,7 @@
 #ifndef RL_TEST_BUCKET_WINDOW_H
 #define RL_TEST_BUCKET_WINDOW_H
 
-#include "event_log.h"
+#include "harness/check/event_log.h"
 
 #include <stdint.h>
 

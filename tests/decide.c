@@ -1,7 +1,7 @@
 /* decide.c — see decide.h. */
 #include "decide.h"
 
-#include "clock.h"
+#include "harness/sys/clock.h"
 
 #include <CUnit/CUnit.h>
 #include <stdio.h>

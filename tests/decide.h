@@ -3,7 +3,7 @@
 #ifndef RL_TEST_DECIDE_H
 #define RL_TEST_DECIDE_H
 
-#include "rl.h"
+#include "algorithms/rl.h"
 
 #include <stddef.h>
 #include <stdint.h>

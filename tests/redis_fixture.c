@@ -1,9 +1,9 @@
 /* redis_fixture.c — see redis_fixture.h. */
 #include "redis_fixture.h"
 
-#include "clock.h"
-#include "redis_common.h"
-#include "redis_server.h"
+#include "algorithms/redis_common.h"
+#include "harness/sys/clock.h"
+#include "harness/sys/redis_server.h"
 
 #include <CUnit/CUnit.h>
 #include <hiredis/hiredis.h>

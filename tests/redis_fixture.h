@@ -5,7 +5,7 @@
 #define RL_TEST_REDIS_FIXTURE_H
 
 #include "decide.h"
-#include "rl.h"
+#include "algorithms/rl.h"
 
 #include <stddef.h>
 #include <stdint.h>

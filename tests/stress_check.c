@@ -10,7 +10,7 @@
  * the other, put L + a few into some window of length I. */
 #include "stress_check.h"
 
-#include "stress.h"
+#include "harness/run/stress.h"
 
 #include <CUnit/CUnit.h>
 #include <stdlib.h>

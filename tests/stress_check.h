@@ -3,7 +3,7 @@
 #ifndef RL_TEST_STRESS_CHECK_H
 #define RL_TEST_STRESS_CHECK_H
 
-#include "checker.h"
+#include "harness/check/checker.h"
 
 #include <stdbool.h>
 #include <stdint.h>

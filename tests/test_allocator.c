@@ -1,10 +1,11 @@
 /* test_allocator.c — the allocator column names the malloc the process
  * really runs on, and releasing free memory shrinks the resident set.
  * The Makefile defines RL_MALLOC_JEMALLOC in the MALLOC=jemalloc build. */
-#include "allocator.h"
-#include "build_info.h"
-#include "keyed.h"
 #include "test_util.h"
+#include "harness/run/keyed.h"
+#include "harness/sys/allocator.h"
+#include "harness/sys/build_info.h"
+#include "harness/sys/rss.h"
 
 #include <stdlib.h>
 #include <string.h>

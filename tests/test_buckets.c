@@ -5,12 +5,12 @@
  * Hand-worked sequences use I = 3000 ns for L = 3 unless noted, so that
  * T = I/L = 1000 ns and gcd(L, I) = 3 makes a tick one ns (tb_ticks.h). */
 #include "bucket_window.h"
-#include "checker.h"
-#include "clock.h"
 #include "decide.h"
-#include "generators.h"
-#include "sim.h"
 #include "test_util.h"
+#include "harness/check/checker.h"
+#include "harness/run/sim.h"
+#include "harness/sys/clock.h"
+#include "workloads/generators.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,9 +1,9 @@
 /* test_checker.c — the checker on hand-made logs whose answers are worked
  * out in the comments, and on random logs against a naive reference that
  * follows DESIGN §1 word for word. */
-#include "checker.h"
-#include "event_log.h"
 #include "test_util.h"
+#include "harness/check/checker.h"
+#include "harness/check/event_log.h"
 
 #include <math.h>
 #include <stdio.h>

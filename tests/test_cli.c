@@ -1,9 +1,9 @@
 /* test_cli.c — build/ratelab as a user meets it: every bad input gets one
  * clear line on stderr and exit 2; good input exits 0. RATELAB_BIN names
  * the binary under test (the Makefile sets it). */
-#include "rl.h"
 #include "cli_run.h"
 #include "test_util.h"
+#include "algorithms/rl.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* test_concurrency.c — the concurrency limiter: a hand-worked sequence of
  * acquires and releases (threads: test_stress_concurrency.c). */
-#include "rl.h"
 #include "test_util.h"
+#include "algorithms/rl.h"
 
 #include <string.h>
 

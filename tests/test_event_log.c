@@ -1,8 +1,8 @@
 /* test_event_log.c — the decision log: CSV round trips with text keys, every
  * malformed line reported with its path and line number, the temp-and-rename
  * writer, and the stable sort by time. */
-#include "event_log.h"
 #include "test_util.h"
+#include "harness/check/event_log.h"
 
 #include <dirent.h>
 #include <stdio.h>

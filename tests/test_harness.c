@@ -1,9 +1,9 @@
 /* test_harness.c — units of the harness: value parsing, clocks, files
  * written whole. */
-#include "clock.h"
-#include "outfile.h"
-#include "parse.h"
 #include "test_util.h"
+#include "harness/cli/parse.h"
+#include "harness/io/outfile.h"
+#include "harness/sys/clock.h"
 
 #include <stdlib.h>
 #include <string.h>

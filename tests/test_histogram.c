@@ -1,9 +1,9 @@
 /* test_histogram.c — the latency histogram against known distributions:
  * every percentile lies in [true, true·(1 + 1/128)) of the exact nearest-
  * rank answer, min and max are exact, and merging equals recording all. */
-#include "histogram.h"
-#include "latency_cdf.h"
 #include "test_util.h"
+#include "harness/report/histogram.h"
+#include "harness/report/latency_cdf.h"
 
 #include <math.h>
 #include <stdbool.h>

@@ -1,9 +1,9 @@
 /* test_keyed.c — the keyed container in virtual time: keys are independent,
  * deletion keeps every other key's state, and expiry bounds the live keys
  * under churn (the time-wheel article's never-expiring manager does not). */
-#include "clock.h"
-#include "keyed.h"
 #include "test_util.h"
+#include "harness/run/keyed.h"
+#include "harness/sys/clock.h"
 
 #define I 1000000u /* 1 ms */
 

@@ -1,10 +1,10 @@
 /* test_properties.c — properties over many seeded random traces in sim:
  * the promises that hold on one thread, and decision-for-decision
  * agreement between implementations of the same semantics. */
-#include "checker.h"
-#include "generators.h"
-#include "sim.h"
 #include "test_util.h"
+#include "harness/check/checker.h"
+#include "harness/run/sim.h"
+#include "workloads/generators.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -7,13 +7,13 @@
  * and stopped by the last (rl_redis_server's atexit handler stops it if a
  * fatal assertion ends the run first). Every call is a round trip (about
  * 50 µs here), so the traces are small: the suite runs in a few seconds. */
-#include "clock.h"
-#include "generators.h"
-#include "redis_common.h"
 #include "redis_fixture.h"
-#include "redis_server.h"
-#include "sim.h"
 #include "test_util.h"
+#include "algorithms/redis_common.h"
+#include "harness/run/sim.h"
+#include "harness/sys/clock.h"
+#include "harness/sys/redis_server.h"
+#include "workloads/generators.h"
 
 #include <hiredis/hiredis.h>
 #include <math.h>

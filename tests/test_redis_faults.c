@@ -2,11 +2,11 @@
  * harness keeps running, counts errors, applies the caller's policy, writes
  * its results whole and cleans up; a restarted server without the scripts is
  * handled by reloading them (NOSCRIPT). */
-#include "checker.h"
-#include "clock.h"
-#include "redis_server.h"
-#include "stress.h"
 #include "test_util.h"
+#include "harness/check/checker.h"
+#include "harness/run/stress.h"
+#include "harness/sys/clock.h"
+#include "harness/sys/redis_server.h"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 /* test_redis_server.c — the private redis-server: it comes up on a Unix
  * socket in a fresh folder, answers PING, and leaves nothing behind. */
-#include "redis_server.h"
 #include "test_util.h"
+#include "harness/sys/redis_server.h"
 
 #include <signal.h>
 #include <string.h>

@@ -20,9 +20,9 @@
  * window bound tighter than B + L·w/I can hold for it.
  */
 #include "bucket_window.h"
-#include "stress.h"
 #include "stress_check.h"
 #include "test_util.h"
+#include "harness/run/stress.h"
 
 #include <stdio.h>
 

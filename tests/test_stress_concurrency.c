@@ -1,7 +1,7 @@
 /* test_stress_concurrency.c — see test_concurrency.c; threaded, so it runs
  * again under ThreadSanitizer with every stress* suite. */
-#include "stress.h"
 #include "test_util.h"
+#include "harness/run/stress.h"
 
 /* Four threads on two cores contend for two permits held 5 µs each: the
  * limit is never passed, and every attempt is accounted for. */

@@ -1,9 +1,9 @@
 /* test_stress_keyed.c — the keyed container under threads, with the real
  * sweeper thread running; again under ThreadSanitizer with every stress*. */
-#include "checker.h"
 #include "stress_check.h"
-#include "stress.h"
 #include "test_util.h"
+#include "harness/check/checker.h"
+#include "harness/run/stress.h"
 
 static void test_threads_keys_sweeper(void)
 {

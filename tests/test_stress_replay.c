@@ -3,10 +3,10 @@
  * limiter cannot hide its backlog), --speed compresses the run, keys and
  * errors handled as in stress. Run again under ThreadSanitizer by
  * `make test` (the suite's name starts with "stress"). */
-#include "checker.h"
-#include "generators.h"
-#include "replay.h"
 #include "test_util.h"
+#include "harness/check/checker.h"
+#include "harness/run/replay.h"
+#include "workloads/generators.h"
 
 #include <stdatomic.h>
 #include <stdio.h>

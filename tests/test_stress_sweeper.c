@@ -3,10 +3,10 @@
  * entries it removes (never before 3·I, and not long after), and instances
  * destroyed while it runs. Threads are counted from /proc/self/task. Run
  * again under ThreadSanitizer with every stress*. */
-#include "checker.h"
-#include "clock.h"
-#include "stress.h"
 #include "test_util.h"
+#include "harness/check/checker.h"
+#include "harness/run/stress.h"
+#include "harness/sys/clock.h"
 
 #include <dirent.h>
 #include <pthread.h>

@@ -20,10 +20,10 @@
  * checked below with m computed from the same log. U is microseconds in a
  * quiet run, so m is a handful; a preempted stamp widens it, soundly.
  */
-#include "checker.h"
-#include "stress.h"
 #include "stress_check.h"
 #include "test_util.h"
+#include "harness/check/checker.h"
+#include "harness/run/stress.h"
 
 #include <stdio.h>
 

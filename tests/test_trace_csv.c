@@ -1,9 +1,9 @@
 /* test_trace_csv.c — the trace CSV: round trips (odd keys, many keys, long
  * keys), every refusal with its line number, line endings, and the write
  * through a temporary file and a rename. */
-#include "generators.h"
 #include "test_util.h"
-#include "trace.h"
+#include "workloads/generators.h"
+#include "workloads/trace.h"
 
 #include <dirent.h>
 #include <stdbool.h>

@@ -2,11 +2,11 @@
  * limiters in sim: hand-worked decision sequences (first window, idle gap,
  * n > 1, n > L, time going backwards), then properties over seeded traces.
  * Times are trace ns; the epoch is trace time 0. */
-#include "checker.h"
 #include "decide.h"
-#include "generators.h"
-#include "sim.h"
 #include "test_util.h"
+#include "harness/check/checker.h"
+#include "harness/run/sim.h"
+#include "workloads/generators.h"
 
 #include <stdio.h>
 #include <stdlib.h>

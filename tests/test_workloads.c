@@ -1,11 +1,11 @@
 /* test_workloads.c — the PRNG, each generator's exact counts and timings,
  * key and cost distributions, and every refusal of rl_workload_generate.
  * The trace CSV has its own suite, test_trace_csv.c. */
-#include "generators.h"
-#include "keys.h"
-#include "rng.h"
 #include "test_util.h"
-#include "trace.h"
+#include "workloads/generators.h"
+#include "workloads/keys.h"
+#include "workloads/rng.h"
+#include "workloads/trace.h"
 
 #include <math.h>
 #include <stdbool.h>

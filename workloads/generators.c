@@ -7,9 +7,9 @@
  */
 #include "generators.h"
 
-#include "errmsg.h"
 #include "keys.h"
 #include "rng.h"
+#include "harness/io/errmsg.h"
 
 #include <math.h>
 #include <stdbool.h>

@@ -2,7 +2,7 @@
  * reader is trace_read.c). */
 #include "trace.h"
 
-#include "errmsg.h"
+#include "harness/io/errmsg.h"
 
 #include <errno.h>
 #include <fcntl.h>

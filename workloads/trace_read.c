@@ -6,10 +6,10 @@
  * slow path that only exists to say precisely what is wrong. Keys are
  * interned into dense ids by an open-addressing table.
  */
-#include "file_bytes.h"
 #include "trace.h"
+#include "harness/io/file_bytes.h"
 
-#include "errmsg.h"
+#include "harness/io/errmsg.h"
 
 #include <errno.h>
 #include <stdbool.h>

@@ -1,0 +1,400 @@
+/* cli.c — option handling shared by the subcommands (see cli.h). */
+#include "cli.h"
+
+#include "parse.h"
+#include "harness/io/outfile.h"
+#include "harness/sys/redis_server.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const char rl_cli_limiter_help[] =
+    "Limiter (the same (L, I) configures every algorithm):\n"
+    "  --limit L         admitted cost per interval (default 1000)\n"
+    "  --interval DUR    interval I, e.g. 100ms, 1s (default 100ms)\n"
+    "  --burst B         bucket capacity (default L)\n"
+    "  --slots S         time-wheel slots (default 10)\n";
+
+const char rl_cli_workload_help[] =
+    "Workload (seeded, deterministic; defaults scale with L and I):\n"
+    "  --workload W      uniform | poisson | onoff | boundary | flash\n"
+    "  --duration DUR    trace length (default 2s)\n"
+    "  --rate R          attempts per second (default 4·L per interval)\n"
+    "  --keys K          number of keys (default 1)\n"
+    "  --zipf S          keys Zipf(S) over K instead of uniform\n"
+    "  --cost N | A-B    cost of each attempt (default 1)\n"
+    "  --seed N          random seed (default 1)\n"
+    "  --on DUR --off DUR     onoff: burst and silence lengths (200ms / 800ms)\n"
+    "  --size N --spread DUR  boundary: attempts each side of an edge, how close (L, I/20)\n"
+    "  --at DUR --spike DUR --factor F   flash: start, length, rate multiple (1s, I, 10)\n";
+
+const char rl_cli_remote_help[] =
+    "Redis algorithms (redis_*):\n"
+    "  --redis ADDR      use this server (HOST:PORT on loopback, or unix:PATH) instead of\n"
+    "                    starting a private redis-server on a Unix socket (persistence off,\n"
+    "                    stopped at exit)\n"
+    "  --on-error P      what the caller does when the limiter answers error (a lost\n"
+    "                    connection, a server error): reject (fail-closed, default) or\n"
+    "                    admit (fail-open); errors are counted either way\n";
+
+static void vreport(const char *cmd, const char *fmt, va_list ap)
+{
+    fprintf(stderr, "ratelab%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
+void rl_cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    rl_cli_progress_done();
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(cmd, fmt, ap);
+    va_end(ap);
+    exit(2);
+}
+
+void rl_cli_run_error(const char *cmd, const char *fmt, ...)
+{
+    rl_cli_progress_done();
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(cmd, fmt, ap);
+    va_end(ap);
+    exit(1);
+}
+
+void rl_cli_bad_option(const char *cmd, int code, char **argv)
+{
+    /* getopt_long is silenced (opterr = 0 in main) so that this is the only
+     * line: optind has moved past the offending word. */
+    const char *word = optind > 0 ? argv[optind - 1] : "?";
+    if (code == ':')
+        rl_cli_usage_error(cmd, "option '%s' needs a value (see ratelab %s --help)", word, cmd);
+    rl_cli_usage_error(cmd, "unrecognized option '%s' (see ratelab %s --help)", word, cmd);
+}
+
+void rl_cli_limiter_defaults(struct rl_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->limit = RL_CLI_DEFAULT_LIMIT;
+    cfg->interval_ns = RL_CLI_DEFAULT_INTERVAL_NS;
+}
+
+static uint64_t need_duration(const char *cmd, const char *option, const char *arg, bool positive)
+{
+    char err[256];
+    uint64_t ns;
+    if (rl_parse_duration_ns(arg, &ns, err, sizeof err) != 0)
+        rl_cli_usage_error(cmd, "--%s: %s", option, err);
+    if (positive && ns == 0)
+        rl_cli_usage_error(cmd, "--%s must be greater than zero, not '%s'", option, arg);
+    return ns;
+}
+
+static uint64_t need_u64(const char *cmd, const char *option, const char *arg, uint64_t min,
+                         uint64_t max)
+{
+    char err[256];
+    uint64_t value;
+    if (rl_parse_u64(arg, min, max, &value, err, sizeof err) != 0)
+        rl_cli_usage_error(cmd, "--%s: %s", option, err);
+    return value;
+}
+
+static double need_double(const char *cmd, const char *option, const char *arg)
+{
+    char err[256];
+    double value;
+    if (rl_parse_double(arg, 0.0, &value, err, sizeof err) != 0)
+        rl_cli_usage_error(cmd, "--%s: %s", option, err);
+    return value;
+}
+
+bool rl_cli_limiter_option(const char *cmd, int code, const char *arg, struct rl_config *cfg)
+{
+    switch (code) {
+    case OPT_LIMIT: cfg->limit = need_u64(cmd, "limit", arg, 1, UINT32_MAX); return true;
+    case OPT_INTERVAL: cfg->interval_ns = need_duration(cmd, "interval", arg, true); return true;
+    case OPT_BURST: cfg->burst = need_u64(cmd, "burst", arg, 1, UINT32_MAX); return true;
+    case OPT_SLOTS: cfg->slots = (uint32_t)need_u64(cmd, "slots", arg, 1, 1u << 20); return true;
+    }
+    return false;
+}
+
+enum {
+    SET_DURATION = 1 << 0,
+    SET_RATE = 1 << 1,
+    SET_KEYS = 1 << 2,
+    SET_ZIPF = 1 << 3,
+    SET_COST = 1 << 4,
+    SET_SEED = 1 << 5,
+    SET_ON = 1 << 6,
+    SET_OFF = 1 << 7,
+    SET_SIZE = 1 << 8,
+    SET_SPREAD = 1 << 9,
+    SET_AT = 1 << 10,
+    SET_SPIKE = 1 << 11,
+    SET_FACTOR = 1 << 12,
+};
+
+static void parse_cost(const char *cmd, const char *arg, struct rl_workload_params *p)
+{
+    char first[32];
+    const char *dash = strchr(arg, '-');
+    size_t len = dash ? (size_t)(dash - arg) : strlen(arg);
+    if (len == 0 || len >= sizeof first)
+        rl_cli_usage_error(cmd, "--cost: '%s' is not N or A-B with 1 ≤ A ≤ B", arg);
+    memcpy(first, arg, len);
+    first[len] = '\0';
+    p->cost_min = (uint32_t)need_u64(cmd, "cost", first, 1, UINT32_MAX);
+    p->cost_max = dash ? (uint32_t)need_u64(cmd, "cost", dash + 1, 1, UINT32_MAX) : p->cost_min;
+    if (p->cost_max < p->cost_min)
+        rl_cli_usage_error(cmd, "--cost: '%s' is not N or A-B with 1 ≤ A ≤ B", arg);
+}
+
+bool rl_cli_workload_option(const char *cmd, int code, const char *arg, struct rl_cli_workload *w)
+{
+    struct rl_workload_params *p = &w->given;
+    switch (code) {
+    case OPT_WORKLOAD:
+        for (const char *const *name = rl_workload_names; *name; name++)
+            if (strcmp(*name, arg) == 0) {
+                p->name = *name;
+                w->named = true;
+                return true;
+            }
+        rl_cli_usage_error(cmd,
+                           "unknown workload '%s' (accepted: uniform, poisson, onoff, boundary, "
+                           "flash)",
+                           arg);
+    case OPT_DURATION: p->duration_ns = need_duration(cmd, "duration", arg, true); w->set |= SET_DURATION; return true;
+    case OPT_RATE: p->rate_per_s = need_double(cmd, "rate", arg); w->set |= SET_RATE; return true;
+    case OPT_KEYS: p->keys = (uint32_t)need_u64(cmd, "keys", arg, 1, 100000000); w->set |= SET_KEYS; return true;
+    case OPT_ZIPF: p->zipf_s = need_double(cmd, "zipf", arg); w->set |= SET_ZIPF; return true;
+    case OPT_COST: parse_cost(cmd, arg, p); w->set |= SET_COST; return true;
+    case OPT_SEED: p->seed = need_u64(cmd, "seed", arg, 0, UINT64_MAX); w->set |= SET_SEED; return true;
+    case OPT_ON: p->on_ns = need_duration(cmd, "on", arg, true); w->set |= SET_ON; return true;
+    case OPT_OFF: p->off_ns = need_duration(cmd, "off", arg, false); w->set |= SET_OFF; return true;
+    case OPT_SIZE: p->burst_size = need_u64(cmd, "size", arg, 1, 100000000); w->set |= SET_SIZE; return true;
+    case OPT_SPREAD: p->spread_ns = need_duration(cmd, "spread", arg, true); w->set |= SET_SPREAD; return true;
+    case OPT_AT: p->flash_at_ns = need_duration(cmd, "at", arg, false); w->set |= SET_AT; return true;
+    case OPT_SPIKE: p->flash_len_ns = need_duration(cmd, "spike", arg, true); w->set |= SET_SPIKE; return true;
+    case OPT_FACTOR: p->flash_factor = need_double(cmd, "factor", arg); w->set |= SET_FACTOR; return true;
+    }
+    return false;
+}
+
+void rl_cli_workload_build(const char *cmd, const struct rl_cli_workload *w,
+                           const struct rl_config *cfg, struct rl_workload_params *p,
+                           struct rl_trace *trace)
+{
+    const struct rl_workload_params *g = &w->given;
+    rl_workload_defaults(p, cfg->limit, cfg->interval_ns);
+    p->name = g->name;
+    if (w->set & SET_DURATION) {
+        p->duration_ns = g->duration_ns;
+        /* keep the flash in the middle of a trace whose length was chosen */
+        if (!(w->set & SET_AT))
+            p->flash_at_ns = g->duration_ns / 2;
+    }
+    if (w->set & SET_RATE) p->rate_per_s = g->rate_per_s;
+    if (w->set & SET_KEYS) p->keys = g->keys;
+    if (w->set & SET_ZIPF) p->zipf_s = g->zipf_s, p->key_dist = RL_KEYS_ZIPF;
+    if (w->set & SET_COST) p->cost_min = g->cost_min, p->cost_max = g->cost_max;
+    if (w->set & SET_SEED) p->seed = g->seed;
+    if (w->set & SET_ON) p->on_ns = g->on_ns;
+    if (w->set & SET_OFF) p->off_ns = g->off_ns;
+    if (w->set & SET_SIZE) p->burst_size = g->burst_size;
+    if (w->set & SET_SPREAD) p->spread_ns = g->spread_ns;
+    if (w->set & SET_AT) p->flash_at_ns = g->flash_at_ns;
+    if (w->set & SET_SPIKE) p->flash_len_ns = g->flash_len_ns;
+    if (w->set & SET_FACTOR) p->flash_factor = g->flash_factor;
+    char err[512];
+    if (rl_workload_generate(p, trace, err, sizeof err) != 0)
+        rl_cli_usage_error(cmd, "%s", err);
+}
+
+size_t rl_cli_parse_algos(const char *cmd, const char *list, const struct rl_algo **algos,
+                          size_t max)
+{
+    size_t count = 0;
+    if (strcmp(list, "all") == 0) {
+        for (const struct rl_algo *const *a = rl_registry; *a && count < max; a++)
+            algos[count++] = *a;
+        return count;
+    }
+    char buf[2048];
+    if (snprintf(buf, sizeof buf, "%s", list) >= (int)sizeof buf)
+        rl_cli_usage_error(cmd, "--algo list is too long");
+    char *save = NULL;
+    for (char *name = strtok_r(buf, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+        const struct rl_algo *algo = rl_registry_find(name);
+        if (algo == NULL) {
+            char valid[2048] = "";
+            size_t used = 0;
+            for (const struct rl_algo *const *a = rl_registry; *a; a++)
+                used += (size_t)snprintf(valid + used, used < sizeof valid ? sizeof valid - used : 0,
+                                         "%s%s", used ? ", " : "", (*a)->name);
+            rl_cli_usage_error(cmd, "unknown algorithm '%s' (valid: all, %s)", name, valid);
+        }
+        bool seen = false;
+        for (size_t i = 0; i < count; i++)
+            seen |= algos[i] == algo;
+        if (!seen && count < max)
+            algos[count++] = algo;
+    }
+    if (count == 0)
+        rl_cli_usage_error(cmd, "--algo needs at least one name (or all)");
+    return count;
+}
+
+bool rl_cli_parse_on_error(const char *cmd, const char *arg)
+{
+    if (strcmp(arg, "admit") == 0)
+        return true;
+    if (strcmp(arg, "reject") != 0)
+        rl_cli_usage_error(cmd, "unknown --on-error '%s' (accepted: admit, reject)", arg);
+    return false;
+}
+
+size_t rl_cli_prepare_remote(const char *cmd, const struct rl_algo **algos, size_t count,
+                             const char *redis, bool skip_remote, struct rl_config *cfg)
+{
+    static struct rl_redis_server server; /* stopped at exit (redis_server.c) */
+    bool any_remote = false;
+    for (size_t i = 0; i < count; i++)
+        any_remote |= (algos[i]->flags & RL_REMOTE) != 0;
+    if (!any_remote)
+        return count;
+    char err[512];
+    if (redis) {
+        if (rl_redis_address_check(redis, err, sizeof err) != 0)
+            rl_cli_usage_error(cmd, "%s", err);
+        if (rl_redis_ping(redis, err, sizeof err) != 0)
+            rl_cli_usage_error(cmd, "%s", err);
+        cfg->remote = redis;
+        return count;
+    }
+    if (server.pid == 0 && rl_redis_server_available() &&
+        rl_redis_server_start(&server, err, sizeof err) != 0)
+        rl_cli_run_error(cmd, "%s", err);
+    if (server.pid > 0) {
+        cfg->remote = server.address;
+        return count;
+    }
+    if (!skip_remote)
+        rl_cli_usage_error(cmd, "redis-server not found: install it (make deps) or give --redis");
+    size_t kept = 0;
+    for (size_t i = 0; i < count; i++)
+        if (!(algos[i]->flags & RL_REMOTE))
+            algos[kept++] = algos[i];
+    fprintf(stderr, "ratelab %s: redis-server not found: skipping the %zu Redis algorithms\n",
+            cmd, count - kept);
+    return kept;
+}
+
+enum rl_keyed_expiry rl_cli_parse_expiry(const char *cmd, const char *arg)
+{
+    for (int i = 0; rl_keyed_expiry_names[i]; i++)
+        if (strcmp(rl_keyed_expiry_names[i], arg) == 0)
+            return (enum rl_keyed_expiry)i;
+    rl_cli_usage_error(cmd, "unknown expiry '%s' (accepted: never, lazy, sweeper)", arg);
+}
+
+enum rl_cli_format rl_cli_parse_format(const char *cmd, const char *arg)
+{
+    if (strcmp(arg, "table") == 0)
+        return RL_FORMAT_TABLE;
+    if (strcmp(arg, "csv") == 0)
+        return RL_FORMAT_CSV;
+    if (strcmp(arg, "json") == 0)
+        return RL_FORMAT_JSON;
+    rl_cli_usage_error(cmd, "unknown format '%s' (accepted: table, csv, json)", arg);
+}
+
+static bool progress_shown;
+
+void rl_cli_require_writable(const char *cmd, const char *option, const char *path)
+{
+    char folder[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    if (slash == NULL)
+        snprintf(folder, sizeof folder, ".");
+    else if (slash == path)
+        snprintf(folder, sizeof folder, "/");
+    else
+        snprintf(folder, sizeof folder, "%.*s", (int)(slash - path), path);
+    struct stat st;
+    if (path[0] == '\0')
+        rl_cli_usage_error(cmd, "%s: the file name is empty", option);
+    if (path[strlen(path) - 1] == '/' ||
+        (stat(path, &st) == 0 && S_ISDIR(st.st_mode)))
+        rl_cli_usage_error(cmd, "%s: '%s' is a folder, not a file", option, path);
+    if (stat(folder, &st) != 0 || !S_ISDIR(st.st_mode))
+        rl_cli_usage_error(cmd, "%s: cannot write %s: no folder %s", option, path, folder);
+    if (access(folder, W_OK | X_OK) != 0)
+        rl_cli_usage_error(cmd, "%s: cannot write %s: %s", option, path, strerror(errno));
+}
+
+void rl_cli_progress(const char *fmt, ...)
+{
+    if (!isatty(STDERR_FILENO))
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("\r\033[K", stderr);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fflush(stderr);
+    progress_shown = true;
+}
+
+void rl_cli_progress_line(const char *line)
+{
+    if (line)
+        rl_cli_progress("%s", line);
+    else
+        rl_cli_progress_done();
+}
+
+void rl_cli_progress_done(void)
+{
+    if (progress_shown)
+        fputs("\r\033[K", stderr);
+    progress_shown = false;
+}
+
+void rl_cli_write_rows(const char *cmd, enum rl_cli_format format, const char *out_path,
+                       const struct rl_result *rows, size_t count)
+{
+    struct rl_context ctx;
+    rl_context_init(&ctx);
+    if (format == RL_FORMAT_CSV) {
+        rl_result_csv_header(stdout);
+        for (size_t i = 0; i < count; i++)
+            rl_result_csv_row(stdout, &rows[i], &ctx);
+    } else if (format == RL_FORMAT_JSON) {
+        rl_result_json_begin(stdout);
+        for (size_t i = 0; i < count; i++)
+            rl_result_json_row(stdout, &rows[i], &ctx, i == 0);
+        rl_result_json_end(stdout);
+    }
+    if (out_path == NULL)
+        return;
+    struct rl_outfile out;
+    char err[512];
+    if (rl_outfile_open(&out, out_path, err, sizeof err) != 0)
+        rl_cli_run_error(cmd, "%s", err);
+    rl_result_csv_header(out.fp);
+    for (size_t i = 0; i < count; i++)
+        rl_result_csv_row(out.fp, &rows[i], &ctx);
+    if (rl_outfile_commit(&out, err, sizeof err) != 0)
+        rl_cli_run_error(cmd, "%s", err);
+}

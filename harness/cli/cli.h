@@ -1,0 +1,167 @@
+/* cli.h — what every subcommand shares: option codes, the limiter and
+ * workload options, algorithm lists, and the one-line error exits
+ * (exit 2 for bad usage, 1 for a failed run; STYLE.md). */
+#ifndef RL_CLI_H
+#define RL_CLI_H
+
+#include "algorithms/rl.h"
+#include "harness/report/result.h"
+#include "harness/run/keyed.h"
+#include "workloads/generators.h"
+#include "workloads/trace.h"
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+enum rl_cli_option {
+    OPT_HELP = 'h',
+    OPT_ALGO = 256,
+    OPT_LIMIT,
+    OPT_INTERVAL,
+    OPT_BURST,
+    OPT_SLOTS,
+    OPT_TRACE,
+    OPT_WORKLOAD,
+    OPT_DURATION,
+    OPT_RATE,
+    OPT_KEYS,
+    OPT_ZIPF,
+    OPT_COST,
+    OPT_SEED,
+    OPT_ON,
+    OPT_OFF,
+    OPT_SIZE,
+    OPT_SPREAD,
+    OPT_AT,
+    OPT_SPIKE,
+    OPT_FACTOR,
+    OPT_FORMAT,
+    OPT_DECISIONS,
+    OPT_THREADS,
+    OPT_REPS,
+    OPT_CLOCK,
+    OPT_RECORD,
+    OPT_PIN,
+    OPT_OUT,
+    OPT_UNSAFE,
+    OPT_EVENTS,
+    OPT_EPOCH,
+    OPT_PER_KEY,
+    OPT_SUITE,
+    OPT_HOLD,
+    OPT_EXPIRY,
+    OPT_SHARDS,
+    OPT_CHURN,
+    OPT_REDIS,
+    OPT_ON_ERROR,
+    OPT_CLIENT_SKEW,
+    OPT_SPEED,
+    OPT_LATENCY_OUT,
+    OPT_ADMITS_ONLY,
+};
+
+#define RL_CLI_HELP_OPTION {"help", no_argument, NULL, OPT_HELP}
+#define RL_CLI_LIMITER_OPTIONS                                                                     \
+    {"limit", required_argument, NULL, OPT_LIMIT},                                                 \
+        {"interval", required_argument, NULL, OPT_INTERVAL},                                       \
+        {"burst", required_argument, NULL, OPT_BURST},                                             \
+        {"slots", required_argument, NULL, OPT_SLOTS}
+#define RL_CLI_WORKLOAD_OPTIONS                                                                    \
+    {"workload", required_argument, NULL, OPT_WORKLOAD},                                           \
+        {"duration", required_argument, NULL, OPT_DURATION},                                       \
+        {"rate", required_argument, NULL, OPT_RATE}, {"keys", required_argument, NULL, OPT_KEYS},  \
+        {"zipf", required_argument, NULL, OPT_ZIPF}, {"cost", required_argument, NULL, OPT_COST},  \
+        {"seed", required_argument, NULL, OPT_SEED}, {"on", required_argument, NULL, OPT_ON},      \
+        {"off", required_argument, NULL, OPT_OFF}, {"size", required_argument, NULL, OPT_SIZE},    \
+        {"spread", required_argument, NULL, OPT_SPREAD}, {"at", required_argument, NULL, OPT_AT},  \
+        {"spike", required_argument, NULL, OPT_SPIKE},                                             \
+        {"factor", required_argument, NULL, OPT_FACTOR}
+
+/* Text for --help, shared so every subcommand describes them alike. */
+extern const char rl_cli_limiter_help[];
+extern const char rl_cli_workload_help[];
+
+/* Defaults when --limit / --interval are not given. */
+#define RL_CLI_DEFAULT_LIMIT 1000u
+#define RL_CLI_DEFAULT_INTERVAL_NS 100000000u
+
+/* Prints "ratelab CMD: message" and exits 2 (bad usage) or 1 (failed run). */
+_Noreturn void rl_cli_usage_error(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+_Noreturn void rl_cli_run_error(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Exits 2 with one line unless a file can be written at path (given as
+ * `option`): its folder exists and is writable, and path is not a folder.
+ * Checked before a run, so that a typo does not cost a long run's output. */
+void rl_cli_require_writable(const char *cmd, const char *option, const char *path);
+
+/* An unknown option or one missing its value: one line, exit 2. Call with
+ * getopt_long's return code; option strings start with ":" so that a
+ * missing value is told apart. */
+_Noreturn void rl_cli_bad_option(const char *cmd, int code, char **argv);
+
+/* --limit, --interval, --burst, --slots into cfg; false if code is not one
+ * of them. Exits 2 on a bad value. */
+bool rl_cli_limiter_option(const char *cmd, int code, const char *arg, struct rl_config *cfg);
+void rl_cli_limiter_defaults(struct rl_config *cfg);
+
+/* Workload options are kept until the limiter is known, because their
+ * defaults scale with L and I (generators.h). */
+struct rl_cli_workload {
+    struct rl_workload_params given;
+    unsigned set; /* bit per option given */
+    bool named;   /* --workload was given */
+};
+bool rl_cli_workload_option(const char *cmd, int code, const char *arg, struct rl_cli_workload *w);
+
+/* Defaults for cfg, then the options given; generates the trace or exits 2. */
+void rl_cli_workload_build(const char *cmd, const struct rl_cli_workload *w,
+                           const struct rl_config *cfg, struct rl_workload_params *params,
+                           struct rl_trace *trace);
+
+/* "all" or comma-separated names; exits 2 naming the valid ones on an
+ * unknown name. Returns how many were written into algos (at most max). */
+size_t rl_cli_parse_algos(const char *cmd, const char *list, const struct rl_algo **algos,
+                          size_t max);
+
+/* --redis, --on-error: shared by every command that can run Redis algorithms. */
+#define RL_CLI_REMOTE_OPTIONS                                                                      \
+    {"redis", required_argument, NULL, OPT_REDIS},                                                 \
+        {"on-error", required_argument, NULL, OPT_ON_ERROR}
+extern const char rl_cli_remote_help[];
+
+/* admit | reject (fail-open or fail-closed), or exit 2. */
+bool rl_cli_parse_on_error(const char *cmd, const char *arg);
+
+/* When any of algos is RL_REMOTE, points cfg->remote at a Redis server:
+ * `redis` if given (checked and pinged), else a private redis-server started
+ * now and stopped at exit. Without one: with skip_remote, the remote
+ * algorithms are dropped from algos (a line on stderr says so); otherwise
+ * exit 2. Returns the number of algorithms left. */
+size_t rl_cli_prepare_remote(const char *cmd, const struct rl_algo **algos, size_t count,
+                             const char *redis, bool skip_remote, struct rl_config *cfg);
+
+/* never | lazy | sweeper, or exit 2. */
+enum rl_keyed_expiry rl_cli_parse_expiry(const char *cmd, const char *arg);
+
+enum rl_cli_format { RL_FORMAT_TABLE, RL_FORMAT_CSV, RL_FORMAT_JSON };
+enum rl_cli_format rl_cli_parse_format(const char *cmd, const char *arg);
+
+/* Result rows on stdout as csv or json (nothing for table), and, when
+ * out_path is given, as CSV in that file, written whole (outfile.h). A
+ * failed write exits 1 with one line. */
+void rl_cli_write_rows(const char *cmd, enum rl_cli_format format, const char *out_path,
+                       const struct rl_result *rows, size_t count);
+
+/* Progress on stderr, only when stderr is a terminal (DESIGN §8). */
+void rl_cli_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void rl_cli_progress_done(void);
+/* The same as a callback for the run layer (struct rl_stress_plan's
+ * progress): a line shows it, NULL ends it. */
+void rl_cli_progress_line(const char *line);
+
+#define RL_CLI_MAX_ALGOS 128
+
+#endif

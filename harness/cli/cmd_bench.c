@@ -1,0 +1,266 @@
+/* cmd_bench.c — `ratelab bench --suite NAME`: run a named suite (suites.c)
+ * of sim and stress measurements into one tidy CSV, with the tables printed.
+ * The CSV is written whole, also when the suite is interrupted or a run
+ * fails: the finished rows are kept. */
+#include "cli.h"
+#include "commands.h"
+#include "parse.h"
+#include "table.h"
+#include "harness/run/measure.h"
+#include "harness/run/stress.h"
+#include "harness/run/suites.h"
+#include "harness/sys/clock.h"
+#include "harness/sys/interrupt.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Prints text from column `indent` on, broken at spaces before `width`. */
+static void print_wrapped(const char *text, int indent, int width)
+{
+    int column = indent;
+    putchar(' ');
+    while (*text) {
+        int word = (int)strcspn(text, " ");
+        if (column > indent && column + 1 + word > width) {
+            printf("\n%*s", indent, "");
+            column = indent;
+        } else if (column > indent) {
+            putchar(' ');
+            column++;
+        }
+        printf("%.*s", word, text);
+        column += word;
+        text += word;
+        text += strspn(text, " ");
+    }
+    putchar('\n');
+}
+
+static void bench_help(void)
+{
+    printf("usage: ratelab bench --suite NAME [--reps R] [--out FILE.csv] [--redis ADDR]\n\n"
+           "Runs a suite and writes one CSV (columns: results/README.md; every row carries\n"
+           "host, CPU, cores, compiler, flags, allocator, clock, git revision and date).\n"
+           "Repetitions are interleaved across algorithms; tables give the median with\n"
+           "min-max. Progress goes to stderr on a terminal.\n\nSuites:\n");
+    for (const struct rl_suite *const *s = rl_suites; *s; s++) {
+        printf("  %-13s", (*s)->name);
+        print_wrapped((*s)->summary, 16, 80);
+    }
+    printf("\nThe Redis algorithms run against a private redis-server (or --redis ADDR);\n"
+           "without redis-server they are skipped, and a line on stderr says so.\n\n"
+           "  --reps R   stress repetitions (default 3)\n"
+           "  --out FILE the results CSV (default: results/<suite>-<host>.csv); a suite with\n"
+           "             replays also writes their whole latency distributions beside it,\n"
+           "             as latency-FILE\n");
+}
+
+/* Entries of a NULL-terminated list; 0 for NULL. */
+static size_t count_names(const char *const *names)
+{
+    size_t n = 0;
+    while (names && names[n])
+        n++;
+    return n;
+}
+
+/* The sim grid: each algorithm on each workload (a Redis one on one
+ * workload only: each of its decisions is a round trip), appended to rows. */
+static size_t run_sim_grid(const struct rl_suite_run *run, const struct rl_config *cfg,
+                           struct rl_result *rows)
+{
+    size_t planned = 0, count = 0;
+    for (const char *const *w = run->sim_workloads; w && *w; w++)
+        for (size_t i = 0; i < run->sim_count; i++)
+            planned += !(run->sim_algos[i]->flags & RL_REMOTE) ||
+                       strcmp(*w, run->sim_remote_workload) == 0;
+    double start = (double)rl_monotonic_ns() / 1e9;
+    for (const char *const *w = run->sim_workloads; w && *w; w++) {
+        struct rl_workload_params params;
+        rl_workload_defaults(&params, cfg->limit, cfg->interval_ns);
+        params.name = *w;
+        struct rl_trace trace = {0};
+        char err[512];
+        if (rl_workload_generate(&params, &trace, err, sizeof err) != 0)
+            rl_cli_run_error("bench", "%s", err);
+        for (size_t i = 0; i < run->sim_count && !rl_interrupted; i++) {
+            const struct rl_algo *a = run->sim_algos[i];
+            if ((a->flags & RL_REMOTE) && strcmp(*w, run->sim_remote_workload) != 0)
+                continue;
+            /* sims differ in length: the time left is extrapolated from those done */
+            double each = count ? ((double)rl_monotonic_ns() / 1e9 - start) / (double)count : 0;
+            rl_cli_progress("bench: sim %zu/%zu %s on %s, ~%.0f s left", count + 1, planned,
+                            a->name, *w, each * (double)(planned - count));
+            static const struct rl_sim_options independent = {.expiry = RL_EXPIRE_NEVER};
+            if (rl_measure_sim(a, cfg, &independent, &trace, *w, params.seed, &rows[count], NULL,
+                               err, sizeof err) != 0)
+                rl_cli_run_error("bench", "%s on %s: %s", a->name, *w, err);
+            count++;
+        }
+        rl_trace_free(&trace);
+    }
+    rl_cli_progress_done();
+    return count;
+}
+
+/* Each replay algorithm on each replay workload, once (a replay takes the
+ * trace's own time: 2 s here), appended to rows, with each run's latency
+ * distribution in the same place of cdfs. */
+static size_t run_replays(const struct rl_suite_run *run, const struct rl_config *cfg,
+                          struct rl_result *rows, struct rl_latency_cdf *cdfs)
+{
+    size_t count = 0, planned = run->replay_count * count_names(run->replay_workloads);
+    for (const char *const *w = run->replay_workloads; w && *w && !rl_interrupted; w++) {
+        struct rl_workload_params params;
+        rl_workload_defaults(&params, cfg->limit, cfg->interval_ns);
+        params.name = *w;
+        struct rl_trace trace = {0};
+        char err[512];
+        if (rl_workload_generate(&params, &trace, err, sizeof err) != 0)
+            rl_cli_run_error("bench", "%s", err);
+        for (size_t i = 0; i < run->replay_count && !rl_interrupted; i++) {
+            /* a replay lasts its trace's span */
+            double span_s = trace.len ? (double)trace.attempts[trace.len - 1].t_ns / 1e9 : 0;
+            rl_cli_progress("bench: replay %zu/%zu %s on %s, ~%.0f s left", count + 1, planned,
+                            run->replay_algos[i]->name, *w, span_s * (double)(planned - count));
+            struct rl_replay_params rp = {.algo = run->replay_algos[i],
+                                          .cfg = *cfg,
+                                          .trace = &trace,
+                                          .threads = run->replay_threads,
+                                          .speed = 1,
+                                          .clock = "monotonic"};
+            if (rl_measure_replay(&rp, *w, params.seed, 1, &rows[count], &cdfs[count], NULL, err,
+                                  sizeof err) != 0) {
+                if (rl_interrupted)
+                    break;
+                rl_cli_run_error("bench", "replay %s on %s: %s", rp.algo->name, *w, err);
+            }
+            count++;
+        }
+        rl_trace_free(&trace);
+    }
+    rl_cli_progress_done();
+    return count;
+}
+
+int rl_cmd_bench(int argc, char **argv)
+{
+    static const struct option options[] = {RL_CLI_HELP_OPTION,
+                                            {"suite", required_argument, NULL, OPT_SUITE},
+                                            {"reps", required_argument, NULL, OPT_REPS},
+                                            {"out", required_argument, NULL, OPT_OUT},
+                                            {"redis", required_argument, NULL, OPT_REDIS},
+                                            {0}};
+    const char *cmd = "bench", *suite_name = NULL, *out_path = NULL, *redis = NULL;
+    uint64_t reps = 3;
+    char err[512];
+    int code;
+    while ((code = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+        switch (code) {
+        case OPT_HELP: bench_help(); return 0;
+        case OPT_SUITE: suite_name = optarg; break;
+        case OPT_OUT: out_path = optarg; break;
+        case OPT_REDIS: redis = optarg; break;
+        case OPT_REPS:
+            if (rl_parse_u64(optarg, 1, 1000, &reps, err, sizeof err) != 0)
+                rl_cli_usage_error(cmd, "--reps: %s", err);
+            break;
+        default: rl_cli_bad_option(cmd, code, argv);
+        }
+    }
+    if (optind < argc)
+        rl_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    const char *accepted = "quick, threads, memory-order, accuracy, clocks, keys, redis";
+    if (suite_name == NULL)
+        rl_cli_usage_error(cmd, "--suite is required (accepted: %s)", accepted);
+    const struct rl_suite *suite = rl_suite_find(suite_name);
+    if (suite == NULL)
+        rl_cli_usage_error(cmd, "unknown suite '%s' (accepted: %s)", suite_name, accepted);
+
+    struct rl_context ctx;
+    rl_context_init(&ctx);
+    char default_path[256];
+    if (out_path == NULL) {
+        snprintf(default_path, sizeof default_path, "results/%s-%s.csv", suite->name, ctx.host);
+        out_path = default_path;
+    }
+    struct rl_config cfg;
+    rl_cli_limiter_defaults(&cfg);
+    const struct rl_algo *all[RL_CLI_MAX_ALGOS];
+    size_t all_count = rl_cli_parse_algos(cmd, "all", all, RL_CLI_MAX_ALGOS);
+    all_count = rl_cli_prepare_remote(cmd, all, all_count, redis, true, &cfg);
+
+    struct rl_suite_run run = {0};
+    suite->plan(&run, all, all_count, (unsigned)reps, &cfg);
+    size_t replays = run.replay_count * count_names(run.replay_workloads);
+    size_t planned = run.sim_count * count_names(run.sim_workloads) + replays;
+    for (size_t p = 0; p < run.plan_count; p++)
+        planned += rl_stress_plan_rows(&run.plans[p]);
+    struct rl_result *rows = calloc(planned ? planned : 1, sizeof *rows);
+    struct rl_latency_cdf *cdfs = calloc(replays ? replays : 1, sizeof *cdfs);
+    char latency_path[PATH_MAX];
+    if (rows == NULL || cdfs == NULL)
+        rl_cli_run_error(cmd, "out of memory");
+    if (rl_latency_cdf_path(out_path, latency_path, sizeof latency_path) != 0)
+        rl_cli_usage_error(cmd, "--out: path too long");
+    rl_cli_require_writable(cmd, "--out", out_path);
+
+    rl_interrupt_install();
+    size_t sim_done = run_sim_grid(&run, &cfg, rows), done = sim_done;
+    size_t replay_done = rl_interrupted ? 0 : run_replays(&run, &cfg, rows + done, cdfs);
+    done += replay_done;
+    size_t plan_start[RL_SUITE_MAX_PLANS + 1] = {0};
+    bool interrupted = rl_interrupted, failed = false;
+    size_t p = 0;
+    for (; p < run.plan_count && !interrupted && !failed; p++) {
+        char label[64];
+        snprintf(label, sizeof label, "bench %s: %zu/%zu", suite->name, p + 1, run.plan_count);
+        plan_start[p] = done;
+        run.plans[p].progress = rl_cli_progress_line;
+        done += rl_stress_plan_run(&run.plans[p], label, rows + done, &interrupted, &failed, err,
+                                   sizeof err);
+    }
+    plan_start[p] = done;
+    rl_cli_write_rows(cmd, RL_FORMAT_TABLE, out_path, rows, done);
+    if (replay_done &&
+        rl_latency_cdf_write(latency_path, rows + sim_done, cdfs, replay_done, err, sizeof err) != 0)
+        rl_cli_run_error(cmd, "%s", err);
+
+    printf("bench %s on %s (%s, %u cpus), git %s\n", suite->name, ctx.host, ctx.cpu_model,
+           ctx.cores, ctx.git_rev);
+    printf("reproduce: build/ratelab bench --suite %s --reps %llu --out %s\n", suite->name,
+           (unsigned long long)reps, out_path);
+    if (sim_done) {
+        char interval[32];
+        printf("\naccuracy (sim, virtual time, L=%llu per %s):\n", (unsigned long long)cfg.limit,
+               rl_format_duration(cfg.interval_ns, interval, sizeof interval));
+        rl_table_accuracy(stdout, rows, sim_done);
+    }
+    if (replay_done) {
+        printf("\nreplay (open loop, %u threads; latency from each attempt's due time):\n",
+               run.replay_threads);
+        rl_table_replay(stdout, rows + sim_done, replay_done);
+    }
+    for (size_t i = 0; i < p; i++) {
+        printf("\nspeed: %s (median of %llu):\n", run.plan_labels[i], (unsigned long long)reps);
+        rl_table_speed(stdout, rows + plan_start[i], plan_start[i + 1] - plan_start[i]);
+        if (run.plans[i].record)
+            rl_stress_plan_print_overhead(stdout, rows + plan_start[i],
+                                          plan_start[i + 1] - plan_start[i]);
+    }
+    printf("\nwrote %zu rows to %s\n", done, out_path);
+    if (replay_done)
+        printf("wrote the latency distributions of the %zu replays to %s\n", replay_done,
+               latency_path);
+    free(cdfs);
+    free(rows);
+    if (interrupted || failed) {
+        fprintf(stderr, "ratelab bench: %s%s; the %zu finished rows were written to %s\n",
+                failed ? "a run failed: " : "interrupted", failed ? err : "", done, out_path);
+        return 1;
+    }
+    return 0;
+}

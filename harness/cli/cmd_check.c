@@ -1,0 +1,237 @@
+/* cmd_check.c — `ratelab check`: the checker on any decision log. */
+#include "cli.h"
+#include "commands.h"
+#include "parse.h"
+#include "harness/check/checker.h"
+#include "harness/sys/clock.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static void check_help(void)
+{
+    printf("usage: ratelab check --events FILE [--limit L --interval DUR] [--epoch DUR]\n"
+           "                     [--admits-only] [--per-key] [--format table|csv|json]\n\n"
+           "Checks a decision log from ratelab (sim, replay or stress --decisions) or from\n"
+           "any other system.\n"
+           "FILE is CSV with header t_ns,key,n,admitted,thread (admitted 0 or 1; lines in\n"
+           "any order). Reports per key and worst key: max admitted cost in any sliding\n"
+           "window [t, t+I) and any aligned window [epoch+kI, epoch+(k+1)I), the excess over\n"
+           "L, strong violations, and false admits/rejects against ideal strong (sliding\n"
+           "log) and weak (aligned window) oracles replaying the same attempts.\n\n"
+           "  --epoch DUR       where aligned windows start, in log time (default 0ns)\n"
+           "  --admits-only     the log holds admits only (stress --decisions, a service's\n"
+           "                    access log): the maxima, excesses and violations still\n"
+           "                    hold, but the oracles need every attempt, so false\n"
+           "                    admits/rejects and utilization are left out\n"
+           "  --per-key         one line per key as well\n\n%s",
+           rl_cli_limiter_help);
+}
+
+static const char *const metric_names[] = {
+    "attempts",      "admits",       "rejects",           "admitted_cost",
+    "max_sliding",   "max_aligned",  "strong_excess",     "strong_violations",
+    "weak_excess",   "false_admits", "false_rejects",     "weak_false_admits",
+    "weak_false_rejects", "window_excess", NULL};
+
+/* The metrics that replay the attempts through an oracle: meaningless
+ * without the rejects. */
+static bool needs_rejects(size_t metric)
+{
+    return strstr(metric_names[metric], "false_") != NULL;
+}
+
+static void metric_values(const struct rl_key_metrics *m, unsigned long long *v)
+{
+    unsigned long long values[] = {m->attempts,      m->admits,       m->rejects,
+                                   m->admitted_cost, m->max_sliding,  m->max_aligned,
+                                   m->strong_excess, m->strong_violations, m->weak_excess,
+                                   m->false_admits,  m->false_rejects, m->weak_false_admits,
+                                   m->weak_false_rejects, m->window_excess};
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++)
+        v[i] = values[i];
+}
+
+static const char *key_name(const struct rl_event_log *log, uint32_t key, char *buf, size_t len)
+{
+    if (log->key_names && key < log->key_count)
+        return log->key_names[key];
+    snprintf(buf, len, "k%u", key);
+    return buf;
+}
+
+static void print_csv(const struct rl_event_log *log, const struct rl_check_result *res,
+                      bool per_key)
+{
+    printf("key");
+    for (size_t i = 0; metric_names[i]; i++)
+        printf(",%s", metric_names[i]);
+    printf(",utilization\n");
+    unsigned long long v[16];
+    char buf[32];
+    for (long k = -1; k < (per_key ? (long)res->key_count : 0); k++) {
+        const struct rl_key_metrics *m = k < 0 ? &res->total : &res->per_key[k];
+        metric_values(m, v);
+        printf("%s", k < 0 ? "*" : key_name(log, (uint32_t)k, buf, sizeof buf));
+        for (size_t i = 0; metric_names[i]; i++)
+            if (res->complete || !needs_rejects(i))
+                printf(",%llu", v[i]);
+            else
+                printf(",");
+        double u = rl_check_utilization(m, res->complete);
+        if (isfinite(u))
+            printf(",%.6g\n", u);
+        else
+            printf(",\n");
+    }
+}
+
+static void print_json_metrics(const struct rl_key_metrics *m, bool complete)
+{
+    unsigned long long v[16];
+    metric_values(m, v);
+    printf("{");
+    for (size_t i = 0; metric_names[i]; i++)
+        if (complete || !needs_rejects(i))
+            printf("%s\"%s\": %llu", i ? ", " : "", metric_names[i], v[i]);
+        else
+            printf("%s\"%s\": null", i ? ", " : "", metric_names[i]);
+    double u = rl_check_utilization(m, complete);
+    if (isfinite(u))
+        printf(", \"utilization\": %.6g}", u);
+    else
+        printf(", \"utilization\": null}");
+}
+
+static void print_json(const struct rl_event_log *log, const struct rl_check_result *res,
+                       bool per_key)
+{
+    char buf[32];
+    printf("{\n  \"total\": ");
+    print_json_metrics(&res->total, res->complete);
+    printf(",\n  \"worst_key\": \"%s\"", key_name(log, res->worst_key, buf, sizeof buf));
+    if (per_key) {
+        printf(",\n  \"per_key\": [");
+        for (uint32_t k = 0; k < res->key_count; k++) {
+            printf("%s\n    {\"key\": \"%s\", \"metrics\": ", k ? "," : "",
+                   key_name(log, k, buf, sizeof buf));
+            print_json_metrics(&res->per_key[k], res->complete);
+            printf("}");
+        }
+        printf("\n  ]");
+    }
+    printf("\n}\n");
+}
+
+static void print_table(const struct rl_event_log *log, const struct rl_check_result *res,
+                        const struct rl_check_params *params, bool per_key)
+{
+    unsigned long long v[16];
+    metric_values(&res->total, v);
+    printf("%-20s %14s\n", "metric", "value");
+    for (size_t i = 0; metric_names[i]; i++) {
+        if (!res->complete && needs_rejects(i)) {
+            printf("%-20s %14s\n", metric_names[i], "n/a");
+            continue;
+        }
+        printf("%-20s %14llu", metric_names[i], v[i]);
+        if (i == 4 || i == 5) /* the two maxima, as multiples of L */
+            printf("   (%.3f L)", (double)v[i] / (double)params->limit);
+        printf("\n");
+    }
+    double u = rl_check_utilization(&res->total, res->complete);
+    if (isfinite(u))
+        printf("%-20s %14.4f\n", "utilization", u);
+    char buf[32];
+    printf("%-20s %14s\n", "worst_key", key_name(log, res->worst_key, buf, sizeof buf));
+    if (!per_key)
+        return;
+    printf("\n%-16s %10s %10s %12s %12s %10s %10s\n", "key", "admits", "rejects", "max_sliding",
+           "max_aligned", "false_adm", "false_rej");
+    for (uint32_t k = 0; k < res->key_count; k++) {
+        const struct rl_key_metrics *m = &res->per_key[k];
+        printf("%-16s %10llu %10llu %12llu %12llu", key_name(log, k, buf, sizeof buf),
+               (unsigned long long)m->admits, (unsigned long long)m->rejects,
+               (unsigned long long)m->max_sliding, (unsigned long long)m->max_aligned);
+        if (res->complete)
+            printf(" %10llu %10llu\n", (unsigned long long)m->false_admits,
+                   (unsigned long long)m->false_rejects);
+        else
+            printf(" %10s %10s\n", "n/a", "n/a");
+    }
+}
+
+int rl_cmd_check(int argc, char **argv)
+{
+    static const struct option options[] = {
+        RL_CLI_HELP_OPTION,
+        RL_CLI_LIMITER_OPTIONS,
+        {"events", required_argument, NULL, OPT_EVENTS},
+        {"epoch", required_argument, NULL, OPT_EPOCH},
+        {"per-key", no_argument, NULL, OPT_PER_KEY},
+        {"admits-only", no_argument, NULL, OPT_ADMITS_ONLY},
+        {"format", required_argument, NULL, OPT_FORMAT},
+        {0}};
+    const char *cmd = "check", *events_path = NULL;
+    struct rl_config cfg;
+    rl_cli_limiter_defaults(&cfg);
+    uint64_t epoch_ns = 0;
+    bool per_key = false, admits_only = false;
+    enum rl_cli_format format = RL_FORMAT_TABLE;
+    char err[512];
+    int code;
+    while ((code = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+        switch (code) {
+        case OPT_HELP: check_help(); return 0;
+        case OPT_EVENTS: events_path = optarg; break;
+        case OPT_EPOCH:
+            if (rl_parse_duration_ns(optarg, &epoch_ns, err, sizeof err) != 0)
+                rl_cli_usage_error(cmd, "--epoch: %s", err);
+            break;
+        case OPT_PER_KEY: per_key = true; break;
+        case OPT_ADMITS_ONLY: admits_only = true; break;
+        case OPT_FORMAT: format = rl_cli_parse_format(cmd, optarg); break;
+        default:
+            if (!rl_cli_limiter_option(cmd, code, optarg, &cfg))
+                rl_cli_bad_option(cmd, code, argv);
+        }
+    }
+    if (optind < argc)
+        rl_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    if (events_path == NULL)
+        rl_cli_usage_error(cmd, "--events FILE is required (CSV: t_ns,key,n,admitted,thread)");
+
+    double t0 = (double)rl_monotonic_ns() / 1e9;
+    struct rl_event_log log;
+    if (rl_event_log_read_csv(events_path, &log, err, sizeof err) != 0)
+        rl_cli_usage_error(cmd, "%s", err);
+    log.complete = !admits_only;
+    double t1 = (double)rl_monotonic_ns() / 1e9;
+    struct rl_check_params params = {
+        .limit = cfg.limit, .interval_ns = cfg.interval_ns, .epoch_ns = epoch_ns};
+    struct rl_check_result res;
+    if (rl_check(&log, &params, &res, err, sizeof err) != 0)
+        rl_cli_run_error(cmd, "%s", err);
+    double t2 = (double)rl_monotonic_ns() / 1e9;
+
+    if (format == RL_FORMAT_CSV) {
+        print_csv(&log, &res, per_key);
+    } else if (format == RL_FORMAT_JSON) {
+        print_json(&log, &res, per_key);
+    } else {
+        char interval[32];
+        printf("check: %zu decisions over %u keys from %s; L=%llu per %s\n", log.len,
+               res.key_count, events_path, (unsigned long long)cfg.limit,
+               rl_format_duration(cfg.interval_ns, interval, sizeof interval));
+        printf("read in %.2f s, checked in %.2f s (%.1f M decisions/s checked)\n\n", t1 - t0,
+               t2 - t1, t2 > t1 ? (double)log.len / (t2 - t1) / 1e6 : 0.0);
+        print_table(&log, &res, &params, per_key);
+        if (res.complete && res.total.rejects == 0 && res.total.max_sliding > cfg.limit)
+            printf("\nno rejects in the log: if it holds admits only, the false_* and\n"
+                   "utilization lines above do not apply; run again with --admits-only\n");
+    }
+    rl_check_result_free(&res);
+    rl_event_log_free(&log);
+    return 0;
+}

@@ -1,0 +1,71 @@
+/* result.h — one result row (DESIGN §8): one algorithm, workload, clock,
+ * thread count and repetition, with its accuracy and speed. */
+#ifndef RL_RESULT_H
+#define RL_RESULT_H
+
+#include "algorithms/rl.h"
+#include "harness/check/checker.h"
+#include "harness/sys/build_info.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct rl_result {
+    const struct rl_algo *algo;
+    const char *mode;     /* sim | stress | replay */
+    const char *workload; /* generator name, trace file, or "closed_loop" */
+    const char *clock;
+    unsigned threads, cpus, rep;
+    struct rl_config cfg;
+    uint64_t keys, seed;
+    uint64_t attempts, admits, rejects, errors;
+    uint64_t duration_ns;  /* stress, replay: wall time measured; sim: the trace's span */
+    double ns_per_op;      /* per thread: how long one call takes */
+    double mops;           /* all threads: million attempts per second */
+    double ratio_faa;      /* ns_per_op ÷ faa's at the same threads, NAN if none */
+    double ratio_noop;     /* Redis algorithms: ÷ redis_noop's, the server's own floor */
+    double clock_reads_per_op;
+    bool checked;          /* accuracy metrics below were computed */
+    struct rl_key_metrics m;
+    bool complete;         /* rejects were recorded too (oracle columns valid) */
+    char worst_key[64];    /* the key with the largest max_sliding */
+    uint64_t uncertainty_ns; /* largest gap between the clock reads around a recorded call */
+    uint64_t dropped;        /* events a full recorder buffer could not keep */
+    bool has_in_flight;      /* stress of a limiter that needs release */
+    uint64_t max_in_flight;  /* most permits the harness saw held at once */
+    uint64_t hold_ns;        /* how long each permit was held */
+    uint64_t keys_live;      /* keyed stress: keys held at the end of the run */
+    double bytes_per_key;    /* keyed stress: resident-set growth ÷ keys_live, NAN otherwise */
+    /* replay only (has_latency): ns, from the merged histograms (replay.h) */
+    bool has_latency;
+    double speed;            /* the trace's times were divided by this */
+    uint64_t lat_p50_ns, lat_p90_ns, lat_p99_ns, lat_p999_ns, lat_max_ns; /* from the due time */
+    uint64_t late_p50_ns, late_p99_ns, late_max_ns; /* actual send − due time */
+    uint64_t svc_p50_ns, svc_p99_ns;                /* the call alone */
+};
+
+/* "yes", "no", or "n/a" (nothing checked, nothing promised, or events
+ * dropped without a violation among those kept). Judged on the certain
+ * maxima (checker.h), equal to the plain ones in sim. A `window` promise also
+ * fails on a nonzero window_excess (checker.h); `concurrency` is judged on
+ * max_in_flight, measured in stress only. */
+const char *rl_result_promise_held(const struct rl_result *r);
+
+/* The bound the promise sets on max_sliding (strong, window, bucket) or
+ * max_aligned (weak); 0 when it promises nothing. */
+uint64_t rl_result_promised_bound(const struct rl_result *r);
+
+/* Writes one CSV field, quoted when it holds a comma, a quote or a newline. */
+void rl_csv_field(FILE *out, const char *value);
+
+void rl_result_csv_header(FILE *out);
+void rl_result_csv_row(FILE *out, const struct rl_result *r, const struct rl_context *ctx);
+
+/* JSON: call begin, then row for each (it writes the separators), then end. */
+void rl_result_json_begin(FILE *out);
+void rl_result_json_row(FILE *out, const struct rl_result *r, const struct rl_context *ctx,
+                        bool first);
+void rl_result_json_end(FILE *out);
+
+#endif

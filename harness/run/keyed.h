@@ -1,0 +1,75 @@
+/* keyed.h — one shared container that turns any per-key-capable algorithm
+ * into a keyed limiter: N shards, each a hash table of per-key limiter
+ * states behind a mutex, with idle keys expired (or not).
+ *
+ * Expiry resets a key to a fresh limiter. The default idle time,
+ * I·(1 + max(2, ⌈B/L⌉)), is long enough for a window to have restarted, a
+ * bucket to have refilled and a log to have emptied, so a fresh limiter is
+ * in the state the idle one would be in. Not for every design: the C++
+ * article's window restarts lazily and keeps an old window's unused tickets,
+ * which a fresh limiter forgets (it is then stricter). Expiry is therefore a
+ * choice (never by default in sim and stress), and its effect on decisions
+ * can be measured like anything else. A key with permits still held
+ * (limiters that need release) is never expired. RL_REMOTE algorithms keep
+ * their keys on the server: the container passes every call to one instance.
+ */
+#ifndef RL_KEYED_H
+#define RL_KEYED_H
+
+#include "algorithms/rl.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum rl_keyed_expiry {
+    RL_EXPIRE_NEVER,   /* the time-wheel article's manager: keys live forever */
+    RL_EXPIRE_LAZY,    /* each access also looks at two other entries of its shard */
+    RL_EXPIRE_SWEEPER, /* a sweep of every shard every idle/2 */
+};
+
+/* NULL-terminated: never, lazy, sweeper. */
+extern const char *const rl_keyed_expiry_names[];
+
+struct rl_keyed_config {
+    const struct rl_algo *algo;
+    struct rl_config cfg; /* every key's limiter is created with this */
+    unsigned shards;      /* 0 = 4 per online CPU */
+    enum rl_keyed_expiry expiry;
+    uint64_t idle_ns; /* 0 = the default above */
+    /* The sweeper runs as a thread on the monotonic clock when realtime is
+     * set; otherwise (virtual time) each acquire first runs the sweeps whose
+     * scheduled time has passed, so sim reproduces the same schedule. */
+    bool realtime;
+};
+
+struct rl_keyed_stats {
+    uint64_t live_keys; /* states held now */
+    uint64_t created;   /* states ever created */
+    uint64_t expired;   /* states freed as idle */
+    uint64_t sweeps;    /* sweeper passes run */
+};
+
+struct rl_keyed;
+
+/* -1 style: NULL with one line in err for a bad config (the algorithm's own
+ * create is tried once, so its complaints surface here) or ENOMEM. */
+struct rl_keyed *rl_keyed_create(const struct rl_keyed_config *config, char *err, size_t err_len);
+
+/* The key's limiter decides; RL_ERROR when a new key's state cannot be
+ * allocated (never a silent admit or reject). */
+enum rl_decision rl_keyed_acquire(struct rl_keyed *keyed, struct rl_clock *clock, uint64_t key,
+                                  uint64_t n);
+
+/* For limiters that need release: returns a permit taken by key. */
+void rl_keyed_release(struct rl_keyed *keyed, struct rl_clock *clock, uint64_t key, uint64_t n);
+
+void rl_keyed_stats(struct rl_keyed *keyed, struct rl_keyed_stats *out);
+
+/* Stops the sweeper, frees every state. */
+void rl_keyed_destroy(struct rl_keyed *keyed);
+
+/* The default idle time for cfg (see above). */
+uint64_t rl_keyed_default_idle_ns(const struct rl_config *cfg);
+
+#endif

@@ -1,0 +1,201 @@
+/* measure.c — run, check, and fill a result row. */
+#include "measure.h"
+
+#include "sim.h"
+#include "harness/check/checker.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static unsigned online_cpus(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (unsigned)n : 1;
+}
+
+/* Checks log against cfg and copies the metrics and worst key into r. */
+static int check_into(struct rl_event_log *log, const struct rl_config *cfg, struct rl_result *r,
+                      char *err, size_t err_len)
+{
+    struct rl_check_params params = {.limit = cfg->limit, .interval_ns = cfg->interval_ns};
+    struct rl_check_result check;
+    if (rl_check(log, &params, &check, err, err_len) != 0)
+        return -1;
+    r->checked = true;
+    r->complete = check.complete;
+    r->m = check.total;
+    if (log->key_names && check.worst_key < log->key_count)
+        snprintf(r->worst_key, sizeof r->worst_key, "%s", log->key_names[check.worst_key]);
+    else
+        snprintf(r->worst_key, sizeof r->worst_key, "k%u", check.worst_key);
+    r->uncertainty_ns = log->uncertainty_ns;
+    r->dropped = log->dropped;
+    rl_check_result_free(&check);
+    return 0;
+}
+
+int rl_measure_sim(const struct rl_algo *algo, const struct rl_config *cfg,
+                   const struct rl_sim_options *options, const struct rl_trace *trace,
+                   const char *workload, uint64_t seed, struct rl_result *r,
+                   struct rl_event_log *log_out, char *err, size_t err_len)
+{
+    struct rl_event_log log;
+    struct rl_sim_outcome sim;
+    if (rl_sim_run_keyed(algo, cfg, options, trace, &log, &sim, err, err_len) != 0)
+        return -1;
+    memset(r, 0, sizeof *r);
+    r->algo = algo;
+    r->mode = "sim";
+    r->workload = workload;
+    r->clock = "virtual";
+    r->threads = 1;
+    r->cpus = online_cpus();
+    r->cfg = *cfg;
+    r->keys = trace->key_count;
+    r->seed = seed;
+    r->attempts = sim.attempts;
+    r->admits = sim.admits;
+    r->rejects = sim.rejects;
+    r->errors = sim.errors;
+    r->duration_ns = trace->len ? trace->attempts[trace->len - 1].t_ns : 0;
+    r->ns_per_op = r->mops = r->ratio_faa = r->ratio_noop = NAN; /* sim: accuracy, not speed */
+    r->bytes_per_key = NAN;
+    r->clock_reads_per_op = sim.attempts ? (double)sim.clock_reads / (double)sim.attempts : NAN;
+    int rc = check_into(&log, cfg, r, err, err_len);
+    if (log_out)
+        *log_out = log;
+    else
+        rl_event_log_free(&log);
+    return rc;
+}
+
+int rl_measure_stress(const struct rl_stress_params *p, unsigned rep, struct rl_result *r,
+                      struct rl_event_log *log, char *err, size_t err_len)
+{
+    struct rl_stress_outcome run;
+    if (rl_stress_run(p, &run, err, err_len) != 0)
+        return -1;
+    memset(r, 0, sizeof *r);
+    r->algo = p->algo;
+    r->mode = "stress";
+    r->workload = "closed_loop";
+    r->clock = p->clock;
+    r->threads = p->threads;
+    r->cpus = online_cpus();
+    r->rep = rep;
+    r->cfg = p->cfg;
+    r->keys = p->keys > 1 ? p->keys : 1;
+    r->attempts = run.attempts;
+    r->admits = run.admits;
+    r->rejects = run.rejects;
+    r->errors = run.errors;
+    r->duration_ns = run.wall_ns;
+    r->ns_per_op = run.ns_per_op;
+    r->mops = run.mops;
+    r->ratio_faa = r->ratio_noop = NAN;
+    r->clock_reads_per_op = run.attempts ? (double)run.clock_reads / (double)run.attempts : NAN;
+    r->has_in_flight = p->algo->flags & RL_NEEDS_RELEASE;
+    r->keys_live = run.keyed.live_keys;
+    r->bytes_per_key = p->keys > 1 && run.bytes_per_key > 0 ? run.bytes_per_key : NAN;
+    r->max_in_flight = run.max_in_flight;
+    r->hold_ns = p->hold_ns;
+    if (run.interrupted) {
+        rl_event_log_free(&run.log);
+        snprintf(err, err_len, "interrupted");
+        return -1;
+    }
+    int rc = 0;
+    if (p->record) {
+        rc = check_into(&run.log, &p->cfg, r, err, err_len);
+        if (rc == 0 && log) /* the caller frees it now */
+            *log = run.log;
+        else
+            rl_event_log_free(&run.log);
+    }
+    return rc;
+}
+
+int rl_measure_replay(const struct rl_replay_params *p, const char *workload, uint64_t seed,
+                      unsigned rep, struct rl_result *r, struct rl_latency_cdf *cdf,
+                      struct rl_event_log *log, char *err, size_t err_len)
+{
+    struct rl_replay_outcome run;
+    if (rl_replay_run(p, &run, err, err_len) != 0)
+        return -1;
+    memset(r, 0, sizeof *r);
+    r->algo = p->algo;
+    r->mode = "replay";
+    r->workload = workload;
+    r->clock = p->clock;
+    r->threads = p->threads;
+    r->cpus = online_cpus();
+    r->rep = rep;
+    r->cfg = p->cfg;
+    r->keys = p->trace->key_count;
+    r->seed = seed;
+    r->attempts = run.attempts;
+    r->admits = run.admits;
+    r->rejects = run.rejects;
+    r->errors = run.errors;
+    r->duration_ns = run.wall_ns;
+    /* open loop: the time for one call is the service time; mops is the
+     * rate achieved, which is the trace's when the threads keep up */
+    r->ns_per_op = run.attempts ? rl_histogram_mean(&run.service) : NAN;
+    r->mops = run.wall_ns ? (double)run.attempts * 1e3 / (double)run.wall_ns : NAN;
+    r->ratio_faa = r->ratio_noop = NAN;
+    r->clock_reads_per_op = run.attempts ? (double)run.clock_reads / (double)run.attempts : NAN;
+    r->has_latency = true;
+    r->speed = p->speed == 0 ? 1.0 : p->speed;
+    r->lat_p50_ns = rl_histogram_percentile(&run.latency, 50);
+    r->lat_p90_ns = rl_histogram_percentile(&run.latency, 90);
+    r->lat_p99_ns = rl_histogram_percentile(&run.latency, 99);
+    r->lat_p999_ns = rl_histogram_percentile(&run.latency, 99.9);
+    r->lat_max_ns = run.latency.max;
+    r->late_p50_ns = rl_histogram_percentile(&run.lateness, 50);
+    r->late_p99_ns = rl_histogram_percentile(&run.lateness, 99);
+    r->late_max_ns = run.lateness.max;
+    r->svc_p50_ns = rl_histogram_percentile(&run.service, 50);
+    r->svc_p99_ns = rl_histogram_percentile(&run.service, 99);
+    if (cdf)
+        rl_latency_cdf_from(cdf, &run.latency);
+    int rc = 0;
+    if (run.interrupted) {
+        snprintf(err, err_len, "interrupted");
+        rc = -1;
+    } else {
+        rc = check_into(&run.log, &p->cfg, r, err, err_len);
+    }
+    if (rc == 0 && log) { /* the caller frees it now */
+        *log = run.log;
+        memset(&run.log, 0, sizeof run.log);
+    }
+    rl_replay_outcome_free(&run);
+    return rc;
+}
+
+/* r's ns_per_op ÷ that of the `floor` row run alongside it; NAN if none. */
+static double ratio_to(const struct rl_result *r, const struct rl_result *rows, size_t count,
+                       const char *floor)
+{
+    for (size_t j = 0; j < count; j++) {
+        const struct rl_result *f = &rows[j];
+        if (strcmp(f->algo->name, floor) == 0 && strcmp(f->mode, "stress") == 0 &&
+            f->threads == r->threads && f->rep == r->rep && strcmp(f->clock, r->clock) == 0 &&
+            f->checked == r->checked && f->ns_per_op > 0)
+            return r->ns_per_op / f->ns_per_op;
+    }
+    return NAN;
+}
+
+void rl_results_fill_ratio_faa(struct rl_result *rows, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        struct rl_result *r = &rows[i];
+        if (strcmp(r->mode, "stress") != 0)
+            continue;
+        r->ratio_faa = ratio_to(r, rows, count, "faa");
+        r->ratio_noop = r->algo->flags & RL_REMOTE ? ratio_to(r, rows, count, "redis_noop") : NAN;
+    }
+}

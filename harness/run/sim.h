@@ -1,0 +1,44 @@
+/* sim.h — the deterministic mode: a trace replayed on one thread in virtual
+ * time, every decision logged for the checker. */
+#ifndef RL_SIM_H
+#define RL_SIM_H
+
+#include "keyed.h"
+#include "algorithms/rl.h"
+#include "harness/check/event_log.h"
+#include "workloads/trace.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct rl_sim_outcome {
+    uint64_t attempts, admits, rejects; /* admits and rejects after the error policy */
+    uint64_t errors;                    /* RL_ERROR answers, whatever was done with them */
+    uint64_t clock_reads; /* how often the algorithm looked at the time */
+    struct rl_keyed_stats keyed; /* keys created, expired, live at the end */
+};
+
+/* Runs every attempt of trace through algo in virtual time
+ * RL_VIRTUAL_ORIGIN_NS + t (the epoch at RL_VIRTUAL_ORIGIN_NS), through the
+ * keyed container (keyed.h): one limiter per key, created on the key's first
+ * attempt, expired as options->expiry says (the sweeper follows its
+ * schedule in virtual time). An RL_ERROR is counted in out->errors and then
+ * treated as options->error_admits says, in the log too. Fills log
+ * (complete: rejects too) and out. -1 with one line in err if the algorithm cannot be
+ * created with cfg or memory runs out; log is then freed. */
+struct rl_sim_options {
+    enum rl_keyed_expiry expiry;
+    bool error_admits; /* what the caller does on RL_ERROR: admit (fail-open) or reject */
+};
+
+int rl_sim_run_keyed(const struct rl_algo *algo, const struct rl_config *cfg,
+                     const struct rl_sim_options *options, const struct rl_trace *trace,
+                     struct rl_event_log *log, struct rl_sim_outcome *out, char *err,
+                     size_t err_len);
+
+/* rl_sim_run_keyed with keys that never expire: independent limiters. */
+int rl_sim_run(const struct rl_algo *algo, const struct rl_config *cfg,
+               const struct rl_trace *trace, struct rl_event_log *log,
+               struct rl_sim_outcome *out, char *err, size_t err_len);
+
+#endif

@@ -1,0 +1,384 @@
+/* stress.c — closed-loop threads on one shared limiter, with an optional
+ * recorder that stamps every admit into a per-thread buffer. */
+#include "stress.h"
+
+#include "harness/sys/clock.h"
+#include "harness/sys/interrupt.h"
+#include "harness/sys/rss.h"
+#include "workloads/keys.h"
+#include "workloads/rng.h"
+
+#include <malloc.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct stress_shared {
+    _Alignas(RL_CACHE_LINE) _Atomic bool stop; /* alone on its line: read by all, written once */
+    _Atomic bool go;                           /* the start line every thread waits at */
+    _Atomic unsigned arrived;                  /* workers past the start line */
+    unsigned threads;
+    bool oversubscribed;                       /* more workers than CPUs */
+    /* The harness's own count of permits held, for limiters that need
+     * release: raised after the limiter admits, lowered before it is told
+     * of the release, so it never exceeds the limiter's true count. */
+    _Alignas(RL_CACHE_LINE) _Atomic uint64_t in_flight;
+    uint64_t hold_ns;
+    const struct rl_algo *algo;
+    void *state;             /* one key: the limiter itself */
+    struct rl_keyed *keyed;  /* several keys: the container, and how keys are drawn */
+    struct rl_key_sampler sampler;
+    uint64_t epoch_ns;
+    bool record;
+    bool error_admits;
+};
+
+/* Each worker's counters and buffer sit on their own cache lines. */
+struct worker {
+    _Alignas(RL_CACHE_LINE) struct stress_shared *shared;
+    pthread_t thread;
+    unsigned index;
+    struct rl_clock clock;       /* the algorithm's handle */
+    struct rl_clock stamp_clock; /* the recorder's, so `reads` stays the algorithm's */
+    uint64_t decisions[3];       /* by enum rl_decision, after the error policy */
+    uint64_t errors;
+    uint64_t start_ns, end_ns;
+    struct rl_event *events;
+    size_t len, cap;
+    uint64_t dropped, max_gap_ns;
+    uint64_t max_in_flight;
+    struct rl_rng rng; /* draws this thread's keys */
+};
+
+/* One attempt on the limiter, or on the drawn key's limiter; an error is
+ * counted and then turned into what the caller does with it. */
+__attribute__((always_inline)) static inline enum rl_decision decide(struct worker *w, uint32_t *key,
+                                                                    bool *failed)
+{
+    struct stress_shared *sh = w->shared;
+    enum rl_decision d;
+    if (sh->keyed == NULL) {
+        d = sh->algo->acquire(sh->state, &w->clock, 0, 1);
+    } else {
+        *key = rl_key_sampler_draw(&sh->sampler, &w->rng);
+        d = rl_keyed_acquire(sh->keyed, &w->clock, *key, 1);
+    }
+    *failed = d == RL_ERROR;
+    if (__builtin_expect(*failed, 0)) {
+        w->errors++;
+        d = sh->error_admits ? RL_ADMIT : RL_REJECT;
+    }
+    return d;
+}
+
+/* Holds an admitted permit for hold_ns (spinning: holds are short and a
+ * sleep would hand the core away for far longer), then releases it. */
+static void hold_and_release(struct worker *w, uint32_t key)
+{
+    struct stress_shared *sh = w->shared;
+    /* seq_cst: the claim "every counted thread holds a permit" needs one
+     * order over this counter and the limiter's own. */
+    uint64_t held = atomic_fetch_add_explicit(&sh->in_flight, 1, memory_order_seq_cst) + 1;
+    if (held > w->max_in_flight)
+        w->max_in_flight = held;
+    if (sh->hold_ns) {
+        uint64_t until = rl_monotonic_ns() + sh->hold_ns;
+        while (rl_monotonic_ns() < until)
+            ;
+    }
+    atomic_fetch_sub_explicit(&sh->in_flight, 1, memory_order_seq_cst);
+    if (sh->keyed)
+        rl_keyed_release(sh->keyed, &w->clock, key, 1);
+    else
+        sh->algo->release(sh->state, &w->clock, 0, 1);
+}
+
+static void run_plain(struct worker *w)
+{
+    struct stress_shared *sh = w->shared;
+    const struct rl_algo *algo = sh->algo;
+    bool needs_release = algo->flags & RL_NEEDS_RELEASE;
+    while (!atomic_load_explicit(&sh->stop, memory_order_relaxed)) {
+        uint32_t key = 0;
+        bool failed;
+        enum rl_decision d = decide(w, &key, &failed);
+        w->decisions[d]++;
+        if (d == RL_ADMIT && needs_release && !failed) /* a fail-open admit holds nothing */
+            hold_and_release(w, key);
+    }
+}
+
+/* The stamp is taken after the decision (the moment the caller holds it);
+ * the gap from the read before the call bounds how far the algorithm's own
+ * clock read may lie from the stamp. */
+static void run_recorded(struct worker *w)
+{
+    struct stress_shared *sh = w->shared;
+    const struct rl_algo *algo = sh->algo;
+    struct rl_clock *stamp = &w->stamp_clock;
+    while (!atomic_load_explicit(&sh->stop, memory_order_relaxed)) {
+        uint32_t key = 0;
+        bool failed;
+        uint64_t before = stamp->read(stamp);
+        enum rl_decision d = decide(w, &key, &failed);
+        w->decisions[d]++;
+        if (d != RL_ADMIT)
+            continue;
+        uint64_t after = stamp->read(stamp), gap = after - before;
+        if (gap > w->max_gap_ns)
+            w->max_gap_ns = gap;
+        if (w->len < w->cap)
+            w->events[w->len++] = (struct rl_event){.t_ns = after - sh->epoch_ns,
+                                                    .key = key,
+                                                    .n = 1,
+                                                    .thread = (uint16_t)w->index,
+                                                    .admitted = 1,
+                                                    .gap_ns = gap < UINT32_MAX ? (uint32_t)gap
+                                                                               : UINT32_MAX};
+        else
+            w->dropped++;
+        if ((algo->flags & RL_NEEDS_RELEASE) && !failed)
+            hold_and_release(w, key);
+    }
+}
+
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    struct stress_shared *sh = w->shared;
+    /* acquire pairs with the release that opens the start, so each worker
+     * sees the limiter fully created. Yield: the main thread holds a core
+     * until it opens the start. */
+    while (!atomic_load_explicit(&sh->go, memory_order_acquire))
+        sched_yield();
+    /* Then a rendezvous: a worker that was not on a core when the start
+     * opened would begin microseconds late, and races that need two
+     * threads at once (a first window) would be missed. Spin when every
+     * worker has a core of its own, yield when they do not. */
+    atomic_fetch_add_explicit(&sh->arrived, 1, memory_order_relaxed);
+    while (atomic_load_explicit(&sh->arrived, memory_order_relaxed) < sh->threads)
+        if (sh->oversubscribed)
+            sched_yield();
+    w->start_ns = rl_monotonic_ns();
+    if (w->shared->record)
+        run_recorded(w);
+    else
+        run_plain(w);
+    w->end_ns = rl_monotonic_ns();
+    return NULL;
+}
+
+static void pin_to_cpu(pthread_t thread, unsigned index)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(index % (unsigned)(cores > 0 ? cores : 1), &set);
+    pthread_setaffinity_np(thread, sizeof set, &set);
+}
+
+static size_t default_capacity(const struct rl_stress_params *p)
+{
+    /* Twice what a correct limiter can admit over all keys, plus slack; a
+     * broken one that admits more fills the buffer, and the drop is reported. */
+    double windows = (double)p->duration_ns / (double)p->cfg.interval_ns + 2.0;
+    double keys = p->keys > 1 ? (double)p->keys : 1.0;
+    double wanted = 2.0 * (double)p->cfg.limit * windows * keys + 4096.0;
+    double most = (double)(1u << 22); /* 96 MiB a thread, touched only as used */
+    return (size_t)(wanted < most ? wanted : most);
+}
+
+/* Sleeps out the run in short steps so a signal can end it early. */
+static bool wait_for_duration(uint64_t duration_ns)
+{
+    uint64_t end = rl_monotonic_ns() + duration_ns;
+    for (;;) {
+        if (rl_interrupted)
+            return false;
+        uint64_t now = rl_monotonic_ns();
+        if (now >= end)
+            return true;
+        uint64_t step = end - now < 10000000u ? end - now : 10000000u;
+        struct timespec pause = {0, (long)step};
+        nanosleep(&pause, NULL);
+    }
+}
+
+static int merge_events(struct worker *workers, unsigned threads, uint32_t keys,
+                        struct rl_event_log *log)
+{
+    size_t total = 0;
+    for (unsigned i = 0; i < threads; i++)
+        total += workers[i].len;
+    memset(log, 0, sizeof *log);
+    log->events = malloc((total ? total : 1) * sizeof *log->events);
+    if (log->events == NULL)
+        return -1;
+    log->cap = total;
+    for (unsigned i = 0; i < threads; i++) {
+        memcpy(log->events + log->len, workers[i].events, workers[i].len * sizeof *log->events);
+        log->len += workers[i].len;
+        log->dropped += workers[i].dropped;
+        if (workers[i].max_gap_ns > log->uncertainty_ns)
+            log->uncertainty_ns = workers[i].max_gap_ns;
+    }
+    log->key_count = keys ? keys : 1;
+    log->complete = false;
+    rl_event_log_sort(log);
+    return 0;
+}
+
+int rl_stress_run(const struct rl_stress_params *p, struct rl_stress_outcome *out, char *err,
+                  size_t err_len)
+{
+    memset(out, 0, sizeof *out);
+    struct rl_clock clock;
+    if (rl_clock_init(&clock, p->clock, err, err_len) != 0)
+        return -1;
+    if (strcmp(clock.name, "virtual") == 0) {
+        snprintf(err, err_len, "stress needs a real clock (monotonic, coarse or tsc)");
+        return -1;
+    }
+
+    struct stress_shared shared = {.algo = p->algo,
+                                   .record = p->record,
+                                   .hold_ns = p->hold_ns,
+                                   .error_admits = p->error_admits};
+    atomic_init(&shared.stop, false);
+    atomic_init(&shared.go, false);
+    atomic_init(&shared.arrived, 0);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    shared.threads = p->threads;
+    shared.oversubscribed = p->threads > (unsigned)(cpus > 0 ? cpus : 1);
+    atomic_init(&shared.in_flight, 0);
+    struct rl_config cfg = p->cfg;
+    cfg.epoch_ns = shared.epoch_ns = clock.read(&clock);
+    uint64_t rss_before = 0;
+    if (p->keys > 1) {
+        malloc_trim(0); /* so that memory freed by earlier runs does not hide growth */
+        rss_before = rl_rss_bytes();
+        struct rl_keyed_config keyed_cfg = {
+            .algo = p->algo, .cfg = cfg, .expiry = p->expiry, .realtime = true};
+        enum rl_key_dist dist = p->zipf_s > 0 ? RL_KEYS_ZIPF : RL_KEYS_UNIFORM;
+        if (rl_key_sampler_init(&shared.sampler, dist, p->keys, p->zipf_s) != 0) {
+            snprintf(err, err_len, "out of memory for %u keys", p->keys);
+            return -1;
+        }
+        shared.keyed = rl_keyed_create(&keyed_cfg, err, err_len);
+        if (shared.keyed == NULL) {
+            rl_key_sampler_free(&shared.sampler);
+            return -1;
+        }
+    } else if ((shared.state = p->algo->create(&cfg, err, err_len)) == NULL) {
+        return -1;
+    }
+
+    int rc = -1;
+    unsigned started = 0;
+    struct worker *workers = aligned_alloc(RL_CACHE_LINE, p->threads * sizeof *workers);
+    if (workers == NULL) {
+        snprintf(err, err_len, "out of memory for %u threads", p->threads);
+        goto done_state;
+    }
+    memset(workers, 0, p->threads * sizeof *workers);
+    size_t cap = p->record_capacity ? p->record_capacity : default_capacity(p);
+    for (unsigned i = 0; i < p->threads; i++) {
+        struct worker *w = &workers[i];
+        w->shared = &shared;
+        w->index = i;
+        w->clock = clock;
+        w->stamp_clock = clock;
+        w->clock.reads = 0;
+        rl_rng_seed(&w->rng, 1, i); /* thread i's own stream of keys */
+        /* Thread i's clock is off by −skew + 2·skew·i/(T−1): evenly spread
+         * over ±skew, so two threads disagree by up to 2·skew. */
+        if (p->client_skew_ns && p->threads > 1)
+            w->clock.skew_ns = -(int64_t)p->client_skew_ns +
+                               (int64_t)(2 * p->client_skew_ns * i / (p->threads - 1));
+        if (p->record) {
+            w->cap = cap;
+            w->events = malloc(cap * sizeof *w->events);
+            if (w->events == NULL) {
+                snprintf(err, err_len, "out of memory for %zu recorded events a thread", cap);
+                goto done_workers;
+            }
+        }
+    }
+
+    for (; started < p->threads; started++) {
+        int e = pthread_create(&workers[started].thread, NULL, worker_main, &workers[started]);
+        if (e != 0) {
+            snprintf(err, err_len, "cannot start thread %u: %s", started, strerror(e));
+            break;
+        }
+        if (p->pin)
+            pin_to_cpu(workers[started].thread, started);
+    }
+    if (started < p->threads) { /* let the started ones run out at once */
+        atomic_store_explicit(&shared.stop, true, memory_order_relaxed);
+        shared.threads = started;
+    }
+    atomic_store_explicit(&shared.go, true, memory_order_release);
+    /* The run's time starts when the last worker is past the start line,
+     * so a worker the scheduler was slow to wake cannot miss a short run. */
+    while (atomic_load_explicit(&shared.arrived, memory_order_relaxed) < shared.threads)
+        sched_yield();
+    if (started == p->threads)
+        out->interrupted = !wait_for_duration(p->duration_ns);
+    /* relaxed: workers need only notice the flag eventually, and join()
+     * orders everything they wrote before we read it. */
+    atomic_store_explicit(&shared.stop, true, memory_order_relaxed);
+    for (unsigned i = 0; i < started; i++)
+        pthread_join(workers[i].thread, NULL);
+    if (started < p->threads)
+        goto done_workers;
+
+    uint64_t first_start = UINT64_MAX, last_end = 0, busy_ns = 0;
+    for (unsigned i = 0; i < p->threads; i++) {
+        struct worker *w = &workers[i];
+        out->admits += w->decisions[RL_ADMIT];
+        out->rejects += w->decisions[RL_REJECT];
+        out->errors += w->errors;
+        out->clock_reads += w->clock.reads;
+        if (w->max_in_flight > out->max_in_flight)
+            out->max_in_flight = w->max_in_flight;
+        busy_ns += w->end_ns - w->start_ns;
+        if (w->start_ns < first_start)
+            first_start = w->start_ns;
+        if (w->end_ns > last_end)
+            last_end = w->end_ns;
+    }
+    out->attempts = out->admits + out->rejects;
+    out->wall_ns = last_end - first_start;
+    out->ns_per_op = out->attempts ? (double)busy_ns / (double)out->attempts : 0;
+    out->mops = out->wall_ns ? (double)out->attempts * 1e3 / (double)out->wall_ns : 0;
+    if (shared.keyed) {
+        rl_keyed_stats(shared.keyed, &out->keyed);
+        uint64_t rss_after = rl_rss_bytes();
+        if (out->keyed.live_keys && rss_after > rss_before)
+            out->bytes_per_key = (double)(rss_after - rss_before) / (double)out->keyed.live_keys;
+    }
+    if (p->record && merge_events(workers, p->threads, p->keys, &out->log) != 0) {
+        snprintf(err, err_len, "out of memory merging recorded events");
+        goto done_workers;
+    }
+    rc = 0;
+
+done_workers:
+    for (unsigned i = 0; i < p->threads; i++)
+        free(workers[i].events);
+    free(workers);
+done_state:
+    if (shared.keyed) {
+        rl_keyed_destroy(shared.keyed);
+        rl_key_sampler_free(&shared.sampler);
+    } else {
+        p->algo->destroy(shared.state);
+    }
+    return rc;
+}

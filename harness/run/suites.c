@@ -1,0 +1,250 @@
+/* suites.c — the suites `ratelab bench --suite NAME` knows (see suites.h).
+ * A suite says what to measure; cmd_bench.c runs it, writes the CSV and
+ * prints the tables. Durations are short and repetitions interleaved: the
+ * machines this runs on are shared and noisy. */
+#include "suites.h"
+
+#include "workloads/generators.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_ALGOS 128
+
+static const char *const every_workload[] = {"uniform", "poisson", "onoff", "boundary", "flash",
+                                             NULL};
+
+/* Algorithms of algos that pass keep(), faa first (every stress row gets its
+ * floor from the same run), into out; returns how many. */
+static size_t pick(const struct rl_algo **algos, size_t count, bool (*keep)(const struct rl_algo *),
+                   const struct rl_algo **out)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < count; i++)
+        if (strcmp(algos[i]->name, "faa") == 0)
+            out[n++] = algos[i];
+    for (size_t i = 0; i < count && n < MAX_ALGOS; i++)
+        if (strcmp(algos[i]->name, "faa") != 0 && keep(algos[i]))
+            out[n++] = algos[i];
+    return n;
+}
+
+static bool thread_safe(const struct rl_algo *a)
+{
+    return a->flags & RL_THREAD_SAFE;
+}
+
+static bool local_thread_safe(const struct rl_algo *a)
+{
+    return (a->flags & RL_THREAD_SAFE) && !(a->flags & RL_REMOTE);
+}
+
+static bool remote(const struct rl_algo *a)
+{
+    return a->flags & RL_REMOTE;
+}
+
+static bool named(const struct rl_algo *a, const char *const *names)
+{
+    for (; *names; names++)
+        if (strcmp(a->name, *names) == 0)
+            return true;
+    return false;
+}
+
+/* The memory-order family: the article's steps and the buckets at each order. */
+static bool memory_order_family(const struct rl_algo *a)
+{
+    static const char *const names[] = {"clock_faa", "fw_atomic_naive", "fw_cas_nofirst",
+                                        "fw_cas",    "fw_cas_acqrel",   "fw_mutex",
+                                        "tb_mutex",  "tb_cas",          "tb_cas_relaxed",
+                                        "gcra_cas",  NULL};
+    return named(a, names);
+}
+
+/* One of each design, for sweeps over a second variable (clock, keys). */
+static bool representatives(const struct rl_algo *a)
+{
+    static const char *const names[] = {"clock_faa", "fw_cas",      "fw_aligned",
+                                        "tb_cas",    "sliding_log", NULL};
+    return named(a, names);
+}
+
+static struct rl_stress_plan base_plan(const struct rl_algo **algos, size_t count,
+                                       const uint64_t *threads, size_t thread_count,
+                                       unsigned reps, const struct rl_config *cfg)
+{
+    return (struct rl_stress_plan){.algos = algos,
+                                   .algo_count = count,
+                                   .threads = threads,
+                                   .thread_count = thread_count,
+                                   .reps = reps,
+                                   .duration_ns = 200000000u,
+                                   .clock = "monotonic",
+                                   .cfg = *cfg};
+}
+
+/* ---- the suites ------------------------------------------------------------ */
+
+static void plan_quick(struct rl_suite_run *run, const struct rl_algo **algos, size_t count,
+                       unsigned reps, const struct rl_config *cfg)
+{
+    static const struct rl_algo *safe[MAX_ALGOS];
+    static const uint64_t threads[] = {1, 2};
+    run->sim_algos = algos;
+    run->sim_count = count;
+    run->sim_workloads = every_workload;
+    run->sim_remote_workload = "boundary";
+    size_t n = pick(algos, count, thread_safe, safe);
+    run->plans[0] = base_plan(safe, n, threads, 2, reps, cfg);
+    run->plans[0].record = true;
+    run->plan_labels[0] = "closed loop, 200 ms a run, each paired with a recorded run";
+    run->plan_count = 1;
+}
+
+static void plan_threads(struct rl_suite_run *run, const struct rl_algo **algos, size_t count,
+                         unsigned reps, const struct rl_config *cfg)
+{
+    static const struct rl_algo *safe[MAX_ALGOS];
+    static uint64_t threads[16];
+    /* 1, 2, 4, 8, and on up to twice the cores */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    uint64_t most = 2 * (uint64_t)(cores > 0 ? cores : 1);
+    size_t thread_count = 0;
+    for (uint64_t t = 1; thread_count < 16 && (t <= 8 || t <= most); t *= 2)
+        threads[thread_count++] = t;
+    size_t n = pick(algos, count, local_thread_safe, safe);
+    run->plans[0] = base_plan(safe, n, threads, thread_count, reps, cfg);
+    run->plan_labels[0] = "closed loop, 200 ms a run";
+    run->plan_count = 1;
+}
+
+static void plan_memory_order(struct rl_suite_run *run, const struct rl_algo **algos,
+                              size_t count, unsigned reps, const struct rl_config *cfg)
+{
+    static const struct rl_algo *family[MAX_ALGOS];
+    static const uint64_t threads[] = {1, 2, 4};
+    size_t n = pick(algos, count, memory_order_family, family);
+    run->plans[0] = base_plan(family, n, threads, 3, reps, cfg);
+    run->plans[0].record = true;
+    run->plan_labels[0] = "overload (L = 1000 per 100 ms): mostly the reject path";
+    /* A limit no run reaches: every call takes the admit path. */
+    struct rl_config admit = *cfg;
+    admit.limit = 4000000000u;
+    admit.interval_ns = 10000000000u;
+    run->plans[1] = base_plan(family, n, threads, 3, reps, &admit);
+    run->plan_labels[1] = "admit path (L = 4e9 per 10 s: never reached)";
+    run->plan_count = 2;
+}
+
+static void plan_clocks(struct rl_suite_run *run, const struct rl_algo **algos, size_t count,
+                        unsigned reps, const struct rl_config *cfg)
+{
+    static const struct rl_algo *reps_algos[MAX_ALGOS];
+    static const uint64_t threads[] = {1, 2};
+    static const char *const clocks[] = {"monotonic", "coarse", "tsc"};
+    size_t n = pick(algos, count, representatives, reps_algos);
+    for (size_t c = 0; c < 3; c++) {
+        run->plans[c] = base_plan(reps_algos, n, threads, 2, reps, cfg);
+        run->plans[c].clock = clocks[c];
+        run->plans[c].record = true;
+        run->plan_labels[c] = clocks[c];
+    }
+    run->plan_count = 3;
+}
+
+static void plan_keys(struct rl_suite_run *run, const struct rl_algo **algos, size_t count,
+                      unsigned reps, const struct rl_config *cfg)
+{
+    static const struct rl_algo *reps_algos[MAX_ALGOS];
+    static const uint64_t threads[] = {1, 2};
+    static const uint32_t key_counts[] = {1000, 10000, 100000, 1000000};
+    static const char *const labels[] = {"1000 keys", "10000 keys", "100000 keys",
+                                         "1000000 keys"};
+    size_t n = pick(algos, count, representatives, reps_algos);
+    for (size_t k = 0; k < 4; k++) {
+        run->plans[k] = base_plan(reps_algos, n, threads, 2, reps, cfg);
+        run->plans[k].keys = key_counts[k];
+        run->plan_labels[k] = labels[k];
+    }
+    run->plan_count = 4;
+}
+
+static void plan_redis(struct rl_suite_run *run, const struct rl_algo **algos, size_t count,
+                       unsigned reps, const struct rl_config *cfg)
+{
+    static const struct rl_algo *remote_algos[MAX_ALGOS];
+    static const uint64_t threads[] = {1, 10, 100};
+    size_t n = pick(algos, count, remote, remote_algos);
+    run->sim_algos = remote_algos + 1; /* not faa */
+    run->sim_count = n ? n - 1 : 0;
+    run->sim_workloads = every_workload;
+    run->sim_remote_workload = "boundary";
+    run->plans[0] = base_plan(remote_algos, n, threads, 3, reps, cfg);
+    run->plans[0].duration_ns = 500000000u;
+    run->plans[0].record = true;
+    run->plan_labels[0] = "closed loop, 500 ms a run, each paired with a recorded run";
+    run->plan_count = n > 1 ? 1 : 0;
+}
+
+static bool accuracy_representatives(const struct rl_algo *a)
+{
+    static const char *const names[] = {"fw_cas",      "fw_aligned",      "tb_cas", "gcra_cas",
+                                        "sliding_log", "sliding_counter", "wheel",  NULL};
+    return named(a, names);
+}
+
+static void plan_accuracy(struct rl_suite_run *run, const struct rl_algo **algos, size_t count,
+                          unsigned reps, const struct rl_config *cfg)
+{
+    (void)reps, (void)cfg;
+    static const struct rl_algo *chosen[MAX_ALGOS];
+    static const char *const bursts[] = {"onoff", "boundary", "flash", NULL};
+    run->sim_algos = algos;
+    run->sim_count = count;
+    run->sim_workloads = every_workload;
+    run->sim_remote_workload = "boundary";
+    size_t n = pick(algos, count, accuracy_representatives, chosen);
+    run->replay_algos = chosen + 1; /* pick() puts faa first: not needed here */
+    run->replay_count = n ? n - 1 : 0;
+    run->replay_workloads = bursts;
+    run->replay_threads = 2;
+}
+
+static const struct rl_suite quick = {
+    "quick",
+    "every algorithm in sim on every workload (Redis: boundary), every thread-safe one in "
+    "stress at 1 and 2 threads, recorded (about 1.5 min)",
+    plan_quick};
+static const struct rl_suite threads = {
+    "threads", "every thread-safe in-process algorithm at 1, 2, 4, 8 threads (up to 2x cores)",
+    plan_threads};
+static const struct rl_suite memory_order = {
+    "memory-order",
+    "the article's steps and the buckets at each memory order, on the reject and admit paths",
+    plan_memory_order};
+static const struct rl_suite clocks = {
+    "clocks", "one algorithm of each design on the monotonic, coarse and tsc clocks, recorded",
+    plan_clocks};
+static const struct rl_suite keys = {
+    "keys", "one algorithm of each design through the keyed container at 10^3 to 10^6 keys",
+    plan_keys};
+static const struct rl_suite accuracy = {
+    "accuracy",
+    "every algorithm in sim on every workload (Redis: boundary), and one of each design "
+    "replayed open loop on the burst workloads (onoff, boundary, flash) by 2 threads",
+    plan_accuracy};
+static const struct rl_suite redis = {
+    "redis", "the Redis algorithms at 1, 10 and 100 client threads, with redis_noop, recorded",
+    plan_redis};
+
+const struct rl_suite *const rl_suites[] = {&quick,  &threads, &memory_order, &accuracy,
+                                            &clocks, &keys,    &redis,        NULL};
+
+const struct rl_suite *rl_suite_find(const char *name)
+{
+    for (const struct rl_suite *const *s = rl_suites; *s; s++)
+        if (strcmp((*s)->name, name) == 0)
+            return *s;
+    return NULL;
+}

@@ -1,0 +1,53 @@
+/* clock.h — the clock sources behind struct rl_clock (DESIGN §4).
+ *
+ * The clock is an experimental variable: chosen by name once per run,
+ * recorded in every result row, its cost and resolution measured.
+ */
+#ifndef RL_CLOCK_H
+#define RL_CLOCK_H
+
+#include "algorithms/rl.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+/* Virtual time starts here rather than at 0, as a machine's monotonic clock
+ * does (this one booted an hour ago), so that no algorithm can lean on
+ * t = 0 being special. Trace time t is virtual time RL_VIRTUAL_ORIGIN_NS + t. */
+#define RL_VIRTUAL_ORIGIN_NS (3600ull * 1000000000ull)
+
+/* NULL-terminated: monotonic, coarse, tsc, virtual. */
+extern const char *const rl_clock_names[];
+
+/* Sets up a clock handle by name; the tsc clock is calibrated once per
+ * process (about 20 ms) on first use. -1 with one line in err for an unknown
+ * name or a tsc clock on a machine without an invariant TSC; *clock is then
+ * left as it was. */
+int rl_clock_init(struct rl_clock *clock, const char *name, char *err, size_t err_len);
+
+/* The harness's own time, for deadlines, progress and elapsed seconds:
+ * CLOCK_MONOTONIC in ns, whatever clock the run's limiter reads. */
+static inline uint64_t rl_monotonic_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline void rl_clock_set_virtual(struct rl_clock *clock, uint64_t now_ns)
+{
+    clock->virtual_ns = now_ns;
+}
+
+struct rl_clock_report {
+    const char *name;
+    double cost_ns;           /* mean cost of one read through the handle */
+    uint64_t resolution_ns;   /* what the source claims (clock_getres, tick length) */
+    uint64_t smallest_step_ns; /* smallest nonzero difference seen between reads */
+};
+
+/* Measures a clock (about 50 ms). -1 with one line in err as for init. */
+int rl_clock_measure(const char *name, struct rl_clock_report *out, char *err, size_t err_len);
+
+#endif
