@@ -1,8 +1,9 @@
 # ratelab — one non-recursive Makefile. Build outputs go under build/.
 #
 #   make              build/ratelab (-O2 -Wall -Wextra -Werror)
-#   make test         every CUnit suite, the teaching build's suite and a
-#                     ThreadSanitizer pass over the threaded suites
+#   make test         format and layering checks, every CUnit suite, the
+#                     teaching build's suite and a ThreadSanitizer pass over
+#                     the threaded suites
 #   make bench        the quick suite: results/quick-<host>.csv and two tables
 #   make teach        build/ratelab-teach, race points widened
 #   make deps         install missing Debian packages (nothing when present)
@@ -83,7 +84,7 @@ TEACH_BIN     := build/ratelab-teach
 TEACH_TESTS   := build/teach/ratelab-tests
 
 .PHONY: all teach jemalloc test check-unit check-teach check-tsan check-allocators bench plots \
-        alloc-compare deps clean format FORCE
+        alloc-compare deps clean format format-check layering-check FORCE
 .DEFAULT_GOAL := all
 
 all: $(RATELAB)
@@ -164,6 +165,8 @@ $(TEACH_TESTS): $(TEACH_TEST_OBJS) build/teach/libratelab.a
 THREADED_SUITES := 'stress*'
 
 test: deps
+	$(MAKE) --no-print-directory format-check
+	$(MAKE) --no-print-directory layering-check
 	$(MAKE) --no-print-directory gbench
 	$(MAKE) --no-print-directory check-unit
 	$(MAKE) --no-print-directory check-teach
@@ -212,7 +215,7 @@ alloc-compare:
 # Debian packages, installed only when one is missing (apt-get update first:
 # a fresh machine's package lists are empty).
 DEB_PKGS := build-essential libcunit1-dev libjemalloc-dev gnuplot-nox libbenchmark-dev \
-            libhiredis-dev redis-server time
+            libhiredis-dev redis-server time clang-format
 
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -223,8 +226,22 @@ deps:
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
+# Every C and C++ source under the checked-in .clang-format (Debian's
+# clang-format). format rewrites them; format-check (part of make test)
+# fails on the first file that differs and names it.
+FORMAT_SRCS = $(sort $(wildcard algorithms/*.[ch] workloads/*.[ch] tests/*.[ch] \
+                harness/*/*.[ch] harness/*/*.cc))
+
 format:
-	clang-format -i algorithms/*.[ch] harness/*.[ch] workloads/*.[ch] tests/*.[ch]
+	clang-format -i $(FORMAT_SRCS)
+
+format-check:
+	@command -v clang-format >/dev/null || { echo "format-check: clang-format is missing (make deps)"; exit 1; }
+	@clang-format --dry-run -Werror $(FORMAT_SRCS) && echo "format-check: $(words $(FORMAT_SRCS)) files as .clang-format says"
+
+# No include goes up a layer (tests/layering.sh says which ones would).
+layering-check:
+	sh tests/layering.sh
 
 clean:
 	rm -rf build

@@ -1,5 +1,18 @@
 /* baseline_clock_faa.c — a clock read plus one fetch-add: the floor under any
- * limiter that looks at the time on every call. Decides as faa does. */
+ * limiter that looks at the time on every call.
+ *
+ * Promise: none.
+ *
+ * State: faa's, the cost of every attempt ever made.
+ *
+ * Decision: faa's, after one clock read whose value is unused.
+ *
+ * Memory orders: relaxed, as faa.
+ *
+ * Races accepted: none.
+ *
+ * Sources: none.
+ */
 #include "rl.h"
 
 #include <stdatomic.h>
@@ -37,6 +50,7 @@ const struct rl_algo rl_clock_faa_algo = {
     .summary = "a clock read plus one relaxed fetch-add: the floor of limiters that read time",
     .promise = RL_PROMISE_NONE,
     .flags = RL_THREAD_SAFE,
+    .orders = "relaxed",
     .create = clock_faa_create,
     .destroy = free,
     .acquire = clock_faa_acquire,

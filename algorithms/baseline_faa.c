@@ -1,6 +1,20 @@
 /* baseline_faa.c — one atomic fetch-add on a shared word: the floor under any
- * limiter with shared state. Admits the first L units ever and never refills,
- * so its decisions stay bounded when recorded. */
+ * limiter with shared state.
+ *
+ * Promise: none.
+ *
+ * State: the cost of every attempt ever made, admitted or not.
+ *
+ * Decision: admit while that count, this attempt's cost included, is ≤ L:
+ * the first L units ever, never refilled, so its decisions stay bounded
+ * when recorded. The clock is never read.
+ *
+ * Memory orders: relaxed: the count orders nothing else (see acquire).
+ *
+ * Races accepted: none: one read-modify-write decides.
+ *
+ * Sources: none.
+ */
 #include "rl.h"
 
 #include <stdatomic.h>
@@ -35,6 +49,7 @@ const struct rl_algo rl_faa_algo = {
     .summary = "one relaxed atomic fetch-add on a shared word: the floor of shared-state limiters",
     .promise = RL_PROMISE_NONE,
     .flags = RL_THREAD_SAFE,
+    .orders = "relaxed",
     .create = faa_create,
     .destroy = free,
     .acquire = faa_acquire,

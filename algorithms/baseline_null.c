@@ -1,4 +1,18 @@
-/* baseline_null.c — always admits, touches nothing: the harness's own cost. */
+/* baseline_null.c — always admits, touches nothing: the harness's own cost.
+ *
+ * Promise: none.
+ *
+ * State: none; create allocates one byte only because NULL would mean
+ * failure.
+ *
+ * Decision: admit, whatever the attempt. The clock is never read.
+ *
+ * Memory orders: none: nothing is shared.
+ *
+ * Races accepted: none.
+ *
+ * Sources: none.
+ */
 #include "rl.h"
 
 #include <stdlib.h>
@@ -21,6 +35,7 @@ const struct rl_algo rl_null_algo = {
     .summary = "always admits and touches no shared state: the harness's own overhead",
     .promise = RL_PROMISE_NONE,
     .flags = RL_THREAD_SAFE,
+    .orders = "none",
     .create = null_create,
     .destroy = free,
     .acquire = null_acquire,

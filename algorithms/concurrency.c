@@ -1,12 +1,27 @@
-/* concurrency.c — at most L in flight: the Redis article's first strategy,
- * an atomic counter incremented on entry and decremented on release.
+/* concurrency.c — at most L in flight: an atomic counter incremented on
+ * entry and decremented on release.
  *
- * The article's pattern is increment-then-check: take the slot, and give it
- * back at once when the count came out above L. A thread that overshoots
- * holds the count above L for an instant, so others can be refused while a
- * slot is really free (a false reject); nobody is ever admitted above L.
- * The article starts its AtomicInteger at 1, which caps it at L − 1; here it
- * starts at 0. Time is never read. Cost n takes n slots. */
+ * Promise: concurrency, ≤ L admitted and not yet released.
+ *
+ * State: the cost in flight; cost n takes n slots. Time is never read.
+ *
+ * Decision: the article's pattern, increment-then-check: take the slots,
+ * and give them back at once when the count came out above L. n > L is
+ * rejected untouched. The article starts its AtomicInteger at 1, which
+ * caps it at L − 1; here it starts at 0.
+ *
+ * Memory orders: acquire on entry and release on release, a semaphore's P
+ * and V: a new holder sees everything the holder before it did while it
+ * held the slot. Giving back a slot never used is relaxed.
+ *
+ * Races accepted: a thread that overshoots holds the count above L for an
+ * instant, so others can be refused while a slot is really free (a false
+ * reject); nobody is ever admitted above L.
+ *
+ * Sources: the Redis article, "Redis'e Dayalı Akım Sınırlama Sisteminin
+ * Tasarımı" (Design of a Redis-based rate limiting system), its first
+ * strategy: an atomic in-flight counter.
+ */
 #include "rl.h"
 
 #include <stdatomic.h>
@@ -56,6 +71,7 @@ const struct rl_algo rl_concurrency_algo = {
     .summary = "at most L in flight: atomic increment, check, decrement on release (Redis article)",
     .promise = RL_PROMISE_CONCURRENCY,
     .flags = RL_THREAD_SAFE | RL_NEEDS_RELEASE,
+    .orders = "acquire/release",
     .create = concurrency_create,
     .destroy = free,
     .acquire = concurrency_acquire,

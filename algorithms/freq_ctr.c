@@ -1,12 +1,11 @@
 /* freq_ctr.c — a lock-free sliding-window counter in the manner of
- * HAProxy's frequency counters (include/haproxy/freq_ctr*.h, documented in
- * their comments): a current and a previous period count, the current
- * period's start tick, a rotation guarded by one bit of that tick used as a
- * lock, and the estimate curr + prev · (remaining fraction of the period).
- * Written for ratelab; the arithmetic and decision rule are those of
- * sliding_counter.c, so on one thread the two decide identically.
- * Promises `approx` (its bounds are sliding_counter's: ≤ L per aligned
- * period, < 2L in any sliding window).
+ * HAProxy's frequency counters: a current and a previous period count, the
+ * current period's start tick, a rotation guarded by one bit of that tick
+ * used as a lock, and the estimate curr + prev · (remaining fraction of the
+ * period).
+ *
+ * Promise: approx. Its bounds are sliding_counter's: ≤ L per aligned
+ * period, < 2L in any sliding window.
  *
  * State, three words:
  *   tick  = period index k since the epoch, shifted left once; bit 0 is the
@@ -16,6 +15,10 @@
  *           low half.
  *   prev  = admitted cost of period k − 1.
  *
+ * Decision: the arithmetic and rule of sliding_counter.c, so on one thread
+ * the two decide identically: admit n when
+ * prev·(I − elapsed) + (curr + n)·I ≤ L·I on a consistent snapshot.
+ *
  * Where this differs from HAProxy, and why: HAProxy checks room
  * (freq_ctr_remain) and then adds (update_freq_ctr) in two steps, so
  * concurrent callers can overshoot; and an add racing a rotation may land
@@ -24,7 +27,11 @@
  * the add are one CAS on curr, and curr carries its period's tag: a CAS
  * prepared against period k fails once a rotation has moved curr to k + 1.
  * Every period's count is then exact, and each decision is made on a
- * consistent (prev, curr) pair — see the orders in acquire and rotate.
+ * consistent (prev, curr) pair.
+ *
+ * Memory orders: relaxed on curr, whose CAS publishes nothing; acquire and
+ * release on the tick (its lock bit) and on prev, which is what keeps each
+ * (prev, curr) pair consistent — see the orders in acquire and rotate.
  *
  * Races accepted: a thread whose clock read lies in an older period than
  * the tick is counted in the current period at its start (the estimate's
@@ -34,6 +41,9 @@
  * period. The tag is 32 bits: a CAS prepared against period k could land
  * in period k + m·2^32 if its thread stalled across a jump of exactly that
  * many periods (at I = 1 ms, 49 days); we accept that.
+ *
+ * Sources: HAProxy, include/haproxy/freq_ctr*.h, documented in their
+ * comments; written for ratelab, not copied.
  */
 #include "rl.h"
 
@@ -160,6 +170,7 @@ const struct rl_algo rl_freq_ctr_algo = {
     .summary = "HAProxy-style lock-free prev/curr counter, rotation under a tick lock bit",
     .promise = RL_PROMISE_APPROX,
     .flags = RL_THREAD_SAFE,
+    .orders = "relaxed+acquire/release",
     .create = freq_ctr_create,
     .destroy = free,
     .acquire = freq_ctr_acquire,

@@ -1,17 +1,28 @@
 /* fw_aligned.c — a truly epoch-aligned fixed window: the weak limiter done
- * right. Windows are [epoch + k·I, epoch + (k+1)·I), so it promises `weak`.
+ * right.
  *
- * The whole state is one 64-bit word, window index (high 32 bits) and
- * admitted cost (low 32), changed by CAS. One word means one modification
- * order that every thread agrees on, and no other memory is published with
- * it, so relaxed ordering is enough: nothing here needs acquire or release.
+ * Promise: weak: windows are [epoch + k·I, epoch + (k+1)·I).
  *
- * The index is kept modulo 2^32 and compared as a serial number. An attempt
- * whose time falls in a window just before the stored one (a thread that
- * read the clock before another opened the next window) is rejected: that
- * window is closed. After an idle gap near a multiple of 2^32 windows (at
+ * State: one 64-bit word, window index (high 32 bits) and admitted cost
+ * (low 32), changed by CAS. The index is kept modulo 2^32 and compared as a
+ * serial number.
+ *
+ * Decision: admit n when the window of the time read has room for it; the
+ * first attempt in a newer window opens it. An attempt whose time falls in
+ * a window just before the stored one (a thread that read the clock before
+ * another opened the next window) is rejected: that window is closed.
+ *
+ * Memory orders: relaxed. One word means one modification order that every
+ * thread agrees on, and no other memory is published with it, so nothing
+ * here needs acquire or release.
+ *
+ * Races accepted: after an idle gap near a multiple of 2^32 windows (at
  * I = 1 ms, 49 days) one window may be taken for a stale one; the error can
- * only reject more, never admit more. */
+ * only reject more, never admit more.
+ *
+ * Sources: none; `weak` is the C++ article's weak statement
+ * (docs/design.md, Definitions).
+ */
 #include "rl.h"
 
 #include <stdatomic.h>
@@ -81,6 +92,7 @@ const struct rl_algo rl_fw_aligned_algo = {
     .summary = "epoch-aligned window, index and count in one atomic word (weak, done right)",
     .promise = RL_PROMISE_WEAK,
     .flags = RL_THREAD_SAFE,
+    .orders = "relaxed",
     .create = fw_aligned_create,
     .destroy = free,
     .acquire = fw_aligned_acquire,

@@ -14,6 +14,10 @@
  * attempt's cost stays in the count (fetch-add first, decide after), as the
  * article's count keeps growing past L; an attempt with n > L is rejected
  * before it touches anything.
+ *
+ * Source: the C++ article, 「C++ 实现线程安全的频率限制器」 ("A thread-safe
+ * frequency limiter in C++"), which defines the strong and weak statements
+ * and evolves this limiter in the five steps kept here.
  */
 #ifndef RL_FW_ARTICLE_H
 #define RL_FW_ARTICLE_H
@@ -69,10 +73,6 @@ static inline enum rl_decision fw_plain_decide(uint64_t *count, uint64_t *timest
     return RL_ADMIT;
 }
 
-void *fw_article_create(const struct rl_config *cfg, char *err, size_t err_len);
-
-#endif
-
 /* Steps 3 and 4 are the same code with different orders on the count, so
  * they share it; always_inline keeps each order a compile-time constant.
  *
@@ -108,3 +108,9 @@ fw_cas_acquire_ordered(struct fw_article_state *s, struct rl_clock *clock, uint6
     atomic_store_explicit(&s->count, n, count_store);
     return RL_ADMIT;
 }
+
+/* The article's initial state: count UINT64_MAX, timestamp 0 (fw_article.c).
+ * NULL with a reason in err for an interval past INT64_MAX ns, or on ENOMEM. */
+void *fw_article_create(const struct rl_config *cfg, char *err, size_t err_len);
+
+#endif

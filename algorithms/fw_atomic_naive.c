@@ -1,10 +1,25 @@
 /* fw_atomic_naive.c — the C++ article's step 1: the count and timestamp made
  * atomic, the window reset by a plain load/store. Broken on purpose.
  *
- * Two threads that both find the window expired both store a timestamp and
- * both store the count back to n: each admits, yet the count says one did,
- * and a thread that resets late wipes out tickets already handed out in the
- * new window. Kept to be caught over-admitting (`make teach`). */
+ * Promise: window, as the article claims; `make teach` catches it
+ * over-admitting.
+ *
+ * State: the article's count and window start (fw_article.h).
+ *
+ * Decision: a ticket from the count; past L, a restart of the window when I
+ * has passed, done as a load and check, a store of the timestamp and a
+ * store of the count back to n.
+ *
+ * Memory orders: seq_cst throughout, the C++ default the article's step 1
+ * relies on.
+ *
+ * Races accepted: none; these are the bug. Two threads that both find the
+ * window expired both store a timestamp and both store the count back to
+ * n: each admits, yet the count says one did, and a thread that resets
+ * late wipes out tickets already handed out in the new window.
+ *
+ * Sources: the C++ article (fw_article.h), step 1.
+ */
 #include "fw_article.h"
 
 #include <stdlib.h>
@@ -39,6 +54,7 @@ const struct rl_algo rl_fw_atomic_naive_algo = {
     .summary = "C++ article step 1: atomics, window reset by load/store (admits twice: a bug)",
     .promise = RL_PROMISE_WINDOW,
     .flags = RL_THREAD_SAFE,
+    .orders = "seq_cst",
     .create = fw_article_create,
     .destroy = free,
     .acquire = fw_atomic_naive_acquire,

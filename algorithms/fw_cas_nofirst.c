@@ -1,11 +1,24 @@
 /* fw_cas_nofirst.c — the C++ article's step 2: the reset claimed by a CAS on
  * the timestamp, but without the first-window fix.
  *
- * Only one thread wins each reset. The hole left is the very first window:
- * the winner's own fetch-add wrapped the count from UINT64_MAX to n−1, so
+ * Promise: window, as the article claims; the first window breaks it.
+ *
+ * State: the article's count and window start (fw_article.h).
+ *
+ * Decision: a ticket from the count; past L, a restart of the window when I
+ * has passed, claimed by a CAS on the timestamp: only one thread wins each
+ * reset, and it stores the count back to n.
+ *
+ * Memory orders: seq_cst throughout, as step 1.
+ *
+ * Races accepted: none; the hole left is the bug, the very first window.
+ * The winner's own fetch-add wrapped the count from UINT64_MAX to n−1, so
  * while it is between its CAS and its store other threads take tickets
- * from ~0 and are admitted; the store then sets the count back to n and
- * up to L more are admitted in the same window. */
+ * from ~0 and are admitted; the store then sets the count back to n and up
+ * to L more are admitted in the same window.
+ *
+ * Sources: the C++ article (fw_article.h), step 2.
+ */
 #include "fw_article.h"
 
 #include <stdlib.h>
@@ -41,6 +54,7 @@ const struct rl_algo rl_fw_cas_nofirst_algo = {
     .summary = "C++ article step 2: CAS on the timestamp, no first-window fix (first window leaks)",
     .promise = RL_PROMISE_WINDOW,
     .flags = RL_THREAD_SAFE,
+    .orders = "seq_cst",
     .create = fw_article_create,
     .destroy = free,
     .acquire = fw_cas_nofirst_acquire,

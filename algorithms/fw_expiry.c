@@ -1,11 +1,26 @@
-/* fw_expiry.c — a counter that expires I after it was created: the .NET
- * article's cache-expiry counter, and the semantics of Linux's
- * ___ratelimit (lib/ratelimit.c) without its trylock.
+/* fw_expiry.c — a counter that expires I after it was created, under a
+ * mutex.
  *
- * The window starts at the first attempt after the previous one expired —
- * admitted or not — unlike the C++ article's, which restarts only on an
- * over-limit attempt. Either way windows are not aligned, so two of them
- * can straddle one second: the .NET article's 3+7 / 7+3 picture. */
+ * Promise: window. Windows are not aligned, so two of them can straddle
+ * one second: the .NET article's 3+7 / 7+3 picture.
+ *
+ * State: the window's start and the cost admitted in it.
+ *
+ * Decision: the window starts at the first attempt after the previous one
+ * expired (≥ I after its start), admitted or not, unlike the C++
+ * article's, which restarts only on an over-limit attempt. Within it, admit
+ * while the cost fits in L. A time read before another thread's newer
+ * window is counted in that window rather than restarting it.
+ *
+ * Memory orders: mutex.
+ *
+ * Races accepted: none.
+ *
+ * Sources: the .NET article's cache-expiry counter, "How does .Net
+ * simulate session-level semaphores, limit the http interface call
+ * frequency", http://www.cnblogs.com/1996V/p/8127576.html; the semantics
+ * of Linux's ___ratelimit (lib/ratelimit.c) without its trylock.
+ */
 #include "rl.h"
 
 #include <pthread.h>
@@ -63,9 +78,11 @@ static enum rl_decision fw_expiry_acquire(void *state, struct rl_clock *clock, u
 const struct rl_algo rl_fw_expiry_algo = {
     .name = "fw_expiry",
     .family = "fixed_window",
-    .summary = "counter expiring I after its first attempt (.NET cache counter, Linux ___ratelimit)",
+    .summary =
+        "counter expiring I after its first attempt (.NET cache counter, Linux ___ratelimit)",
     .promise = RL_PROMISE_WINDOW,
     .flags = RL_THREAD_SAFE,
+    .orders = "mutex",
     .create = fw_expiry_create,
     .destroy = fw_expiry_destroy,
     .acquire = fw_expiry_acquire,

@@ -1,5 +1,19 @@
 /* fw_mutex.c — the C++ article's limiter (step 0's logic) under a pthread
- * mutex: the same semantics as fw_cas, made safe the simple way. */
+ * mutex: the same semantics as fw_cas, made safe the simple way.
+ *
+ * Promise: window (fw_article.h).
+ *
+ * State: the article's count and window start, and the mutex.
+ *
+ * Decision: fw_plain_decide (fw_article.h), under the lock, so fw_plain and
+ * fw_mutex share their semantics by construction.
+ *
+ * Memory orders: mutex.
+ *
+ * Races accepted: none.
+ *
+ * Sources: the C++ article (fw_article.h).
+ */
 #include "fw_article.h"
 
 #include <pthread.h>
@@ -56,6 +70,7 @@ const struct rl_algo rl_fw_mutex_algo = {
     .summary = "the C++ article's count + timestamp window under a pthread mutex",
     .promise = RL_PROMISE_WINDOW,
     .flags = RL_THREAD_SAFE,
+    .orders = "mutex",
     .create = fw_mutex_create,
     .destroy = fw_mutex_destroy,
     .acquire = fw_mutex_acquire,

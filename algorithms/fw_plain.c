@@ -1,8 +1,19 @@
 /* fw_plain.c — the C++ article's limiter, step 0: no synchronisation.
  *
- * Correct on one thread; with several it is a data race (undefined
- * behaviour), kept so its failure can be shown. `stress` refuses it with
- * more than one thread unless --unsafe is given. */
+ * Promise: window (fw_article.h), on one thread.
+ *
+ * State: the article's count and window start, in plain memory.
+ *
+ * Decision: fw_plain_decide (fw_article.h), the article's step 0.
+ *
+ * Memory orders: none: plain loads and stores, for one thread.
+ *
+ * Races accepted: all of them. With several threads it is a data race
+ * (undefined behaviour), kept so its failure can be shown; `stress`
+ * refuses it with more than one thread unless --unsafe is given.
+ *
+ * Sources: the C++ article (fw_article.h), step 0.
+ */
 #include "fw_article.h"
 
 #include <stdio.h>
@@ -45,6 +56,7 @@ const struct rl_algo rl_fw_plain_algo = {
     .summary = "C++ article step 0: count + timestamp, no synchronisation (one thread only)",
     .promise = RL_PROMISE_WINDOW,
     .flags = 0,
+    .orders = "none",
     .create = fw_plain_create,
     .destroy = free,
     .acquire = fw_plain_acquire,

@@ -1,11 +1,14 @@
 /* fw_trylock.c — Linux's ___ratelimit (lib/ratelimit.c) as it behaves: a
  * fixed window that starts at the first attempt after the previous one
- * expired (as fw_expiry), and a lock that is only ever tried: when another
- * caller holds it, the attempt is rejected at once — the kernel returns 0,
- * "suppress", rather than spin in a path that may run with interrupts off.
- * Promises `window`.
+ * expired (as fw_expiry), and a lock that is only ever tried.
  *
- * The kernel's documented semantics, kept here:
+ * Promise: window.
+ *
+ * State: the trylock, the window's start and the cost admitted in it.
+ *
+ * Decision: when another caller holds the lock, the attempt is rejected at
+ * once — the kernel returns 0, "suppress", rather than spin in a path that
+ * may run with interrupts off. The kernel's documented semantics, kept:
  *   - the lock is taken with a trylock; failing it rejects and records
  *     nothing (the attempt is not even counted as missed);
  *   - the first call starts the window (rs->begin was 0);
@@ -17,13 +20,18 @@
  * The clock is read after the lock is taken, as the kernel reads jiffies
  * inside it, so a contended attempt does not look at the time at all.
  *
- * Contention rejects are false rejects: the window may have had room.
- * Measured with a limit no run reaches, so that every reject is one
- * (`ratelab stress --algo fw_trylock --threads 1,2 --limit 4294967295
- * --interval 3600s --reps 5`, 2 cores): none at 1 thread, 69–93% of
- * attempts at 2 threads in a closed loop. At L = 1000 per 100 ms the
- * windows still fill (attempts outnumber L ten-thousandfold), so the loss
- * shows as wasted attempts, not as lower utilization.
+ * Memory orders: acquire/release: the trylock is an acquire exchange, its
+ * unlock a release store that publishes the window to the next holder.
+ *
+ * Races accepted: contention rejects, which are false rejects: the window
+ * may have had room. Measured with a limit no run reaches, so that every
+ * reject is one (`ratelab stress --algo fw_trylock --threads 1,2 --limit
+ * 4294967295 --interval 3600s --reps 5`, 2 cores): none at 1 thread,
+ * 69–93% of attempts at 2 threads in a closed loop. At L = 1000 per 100 ms
+ * the windows still fill (attempts outnumber L ten-thousandfold), so the
+ * loss shows as wasted attempts, not as lower utilization.
+ *
+ * Sources: Linux, lib/ratelimit.c (___ratelimit).
  */
 #include "rl.h"
 
@@ -89,6 +97,7 @@ const struct rl_algo rl_fw_trylock_algo = {
     .summary = "Linux ___ratelimit: window from the first attempt after expiry, trylock rejects",
     .promise = RL_PROMISE_WINDOW,
     .flags = RL_THREAD_SAFE,
+    .orders = "acquire/release",
     .create = fw_trylock_create,
     .destroy = free,
     .acquire = fw_trylock_acquire,

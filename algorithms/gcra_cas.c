@@ -1,25 +1,37 @@
-/* gcra_cas.c — the Generic Cell Rate Algorithm (ITU-T I.371 / ATM Forum
- * TM 4.0), virtual-scheduling form, on one atomic TAT word with a CAS loop.
+/* gcra_cas.c — the Generic Cell Rate Algorithm, virtual-scheduling form, on
+ * one atomic TAT word with a CAS loop.
  *
- * GCRA(T, τ) keeps a theoretical arrival time TAT. A cell arriving at t
- * conforms when t ≥ TAT − τ; it then sets TAT = max(TAT, t) + T. The
- * mapping (DESIGN §3): emission interval T = I/L, tolerance τ = (B − 1)·T,
- * so a fresh key passes B cells at once (the B-th arrives at TAT − τ). An
- * attempt of cost n is n cells at once, admitted all or none: it conforms
- * when its last cell does, t ≥ TAT + (n − 1)·T − τ, and then
- * TAT = max(TAT, t) + n·T. n > B can never conform and changes nothing.
+ * Promise: bucket.
+ *
+ * State: the theoretical arrival time TAT, one 64-bit word in exact ticks:
+ * the same word, bound and horizon as tb_cas (tb_tat.h).
+ *
+ * Decision: GCRA(T, τ) keeps a theoretical arrival time TAT. A cell
+ * arriving at t conforms when t ≥ TAT − τ; it then sets
+ * TAT = max(TAT, t) + T. The mapping (docs/design.md, The contract):
+ * emission interval T = I/L, tolerance τ = (B − 1)·T, so a fresh key passes
+ * B cells at once (the B-th arrives at TAT − τ). An attempt of cost n is n
+ * cells at once, admitted all or none: it conforms when its last cell does,
+ * t ≥ TAT + (n − 1)·T − τ, and then TAT = max(TAT, t) + n·T. n > B can
+ * never conform and changes nothing. RL_ERROR past the horizon.
  *
  * Exactness: T = I/L is a whole number of ticks (tb_ticks.h: T = I', one
  * ns = L' ticks), so TAT, T and τ are integers and GCRA is computed without
  * rounding. That is what makes gcra_cas and tb_mutex agree decision for
  * decision on every sequence (a property test): GCRA is the token bucket
- * with TAT = the time the bucket is full again and B·T = τ + T its capacity
- * (same word, same bound and horizon as tb_cas: see tb_tat.h). A rounded T
- * would drift from the bucket by the rounding error once per cell.
+ * with TAT = the time the bucket is full again and B·T = τ + T its capacity.
+ * A rounded T would drift from the bucket by the rounding error once per
+ * cell.
  *
- * Orders as tb_cas, for the same reasons (tb_cas.c): an acquire load, an
- * acq_rel CAS on success and acquire on failure. The limit itself would
- * hold with relaxed (tb_cas_relaxed.c).
+ * Memory orders: acq_rel, as tb_cas and for the same reasons (tb_cas.c): an
+ * acquire load, an acq_rel CAS on success and acquire on failure. The limit
+ * itself would hold with relaxed (tb_cas_relaxed.c).
+ *
+ * Races accepted: tb_cas's: a stale clock read sees the bucket as of its
+ * own time, with fewer cells conforming, never more (tb_tat.h).
+ *
+ * Sources: ITU-T Recommendation I.371 and the ATM Forum's Traffic
+ * Management Specification 4.0 (GCRA, virtual scheduling).
  */
 #include "tb_tat.h"
 
@@ -68,6 +80,7 @@ const struct rl_algo rl_gcra_cas_algo = {
     .summary = "GCRA, T = I/L and tau = (B-1)T in exact ticks, one TAT word, CAS loop",
     .promise = RL_PROMISE_BUCKET,
     .flags = RL_THREAD_SAFE,
+    .orders = "acq_rel",
     .create = gcra_cas_create,
     .destroy = free,
     .acquire = gcra_cas_acquire,

@@ -1,21 +1,26 @@
 /* leaky_nginx.c — a leaky-bucket meter as nginx's limit_req keeps it, under
  * a mutex.
  *
- * Documented semantics (nginx.org, module ngx_http_limit_req_module): the
- * limit is done "using the leaky bucket method"; limit_req_zone sets the
- * rate in requests per second (r/s) or per minute (r/m); limit_req's
- * burst= is "the maximum burst size of requests": excessive requests are
- * delayed "until their number exceeds the maximum burst size in which case
- * the request is terminated with an error", and burst defaults to zero;
- * with nodelay the excessive requests within the burst pass at once. An
- * admit/reject limiter decides what `burst=b nodelay` decides (without
- * nodelay nginx admits the same requests, only later).
+ * Promise: approx. The meter holds its rate over long runs, but the ms
+ * clock grants a whole ms of drain to a request that may follow the last
+ * one by 1 ns, and its burst counts beyond the first request, so admits in
+ * a window of I can exceed the B + L that `bucket` promises (with
+ * B = cfg->burst); it also admits far less than L/I above 1000 r/s.
  *
- * Arithmetic, as nginx's implementation keeps it (described here, not
- * copied): per key, `excess` in thousandths of a request and `last`, the
- * time of the last passed request on nginx's millisecond clock. The rate is
- * an integer in thousandths of a request per second (rate=1r/s is 1000,
- * 30r/m is 500). A request at ms computes
+ * State, as nginx's implementation keeps it (described here, not copied):
+ * per key, `excess` in thousandths of a request and `last`, the time of the
+ * last passed request on nginx's millisecond clock. The rate is an integer
+ * in thousandths of a request per second (rate=1r/s is 1000, 30r/m is 500).
+ *
+ * Decision: documented semantics: the limit is done "using the leaky
+ * bucket method"; limit_req_zone sets the rate in requests per second (r/s)
+ * or per minute (r/m); limit_req's burst= is "the maximum burst size of
+ * requests": excessive requests are delayed "until their number exceeds the
+ * maximum burst size in which case the request is terminated with an
+ * error", and burst defaults to zero; with nodelay the excessive requests
+ * within the burst pass at once. An admit/reject limiter decides what
+ * `burst=b nodelay` decides (without nodelay nginx admits the same
+ * requests, only later). A request at ms computes
  *
  *   excess' = excess − rate·(ms − last)/1000 + 1000     (integer division)
  *
@@ -45,17 +50,19 @@
  *    n − 1 add 1000 each (no time passes between them), so
  *    excess' = max(0, excess − drain + 1000) + (n − 1)·1000; a fresh key
  *    takes (n − 1)·1000. n > burst + 1 can never pass and is refused before
- *    the clock is read.
+ *    the clock is read. n = 0 passes and changes nothing.
  *  - Time going backwards drains nothing and does not move `last` back.
  *    (nginx counts a jump back of up to 60 s as no time and a longer one as
  *    1 ms; we never drain on a backward read.)
  *  - nginx forgets keys idle for 60 s; sim keeps one meter per key forever.
  *
- * Promise `approx`: the meter holds its rate over long runs, but the ms
- * clock grants a whole ms of drain to a request that may follow the last
- * one by 1 ns, and its burst counts beyond the first request, so admits in
- * a window of I can exceed the B + L that `bucket` promises (with
- * B = cfg->burst); it also admits far less than L/I above 1000 r/s.
+ * Memory orders: mutex.
+ *
+ * Races accepted: none.
+ *
+ * Sources: nginx, module ngx_http_limit_req_module,
+ * https://nginx.org/en/docs/http/ngx_http_limit_req_module.html, and its
+ * implementation's arithmetic (src/http/modules/ngx_http_limit_req_module.c).
  */
 #include "tb_ticks.h"
 
@@ -157,6 +164,7 @@ const struct rl_algo rl_leaky_nginx_algo = {
     .summary = "nginx limit_req meter: excess in 1/1000 on a ms clock; --burst = nginx burst= (0)",
     .promise = RL_PROMISE_APPROX,
     .flags = RL_THREAD_SAFE,
+    .orders = "mutex",
     .create = leaky_nginx_create,
     .destroy = leaky_nginx_destroy,
     .acquire = leaky_nginx_acquire,

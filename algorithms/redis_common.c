@@ -1,5 +1,6 @@
 /* redis_common.c — see redis_common.h. */
 #include "redis_common.h"
+#include "tb_ticks.h"
 
 #include <hiredis/hiredis.h>
 #include <inttypes.h>
@@ -96,6 +97,20 @@ void rl_redis_arg_str(struct rl_redis_args *a, const char *s)
     a->argv[a->count] = s;
     a->len[a->count] = strlen(s);
     a->count++;
+}
+
+bool rl_redis_arg_time(struct rl_redis_args *a, bool server_time, struct rl_clock *clock,
+                       uint64_t epoch_ns, uint64_t horizon_ns)
+{
+    if (server_time) {
+        rl_redis_arg_str(a, "server");
+        return true;
+    }
+    uint64_t since = tb_since_epoch(rl_clock_now(clock), epoch_ns);
+    if (since > horizon_ns)
+        return false;
+    rl_redis_arg_u64(a, since);
+    return true;
 }
 
 uint64_t rl_redis_unique(void)
@@ -325,6 +340,33 @@ void rl_redis_close(struct rl_redis *r)
     pthread_mutex_destroy(&r->lock);
     free(r->address);
     free(r);
+}
+
+void *rl_redis_create(const struct rl_config *cfg, const char *algo, size_t state_size,
+                      const struct rl_redis_script *scripts, size_t count, char *err,
+                      size_t err_len)
+{
+    /* The state's first member is its struct rl_redis *: a pointer to a
+     * struct, converted, points to its first member (C11 6.7.2.1p15). */
+    struct rl_redis **state = calloc(1, state_size);
+    if (state == NULL) {
+        snprintf(err, err_len, "%s: out of memory", algo);
+        return NULL;
+    }
+    *state = rl_redis_open(cfg, algo, scripts, count, err, err_len);
+    if (*state == NULL) {
+        free(state);
+        return NULL;
+    }
+    return state;
+}
+
+void rl_redis_destroy(void *state)
+{
+    if (state == NULL)
+        return;
+    rl_redis_close(*(struct rl_redis **)state);
+    free(state);
 }
 
 void rl_redis_key(const struct rl_redis *r, uint64_t key, const char *suffix, char *buf, size_t len)

@@ -70,6 +70,14 @@ void rl_redis_arg_u64(struct rl_redis_args *a, uint64_t v);
 /* Appends s itself, not a copy: it must outlive the call. */
 void rl_redis_arg_str(struct rl_redis_args *a, const char *s);
 
+/* Appends the bucket scripts' time argument (token_bucket.lua, gcra.lua):
+ * "server", for the script to read TIME, or else the client's ns since
+ * epoch_ns from one clock read (a read before the epoch counts as it).
+ * false, appending nothing, when that client time is past horizon_ns: the
+ * caller answers RL_ERROR. */
+bool rl_redis_arg_time(struct rl_redis_args *a, bool server_time, struct rl_clock *clock,
+                       uint64_t epoch_ns, uint64_t horizon_ns);
+
 /* Connects to cfg->remote from the calling thread, checks PING, and loads
  * the scripts (a Lua syntax error shows up here). `algo` names the
  * algorithm in messages. NULL with one line in err: no cfg->remote ("needs
@@ -79,6 +87,21 @@ void rl_redis_arg_str(struct rl_redis_args *a, const char *s);
 struct rl_redis *rl_redis_open(const struct rl_config *cfg, const char *algo,
                                const struct rl_redis_script *scripts, size_t count, char *err,
                                size_t err_len);
+
+/* The create every Redis limiter shares (but redis_noop, whose state is
+ * the struct rl_redis itself): a zeroed state of state_size bytes whose
+ * first member is its struct rl_redis *, connected by rl_redis_open (algo,
+ * scripts and count as there). The caller checks its own bounds on cfg
+ * before (what Lua's 2^53 allows), fills in the rest after, and frees the
+ * state with rl_redis_destroy. NULL with one line in err: ENOMEM, or as
+ * rl_redis_open. */
+void *rl_redis_create(const struct rl_config *cfg, const char *algo, size_t state_size,
+                      const struct rl_redis_script *scripts, size_t count, char *err,
+                      size_t err_len);
+
+/* Closes a state made by rl_redis_create (rl_redis_close) and frees it: a
+ * Redis limiter's destroy, or the last step of its own. NULL is ignored. */
+void rl_redis_destroy(void *state);
 
 /* Frees every connection of every thread. No call may be in flight (the
  * harness destroys a limiter after joining its threads). Keys are left to

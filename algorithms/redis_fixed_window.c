@@ -1,12 +1,15 @@
-/* redis_fixed_window.c — the Redis article's INCRBY + EXPIRE window
- * (seeds/004 §2.2) on a real server: lua/fixed_window.lua.
+/* redis_fixed_window.c — the Redis article's INCRBY + EXPIRE window on a
+ * real server: lua/fixed_window.lua.
  *
- * Semantics: fw_expiry's. A key's window opens at its first admit after the
+ * Promise: window. Windows are not aligned, so two of them can straddle one
+ * interval (up to 2L).
+ *
+ * State, on the server: per key, the window's counter, which expires with
+ * the window; under virtual time also the window's end ("<key>:end").
+ *
+ * Decision: fw_expiry's. A key's window opens at its first admit after the
  * previous window expired, and ends I later, when the server expires the
- * counter; within it, admitted cost is at most L. Windows are not aligned,
- * so two of them can straddle one interval (up to 2L: promise `window`).
- *
- * Read against the article:
+ * counter; within it, admitted cost is at most L. Read against the article:
  * - The article reads the counter with GET and checks `current + 1 > max`
  *   before an INCRBY of 1: check-then-add, safe only because the script is
  *   atomic on the server. A cost n is checked as current + n and added with
@@ -25,21 +28,27 @@
  * - n > L is refused here without a call; fw_expiry opens a window on such
  *   an attempt, the script opens none (only INCRBY does). That is the one
  *   way the two can decide differently on a trace.
- *
  * Time: real runs never read the client clock: the server's expiry is the
  * clock. Under virtual time (sim) the window's end in trace time is stored
- * in a second key ("<key>:end") and checked by the script, so decisions
- * follow the trace and match fw_expiry (a test).
+ * in the second key and checked by the script, so decisions follow the
+ * trace and match fw_expiry (a test).
+ *
+ * Memory orders: redis: each script runs atomically on the server; the
+ * client shares nothing between threads (redis_common.h).
+ *
+ * Races accepted: none on the server. RL_ERROR when it cannot be asked.
+ *
+ * Sources: the Redis article, "Redis'e Dayalı Akım Sınırlama Sisteminin
+ * Tasarımı" (Design of a Redis-based rate limiting system), §2.2.
  */
 #include "redis_common.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 
 extern const char rl_lua_fixed_window[];
 
 struct redis_fw_state {
-    struct rl_redis *redis;
+    struct rl_redis *redis; /* first: rl_redis_create sets it */
     uint64_t limit;
     uint64_t interval_ns;
     uint64_t epoch_ns;
@@ -54,30 +63,17 @@ static void *redis_fw_create(const struct rl_config *cfg, char *err, size_t err_
         snprintf(err, err_len, "redis_fixed_window: I must be below 2^53 ns (104 days)");
         return NULL;
     }
-    struct redis_fw_state *s = calloc(1, sizeof *s);
-    if (s == NULL) {
-        snprintf(err, err_len, "redis_fixed_window: out of memory");
-        return NULL;
-    }
     const struct rl_redis_script scripts[] = {{"fixed_window", rl_lua_fixed_window}};
-    s->redis = rl_redis_open(cfg, "redis_fixed_window", scripts, 1, err, err_len);
-    if (s->redis == NULL) {
-        free(s);
+    struct redis_fw_state *s =
+        rl_redis_create(cfg, "redis_fixed_window", sizeof *s, scripts, 1, err, err_len);
+    if (s == NULL)
         return NULL;
-    }
     s->limit = cfg->limit;
     s->interval_ns = cfg->interval_ns;
     s->epoch_ns = cfg->epoch_ns;
     uint64_t window_ms = cfg->interval_ns / 1000000 + (cfg->interval_ns % 1000000 != 0);
     s->expire_ms = cfg->virtual_time ? rl_redis_ttl_ms(s->redis, cfg->interval_ns) : window_ms;
     return s;
-}
-
-static void redis_fw_destroy(void *state)
-{
-    struct redis_fw_state *s = state;
-    rl_redis_close(s->redis);
-    free(s);
 }
 
 /* Admits n if the key's current window has room for it; RL_ERROR when the
@@ -120,7 +116,8 @@ const struct rl_algo rl_redis_fixed_window_algo = {
     .summary = "Redis article: GET, INCRBY n, PEXPIRE I at the window's first admit (Lua)",
     .promise = RL_PROMISE_WINDOW,
     .flags = RL_THREAD_SAFE | RL_REMOTE,
+    .orders = "redis",
     .create = redis_fw_create,
-    .destroy = redis_fw_destroy,
+    .destroy = rl_redis_destroy,
     .acquire = redis_fw_acquire,
 };

@@ -1,8 +1,14 @@
 /* redis_gcra.c — GCRA on one Redis key per limiter holding the theoretical
- * arrival time: lua/gcra.lua. Emission interval T = I/L, tolerance
- * τ = (B − 1)·T (DESIGN §3), in gcra_cas.c's exact ticks, so the script
- * decides as gcra_cas does (and so as tb_mutex): tested on seeded traces
- * in sim. Promise `bucket`.
+ * arrival time: lua/gcra.lua.
+ *
+ * Promise: bucket.
+ *
+ * State, on the server: per key, the TAT in gcra_cas.c's exact ticks.
+ *
+ * Decision: gcra_cas's. Emission interval T = I/L, tolerance τ = (B − 1)·T
+ * (docs/design.md, The contract), in exact ticks, so the script decides as
+ * gcra_cas does (and so as tb_mutex): tested on seeded traces in sim. n > B
+ * never conforms and is refused without a call.
  *
  * Time is the server's (TIME, µs × 1000 for ns, relative to TIME read at
  * create): one clock for all clients, so client skew cannot move it.
@@ -12,18 +18,24 @@
  * Bound: as redis_token_bucket, t·L' + B·T ≤ 2^53 − 1 (Lua doubles): a
  * configuration whose horizon is under a day is refused, a time past it is
  * RL_ERROR (client time: here; server time: an error reply from the
- * script). n > B never conforms and is refused without a call.
+ * script).
+ *
+ * Memory orders: redis: each script runs atomically on the server; the
+ * client shares nothing between threads (redis_common.h).
+ *
+ * Races accepted: none on the server. RL_ERROR when it cannot be asked.
+ *
+ * Sources: ITU-T I.371 / ATM Forum TM 4.0, as gcra_cas.c.
  */
 #include "redis_common.h"
 #include "tb_ticks.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 
 extern const char rl_lua_gcra[];
 
 struct redis_gcra_state {
-    struct rl_redis *redis;
+    struct rl_redis *redis; /* first: rl_redis_create sets it */
     bool server_time;
     uint64_t burst;
     uint64_t epoch_ns;
@@ -46,17 +58,11 @@ static void *redis_gcra_create(const struct rl_config *cfg, char *err, size_t er
     if (!rl_redis_tick_horizon("redis_gcra", ticks.per_ns, ticks.per_token, rl_config_burst(cfg),
                                &horizon, err, err_len))
         return NULL;
-    struct redis_gcra_state *s = calloc(1, sizeof *s);
-    if (s == NULL) {
-        snprintf(err, err_len, "redis_gcra: out of memory");
-        return NULL;
-    }
     const struct rl_redis_script scripts[] = {{"gcra", rl_lua_gcra}};
-    s->redis = rl_redis_open(cfg, "redis_gcra", scripts, 1, err, err_len);
-    if (s->redis == NULL) {
-        free(s);
+    struct redis_gcra_state *s =
+        rl_redis_create(cfg, "redis_gcra", sizeof *s, scripts, 1, err, err_len);
+    if (s == NULL)
         return NULL;
-    }
     s->ticks = ticks;
     s->burst = rl_config_burst(cfg);
     s->epoch_ns = cfg->epoch_ns;
@@ -64,8 +70,7 @@ static void *redis_gcra_create(const struct rl_config *cfg, char *err, size_t er
     s->server_time = !cfg->virtual_time;
     if (s->server_time && rl_redis_time_us(s->redis, &s->server_epoch_us) != 0) {
         snprintf(err, err_len, "%s", rl_redis_last_error());
-        rl_redis_close(s->redis);
-        free(s);
+        rl_redis_destroy(s);
         return NULL;
     }
     /* the TAT is at most B·T ticks ahead: after that long a missing key
@@ -75,13 +80,6 @@ static void *redis_gcra_create(const struct rl_config *cfg, char *err, size_t er
         rl_redis_ttl_ms(s->redis, ahead_ns + (cfg->interval_ns < RL_LUA_INT_MAX ? cfg->interval_ns
                                                                                 : RL_LUA_INT_MAX));
     return s;
-}
-
-static void redis_gcra_destroy(void *state)
-{
-    struct redis_gcra_state *s = state;
-    rl_redis_close(s->redis);
-    free(s);
 }
 
 /* Admits n cells at once when the last conforms. RL_ERROR: the server
@@ -95,14 +93,8 @@ static enum rl_decision redis_gcra_acquire(void *state, struct rl_clock *clock, 
         return RL_REJECT;
     struct rl_redis_args args;
     rl_redis_args_init(&args);
-    if (s->server_time) {
-        rl_redis_arg_str(&args, "server");
-    } else {
-        uint64_t since = tb_since_epoch(rl_clock_now(clock), s->epoch_ns);
-        if (since > s->horizon_ns)
-            return RL_ERROR;
-        rl_redis_arg_u64(&args, since);
-    }
+    if (!rl_redis_arg_time(&args, s->server_time, clock, s->epoch_ns, s->horizon_ns))
+        return RL_ERROR;
     uint64_t T = s->ticks.per_token;
     rl_redis_arg_u64(&args, n);
     rl_redis_arg_u64(&args, s->ticks.per_ns);
@@ -121,7 +113,8 @@ const struct rl_algo rl_redis_gcra_algo = {
         "GCRA in Lua: one TAT key, exact ticks as gcra_cas, the server's TIME (virtual in sim)",
     .promise = RL_PROMISE_BUCKET,
     .flags = RL_THREAD_SAFE | RL_REMOTE,
+    .orders = "redis",
     .create = redis_gcra_create,
-    .destroy = redis_gcra_destroy,
+    .destroy = rl_redis_destroy,
     .acquire = redis_gcra_acquire,
 };

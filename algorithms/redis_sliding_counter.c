@@ -1,24 +1,37 @@
 /* redis_sliding_counter.c — Cloudflare's sliding-window counter on Redis:
- * lua/sliding_counter.lua, the rule and state of sliding_counter.c (two
- * window counts, the previous weighted by its overlap with [t − I, t)),
- * so both decide identically on a trace in sim (a test). Promise `approx`.
+ * lua/sliding_counter.lua.
  *
- * Time is the client's (virtual in sim). The window index and the elapsed
- * part are computed here in exact integers and passed in: a Lua division
- * of doubles could put a time on the wrong side of a window edge. The
- * script multiplies counts by I, so create refuses 2·L·I > 2^53 − 1 (e.g.
- * L = 10^6 per 5 s). n > L is refused without a call or clock read, as
- * sliding_counter.c does. Keys live 2I: after that both counts are zero.
+ * Promise: approx, as sliding_counter.c.
+ *
+ * State, on the server: sliding_counter.c's, two window counts per key;
+ * keys live 2I, after which both counts are zero.
+ *
+ * Decision: the rule of sliding_counter.c (the previous count weighted by
+ * its overlap with [t − I, t)), so both decide identically on a trace in
+ * sim (a test). Time is the client's (virtual in sim). The window index and
+ * the elapsed part are computed here in exact integers and passed in: a
+ * Lua division of doubles could put a time on the wrong side of a window
+ * edge. The script multiplies counts by I, so create refuses
+ * 2·L·I > 2^53 − 1 (e.g. L = 10^6 per 5 s). n > L is refused without a call
+ * or clock read, as sliding_counter.c does.
+ *
+ * Memory orders: redis: each script runs atomically on the server; the
+ * client shares nothing between threads (redis_common.h).
+ *
+ * Races accepted: clients' clocks are not one: a client behind or ahead
+ * decides at its own time. RL_ERROR when the server cannot be asked.
+ *
+ * Sources: Cloudflare, "How we built rate limiting capable of scaling to
+ * millions of domains" (2017), as sliding_counter.c.
  */
 #include "redis_common.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 
 extern const char rl_lua_sliding_counter[];
 
 struct redis_sc_state {
-    struct rl_redis *redis;
+    struct rl_redis *redis; /* first: rl_redis_create sets it */
     uint64_t limit;
     uint64_t interval_ns;
     uint64_t epoch_ns;
@@ -35,29 +48,16 @@ static void *redis_sc_create(const struct rl_config *cfg, char *err, size_t err_
                  "use a lower limit or a shorter interval");
         return NULL;
     }
-    struct redis_sc_state *s = calloc(1, sizeof *s);
-    if (s == NULL) {
-        snprintf(err, err_len, "redis_sliding_counter: out of memory");
-        return NULL;
-    }
     const struct rl_redis_script scripts[] = {{"sliding_counter", rl_lua_sliding_counter}};
-    s->redis = rl_redis_open(cfg, "redis_sliding_counter", scripts, 1, err, err_len);
-    if (s->redis == NULL) {
-        free(s);
+    struct redis_sc_state *s =
+        rl_redis_create(cfg, "redis_sliding_counter", sizeof *s, scripts, 1, err, err_len);
+    if (s == NULL)
         return NULL;
-    }
     s->limit = cfg->limit;
     s->interval_ns = cfg->interval_ns;
     s->epoch_ns = cfg->epoch_ns;
     s->ttl_ms = rl_redis_ttl_ms(s->redis, 2 * cfg->interval_ns);
     return s;
-}
-
-static void redis_sc_destroy(void *state)
-{
-    struct redis_sc_state *s = state;
-    rl_redis_close(s->redis);
-    free(s);
 }
 
 /* One clock read (none for n > L), one EVALSHA. */
@@ -88,7 +88,8 @@ const struct rl_algo rl_redis_sliding_counter_algo = {
     .summary = "Cloudflare's prev·(I−elapsed)/I + curr in Lua, epoch-aligned windows, client time",
     .promise = RL_PROMISE_APPROX,
     .flags = RL_THREAD_SAFE | RL_REMOTE,
+    .orders = "redis",
     .create = redis_sc_create,
-    .destroy = redis_sc_destroy,
+    .destroy = rl_redis_destroy,
     .acquire = redis_sc_acquire,
 };

@@ -1,14 +1,23 @@
-/* redis_sliding_log.c — the .NET article's sorted set per key (seeds/002,
- * "Distributed Redis") with its old members trimmed inside the admit
- * script: lua/sliding_log.lua. Promises `strong`.
+/* redis_sliding_log.c — the .NET article's sorted set per key, with its old
+ * members trimmed inside the admit script: lua/sliding_log.lua.
  *
- * An attempt (t, n) is admitted when the cost admitted in (t − I, t] plus
- * n is at most L: sliding_log.c's rule, so on a sorted trace in sim both
- * decide identically (a test). A cost n is n members (ZCARD counts cost),
- * all scored t; n > L is refused here without a call.
+ * Promise: strong.
  *
+ * State, on the server: per key, a sorted set with one member per unit of
+ * admitted cost, scored by its time.
+ *
+ * Decision: an attempt (t, n) is admitted when the cost admitted in
+ * (t − I, t] plus n is at most L: sliding_log.c's rule, so on a sorted
+ * trace in sim both decide identically (a test). A cost n is n members
+ * (ZCARD counts cost), all scored t; n > L is refused here without a call.
  * Time is the client's (virtual in sim), ns since the epoch, read before
- * the round trip. The server decides in arrival order, which across
+ * the round trip. Scores must stay below 2^53 ns since the epoch (104
+ * days); a later time is RL_ERROR, never a rounded score.
+ *
+ * Memory orders: redis: each script runs atomically on the server; the
+ * client shares nothing between threads (redis_common.h).
+ *
+ * Races accepted: the server decides in arrival order, which across
  * clients is not time order: a client whose time is behind (slow, or
  * skewed) trims less (stricter) but scores its admit earlier, so the admit
  * leaves the log before the window the recorder sees it in has passed.
@@ -16,18 +25,19 @@
  * not, because the article does not: what that costs under skew is what
  * `--client-skew` measures.
  *
- * Bound: scores must stay below 2^53 ns since the epoch (104 days); a
- * later time is RL_ERROR, never a rounded score.
+ * Sources: the .NET article, "How does .Net simulate session-level
+ * semaphores, limit the http interface call frequency",
+ * http://www.cnblogs.com/1996V/p/8127576.html, its "Distributed Redis"
+ * version.
  */
 #include "redis_common.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 
 extern const char rl_lua_sliding_log[];
 
 struct redis_log_state {
-    struct rl_redis *redis;
+    struct rl_redis *redis; /* first: rl_redis_create sets it */
     uint64_t limit;
     uint64_t interval_ns;
     uint64_t epoch_ns;
@@ -41,29 +51,16 @@ static void *redis_log_create(const struct rl_config *cfg, char *err, size_t err
         snprintf(err, err_len, "redis_sliding_log: I must be below 2^53 ns (104 days)");
         return NULL;
     }
-    struct redis_log_state *s = calloc(1, sizeof *s);
-    if (s == NULL) {
-        snprintf(err, err_len, "redis_sliding_log: out of memory");
-        return NULL;
-    }
     const struct rl_redis_script scripts[] = {{"sliding_log", rl_lua_sliding_log}};
-    s->redis = rl_redis_open(cfg, "redis_sliding_log", scripts, 1, err, err_len);
-    if (s->redis == NULL) {
-        free(s);
+    struct redis_log_state *s =
+        rl_redis_create(cfg, "redis_sliding_log", sizeof *s, scripts, 1, err, err_len);
+    if (s == NULL)
         return NULL;
-    }
     s->limit = cfg->limit;
     s->interval_ns = cfg->interval_ns;
     s->epoch_ns = cfg->epoch_ns;
     s->ttl_ms = rl_redis_ttl_ms(s->redis, cfg->interval_ns);
     return s;
-}
-
-static void redis_log_destroy(void *state)
-{
-    struct redis_log_state *s = state;
-    rl_redis_close(s->redis);
-    free(s);
 }
 
 /* One clock read (none for n > L), one EVALSHA. */
@@ -94,7 +91,8 @@ const struct rl_algo rl_redis_sliding_log_algo = {
     .summary = ".NET article: sorted set per key, ZREMRANGEBYSCORE + ZCARD + ZADD in one script",
     .promise = RL_PROMISE_STRONG,
     .flags = RL_THREAD_SAFE | RL_REMOTE,
+    .orders = "redis",
     .create = redis_log_create,
-    .destroy = redis_log_destroy,
+    .destroy = rl_redis_destroy,
     .acquire = redis_log_acquire,
 };

@@ -1,13 +1,24 @@
 /* redis_sliding_log_scan.c — the .NET article's sorted-set limiter as
- * written (seeds/002): the admit script only counts and adds
- * (lua/sliding_log_scan.lua), and a separate cleanup scans the keyspace
- * with KEYS and removes old members (lua/sliding_log_scan_cleanup.lua).
- * It exists to measure what that design costs: KEYS is O(every key on the
- * server), and the server serves nobody while it runs.
+ * written: the admit script only counts and adds (lua/sliding_log_scan.lua),
+ * and a separate cleanup scans the keyspace with KEYS and removes old
+ * members (lua/sliding_log_scan_cleanup.lua). It exists to measure what that
+ * design costs: KEYS is O(every key on the server), and the server serves
+ * nobody while it runs.
  *
- * When the cleanup runs (our choice; the article runs it as "a service for
- * separate processing" without saying how often): every P = I/10 of time,
- * removing members scored at or before now − I.
+ * Promise: strong, as long as the cleanup's clock is not ahead of the
+ * clients'. Between cleanups, members older than I still count, so the
+ * limiter refuses some attempts the trimming log (redis_sliding_log)
+ * admits: it is stricter, never looser.
+ *
+ * State, on the server: redis_sliding_log's sorted sets, trimmed only by
+ * the cleanup. Here: the cleanup's schedule, or its thread.
+ *
+ * Decision: admit n when the key's set holds at most L − n members. A cost
+ * n is n members; n > L is refused without a call. Scores are client ns
+ * since the epoch (< 2^53, else RL_ERROR). When the cleanup runs (our
+ * choice; the article runs it as "a service for separate processing"
+ * without saying how often): every P = I/10 of time, removing members
+ * scored at or before now − I.
  * - Real time: a background thread with its own connection sleeps P (at
  *   least 1 ms, so a small I does not spin the server), then runs the
  *   cleanup with now = CLOCK_MONOTONIC − epoch, the timeline the harness's
@@ -18,19 +29,23 @@
  *   now, and the next one is due P after that. Decisions are then a
  *   deterministic function of the trace (hand-worked in a test).
  *
- * Between cleanups, members older than I still count, so the limiter
- * refuses some attempts the trimming log (redis_sliding_log) admits: it is
- * stricter, never looser, and keeps the strong promise — as long as the
- * cleanup's clock is not ahead of the clients'. A cost n is n members;
- * n > L is refused without a call. Scores are client ns since the epoch
- * (< 2^53, else RL_ERROR).
+ * Memory orders: redis, as every Redis limiter; in sim a relaxed CAS elects
+ * which caller runs a due cleanup (the server orders its effects).
+ *
+ * Races accepted: a failed cleanup is left for the next run (admits still
+ * decide, on a longer log); arrival order is not time order, as in
+ * redis_sliding_log. RL_ERROR when the server cannot be asked.
+ *
+ * Sources: the .NET article, "How does .Net simulate session-level
+ * semaphores, limit the http interface call frequency",
+ * http://www.cnblogs.com/1996V/p/8127576.html, its "Distributed Redis"
+ * version as written.
  */
 #include "redis_common.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -40,7 +55,7 @@ extern const char rl_lua_sliding_log_scan_cleanup[];
 #define MIN_REAL_PERIOD_NS 1000000ull
 
 struct redis_scan_state {
-    struct rl_redis *redis;
+    struct rl_redis *redis; /* first: rl_redis_create sets it */
     uint64_t limit;
     uint64_t interval_ns;
     uint64_t epoch_ns;
@@ -106,10 +121,9 @@ static void redis_scan_destroy(void *state)
         pthread_mutex_unlock(&s->stop_lock);
         pthread_join(s->cleaner, NULL);
     }
-    rl_redis_close(s->redis); /* after the join: frees the cleaner's connection too */
     pthread_cond_destroy(&s->stop_cond);
     pthread_mutex_destroy(&s->stop_lock);
-    free(s);
+    rl_redis_destroy(s); /* after the join: frees the cleaner's connection too */
 }
 
 /* NULL with one line in err: no server, no PING, zero L or I, I ≥ 2^53, or
@@ -120,19 +134,13 @@ static void *redis_scan_create(const struct rl_config *cfg, char *err, size_t er
         snprintf(err, err_len, "redis_sliding_log_scan: I must be below 2^53 ns (104 days)");
         return NULL;
     }
-    struct redis_scan_state *s = calloc(1, sizeof *s);
-    if (s == NULL) {
-        snprintf(err, err_len, "redis_sliding_log_scan: out of memory");
-        return NULL;
-    }
     const struct rl_redis_script scripts[] = {
         {"sliding_log_scan", rl_lua_sliding_log_scan},
         {"sliding_log_scan_cleanup", rl_lua_sliding_log_scan_cleanup}};
-    s->redis = rl_redis_open(cfg, "redis_sliding_log_scan", scripts, 2, err, err_len);
-    if (s->redis == NULL) {
-        free(s);
+    struct redis_scan_state *s =
+        rl_redis_create(cfg, "redis_sliding_log_scan", sizeof *s, scripts, 2, err, err_len);
+    if (s == NULL)
         return NULL;
-    }
     s->limit = cfg->limit;
     s->interval_ns = cfg->interval_ns;
     s->epoch_ns = cfg->epoch_ns;
@@ -197,6 +205,7 @@ const struct rl_algo rl_redis_sliding_log_scan_algo = {
     .summary = ".NET article as written: ZCARD + ZADD, old members removed by a KEYS-scan cleanup",
     .promise = RL_PROMISE_STRONG,
     .flags = RL_THREAD_SAFE | RL_REMOTE,
+    .orders = "redis",
     .create = redis_scan_create,
     .destroy = redis_scan_destroy,
     .acquire = redis_scan_acquire,

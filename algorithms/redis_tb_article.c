@@ -1,9 +1,9 @@
 /* redis_tb_article.c — the Redis article's lazy-refill token bucket as
- * written (seeds/004 §3.4.3): lua/tb_article.lua, whose header gives the
- * exact arithmetic reproduced. Rate L/I, capacity B (default L), full at
- * the first call; promise `bucket`, as the article claims.
+ * written: lua/tb_article.lua, whose header gives the exact arithmetic
+ * reproduced.
  *
- * What the article's arithmetic does to that promise, both ways:
+ * Promise: bucket, as the article claims. What the article's arithmetic
+ * does to that promise, both ways:
  * - It under-admits. Each refill of at least one token floors the owed
  *   tokens and moves last_mill_second to now, forgetting the fraction; a
  *   refill owed less than one token moves nothing. On a steady trace at
@@ -16,21 +16,35 @@
  *   1 ms (floor(b) − floor(a) < b − a + 1 ms). Over any window w, credited
  *   time telescopes to at most w + 1 ms: admitted ≤ B + L·(w + 1 ms)/I.
  *
- * Time: client ns since the epoch (virtual in sim), floored to ms — the
- * article passes the client's current milliseconds. rate is passed as
- * L·10^9/I permits per second, a double, as the article's hash stores a
- * rate per second. Every attempt goes to the server, n > B included (the
- * article's script answers it, and may still move the refill time).
+ * State, on the server: per key, the article's hash of last_mill_second and
+ * curr_permits (max_permits and rate come with each call).
+ *
+ * Decision: the article's script. Rate L/I, capacity B (default L), full
+ * at the first call. Time: client ns since the epoch (virtual in sim),
+ * floored to ms — the article passes the client's current milliseconds.
+ * rate is passed as L·10^9/I permits per second, a double, as the
+ * article's hash stores a rate per second. Every attempt goes to the
+ * server, n > B included (the article's script answers it, and may still
+ * move the refill time).
+ *
+ * Memory orders: redis: each script runs atomically on the server; the
+ * client shares nothing between threads (redis_common.h).
+ *
+ * Races accepted: clients' clocks hand the bucket each other's times, as
+ * in the article. RL_ERROR when the server cannot be asked.
+ *
+ * Sources: the Redis article, "Redis'e Dayalı Akım Sınırlama Sisteminin
+ * Tasarımı" (Design of a Redis-based rate limiting system), §3.4.3, after
+ * Guava's RateLimiter.
  */
 #include "redis_common.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 
 extern const char rl_lua_tb_article[];
 
 struct redis_tb_article_state {
-    struct rl_redis *redis;
+    struct rl_redis *redis; /* first: rl_redis_create sets it */
     uint64_t burst;
     uint64_t epoch_ns;
     uint64_t ttl_ms;
@@ -44,17 +58,11 @@ static void *redis_tb_article_create(const struct rl_config *cfg, char *err, siz
         snprintf(err, err_len, "redis_tb_article: B must be below 2^53 (Lua numbers are doubles)");
         return NULL;
     }
-    struct redis_tb_article_state *s = calloc(1, sizeof *s);
-    if (s == NULL) {
-        snprintf(err, err_len, "redis_tb_article: out of memory");
-        return NULL;
-    }
     const struct rl_redis_script scripts[] = {{"tb_article", rl_lua_tb_article}};
-    s->redis = rl_redis_open(cfg, "redis_tb_article", scripts, 1, err, err_len);
-    if (s->redis == NULL) {
-        free(s);
+    struct redis_tb_article_state *s =
+        rl_redis_create(cfg, "redis_tb_article", sizeof *s, scripts, 1, err, err_len);
+    if (s == NULL)
         return NULL;
-    }
     s->burst = rl_config_burst(cfg);
     s->epoch_ns = cfg->epoch_ns;
     snprintf(s->rate, sizeof s->rate, "%.17g", (double)cfg->limit * 1e9 / (double)cfg->interval_ns);
@@ -64,13 +72,6 @@ static void *redis_tb_article_create(const struct rl_config *cfg, char *err, siz
     double life_ns = refill_ns + (double)cfg->interval_ns;
     s->ttl_ms = rl_redis_ttl_ms(s->redis, life_ns < 1.8e19 ? (uint64_t)life_ns : UINT64_MAX);
     return s;
-}
-
-static void redis_tb_article_destroy(void *state)
-{
-    struct redis_tb_article_state *s = state;
-    rl_redis_close(s->redis);
-    free(s);
 }
 
 /* One clock read, one EVALSHA. */
@@ -96,7 +97,8 @@ const struct rl_algo rl_redis_tb_article_algo = {
     .summary = "Redis article's bucket as written: client ms, floored refill, fractions lost (Lua)",
     .promise = RL_PROMISE_BUCKET,
     .flags = RL_THREAD_SAFE | RL_REMOTE,
+    .orders = "redis",
     .create = redis_tb_article_create,
-    .destroy = redis_tb_article_destroy,
+    .destroy = rl_redis_destroy,
     .acquire = redis_tb_article_acquire,
 };

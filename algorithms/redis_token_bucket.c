@@ -1,41 +1,50 @@
-/* redis_token_bucket.c — the article's bucket (a hash of tokens and the
- * time they were counted, seeds/004 §3.4.3) with tb_mutex.c's exact
- * integer arithmetic: lua/token_bucket.lua. Two variants, one script:
+/* redis_token_bucket.c — the Redis article's bucket (a hash of tokens and
+ * the time they were counted) with tb_mutex.c's exact integer arithmetic:
+ * lua/token_bucket.lua. Two variants, one script.
  *
+ * Promise: bucket (≤ B + L in any window of length I).
+ *
+ * State, on the server: per key, tokens in ticks of 1/I' token
+ * (tb_ticks.h) and the time they were counted.
+ *
+ * Decision: tb_mutex's. Rate L/I, capacity B (default L), full at the
+ * epoch. n > B is refused without a call or a clock read, as tb_mutex does.
  * - redis_token_bucket: time is the client's, ns since the epoch, passed
  *   in. On the same trace in sim it decides exactly as tb_mutex (a test
- *   over seeded traces: n > 1, n > B, several keys). Clients whose clocks
- *   disagree hand the bucket each other's times: a client ahead refills
- *   early (over-admits); one behind sees a stale bucket (refused more).
+ *   over seeded traces: n > 1, n > B, several keys).
  * - redis_token_bucket_servertime: time is the server's TIME (µs, × 1000
  *   for ns), relative to TIME read once at create: one clock for every
  *   client, whatever their skew. Under virtual time (sim) it takes the
  *   client's (virtual) time instead, so it too is tested against tb_mutex.
+ * Lua numbers are doubles, exact up to 2^53, so the script needs
+ * B·I' ≤ 2^53 − 1 and now·L' ≤ 2^53 − 1 − B·I': create refuses a
+ * configuration whose horizon (2^53 − 1 − B·I')/L' ns is under a day, and a
+ * time past the horizon is RL_ERROR (checked here for client time, in the
+ * script for server time). With I a multiple of L (L' = 1) the horizon is
+ * ~104 days; L = 3 per second (L' = 3) gives 34 days; L = 10^6 per
+ * 1 s + 1 ns (coprime) is refused.
  *
- * Rate L/I, capacity B (default L), full at the epoch; promise `bucket`
- * (≤ B + L in any window of length I). n > B is refused without a call or
- * a clock read, as tb_mutex does.
+ * Memory orders: redis: each script runs atomically on the server; the
+ * client shares nothing between threads (redis_common.h).
  *
- * Lua numbers are doubles, exact up to 2^53. Tokens are counted in ticks
- * of 1/I' token (tb_ticks.h), so the script needs B·I' ≤ 2^53 − 1 and
- * now·L' ≤ 2^53 − 1 − B·I': create refuses a configuration whose horizon
- * (2^53 − 1 − B·I')/L' ns is under a day, and a time past the horizon is
- * RL_ERROR (checked here for client time, in the script for server time).
- * With I a multiple of L (L' = 1) the horizon is ~104 days; L = 3 per
- * second (L' = 3) gives 34 days; L = 10^6 per 1 s + 1 ns (coprime) is
- * refused.
+ * Races accepted: with client time, clients whose clocks disagree hand the
+ * bucket each other's times: a client ahead refills early (over-admits);
+ * one behind sees a stale bucket (refused more). RL_ERROR when the server
+ * cannot be asked.
+ *
+ * Sources: the Redis article, "Redis'e Dayalı Akım Sınırlama Sisteminin
+ * Tasarımı" (Design of a Redis-based rate limiting system), §3.4.3.
  */
 #include "redis_common.h"
 #include "tb_ticks.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 
 extern const char rl_lua_token_bucket[];
 
 struct redis_tb_state {
-    struct rl_redis *redis;
-    bool server_time; /* send 'server': the script reads TIME */
+    struct rl_redis *redis; /* first: rl_redis_create sets it */
+    bool server_time;       /* send 'server': the script reads TIME */
     uint64_t burst;
     uint64_t epoch_ns;
     uint64_t horizon_ns; /* the last ns since the epoch the script can count */
@@ -56,17 +65,10 @@ static void *create_variant(const struct rl_config *cfg, const char *name, bool 
     if (!rl_redis_tick_horizon(name, ticks.per_ns, ticks.per_token, rl_config_burst(cfg), &horizon,
                                err, err_len))
         return NULL;
-    struct redis_tb_state *s = calloc(1, sizeof *s);
-    if (s == NULL) {
-        snprintf(err, err_len, "%s: out of memory", name);
-        return NULL;
-    }
     const struct rl_redis_script scripts[] = {{"token_bucket", rl_lua_token_bucket}};
-    s->redis = rl_redis_open(cfg, name, scripts, 1, err, err_len);
-    if (s->redis == NULL) {
-        free(s);
+    struct redis_tb_state *s = rl_redis_create(cfg, name, sizeof *s, scripts, 1, err, err_len);
+    if (s == NULL)
         return NULL;
-    }
     s->ticks = ticks;
     s->burst = rl_config_burst(cfg);
     s->epoch_ns = cfg->epoch_ns;
@@ -74,8 +76,7 @@ static void *create_variant(const struct rl_config *cfg, const char *name, bool 
     s->server_time = server_time && !cfg->virtual_time;
     if (s->server_time && rl_redis_time_us(s->redis, &s->server_epoch_us) != 0) {
         snprintf(err, err_len, "%s", rl_redis_last_error());
-        rl_redis_close(s->redis);
-        free(s);
+        rl_redis_destroy(s);
         return NULL;
     }
     /* the hash matters until the bucket is full again: B·I' ticks at L'
@@ -97,13 +98,6 @@ static void *redis_tb_servertime_create(const struct rl_config *cfg, char *err, 
     return create_variant(cfg, "redis_token_bucket_servertime", true, err, err_len);
 }
 
-static void redis_tb_destroy(void *state)
-{
-    struct redis_tb_state *s = state;
-    rl_redis_close(s->redis);
-    free(s);
-}
-
 /* Admits n if the bucket holds n tokens at the time read, and takes them.
  * RL_ERROR: the server cannot be asked, or the time is past the horizon.
  * Client time: one clock read (none for n > B); server time: none. */
@@ -115,14 +109,8 @@ static enum rl_decision redis_tb_acquire(void *state, struct rl_clock *clock, ui
         return RL_REJECT;
     struct rl_redis_args args;
     rl_redis_args_init(&args);
-    if (s->server_time) {
-        rl_redis_arg_str(&args, "server");
-    } else {
-        uint64_t since = tb_since_epoch(rl_clock_now(clock), s->epoch_ns);
-        if (since > s->horizon_ns)
-            return RL_ERROR;
-        rl_redis_arg_u64(&args, since);
-    }
+    if (!rl_redis_arg_time(&args, s->server_time, clock, s->epoch_ns, s->horizon_ns))
+        return RL_ERROR;
     rl_redis_arg_u64(&args, n);
     rl_redis_arg_u64(&args, s->ticks.per_ns);
     rl_redis_arg_u64(&args, s->ticks.per_token);
@@ -139,8 +127,9 @@ const struct rl_algo rl_redis_token_bucket_algo = {
     .summary = "token bucket in Lua, exact ticks as tb_mutex, client time (HMGET/HSET)",
     .promise = RL_PROMISE_BUCKET,
     .flags = RL_THREAD_SAFE | RL_REMOTE,
+    .orders = "redis",
     .create = redis_tb_create,
-    .destroy = redis_tb_destroy,
+    .destroy = rl_redis_destroy,
     .acquire = redis_tb_acquire,
 };
 
@@ -150,7 +139,8 @@ const struct rl_algo rl_redis_token_bucket_servertime_algo = {
     .summary = "token bucket in Lua, exact ticks as tb_mutex, the server's TIME (virtual in sim)",
     .promise = RL_PROMISE_BUCKET,
     .flags = RL_THREAD_SAFE | RL_REMOTE,
+    .orders = "redis",
     .create = redis_tb_servertime_create,
-    .destroy = redis_tb_destroy,
+    .destroy = rl_redis_destroy,
     .acquire = redis_tb_acquire,
 };

@@ -3,7 +3,8 @@
  * A limiter is configured with a limit L (cost) per interval I (ns) and
  * answers attempts (key, n) with admit, reject or error. The harness reaches
  * an algorithm only through struct rl_algo and the registry; an algorithm
- * reaches time only through struct rl_clock, and only when it needs it.
+ * reaches time only through struct rl_clock, and only when it needs it
+ * (docs/design.md, The contract).
  */
 #ifndef RL_H
 #define RL_H
@@ -11,16 +12,24 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
-/* The third answer, error, is never folded into admit or reject: the caller
- * decides (fail-open or fail-closed) and the report counts it. */
+/* The answer to one attempt. The third, error, is never folded into admit or
+ * reject: the caller decides (fail-open or fail-closed) and the report counts
+ * it. RL_ERROR means "no decision was made, nothing was admitted": RL_REMOTE
+ * algorithms answer it whenever the server cannot be asked or answers
+ * anything but admit or reject; a local algorithm answers it only at a limit
+ * of its own that its file comment states (tb_cas, tb_cas_relaxed and
+ * gcra_cas past their horizon, sliding_log and sliding_log_sweeper when the
+ * log cannot grow). */
 enum rl_decision {
     RL_REJECT = 0,
     RL_ADMIT = 1,
     RL_ERROR = 2,
 };
 
-/* What an algorithm claims; the checker measures each claim (DESIGN §1).
+/* What an algorithm claims; the checker measures each claim
+ * (docs/design.md, Definitions). Costs are summed per key.
  *   STRONG  ≤ L in every sliding window [t, t+I)
  *   WEAK    ≤ L in every epoch-aligned window [k·I, (k+1)·I)
  *   WINDOW  ≤ L in each of its own windows (length ≥ I, not aligned), hence
@@ -40,44 +49,63 @@ enum rl_promise {
 };
 
 enum rl_flags {
-    RL_THREAD_SAFE = 1u << 0,   /* acquire may be called from many threads at once */
-    RL_NEEDS_RELEASE = 1u << 1, /* concurrency limiters: every admit is released */
-    RL_REMOTE = 1u << 2,        /* state lives outside the process (Redis): one instance
-                                   serves every key, and acquire may answer RL_ERROR */
+    /* acquire (and release) may run on one instance from many threads at
+     * once; without it, one thread at a time (stress refuses more threads
+     * unless --unsafe is given) */
+    RL_THREAD_SAFE = 1u << 0,
+    /* concurrency limiters: every admit is released (struct rl_algo) */
+    RL_NEEDS_RELEASE = 1u << 1,
+    /* state lives outside the process (Redis): one instance serves every key,
+     * and acquire answers RL_ERROR when the server cannot decide */
+    RL_REMOTE = 1u << 2,
 };
 
-/* The clock handle. Each thread owns one, so nothing here is shared and
- * `reads` costs no contention. `read` returns nanoseconds on the clock's
- * own timeline, which does not start at zero (as CLOCK_MONOTONIC does not):
- * algorithms must not assume t = 0 is special. The run's epoch, where
- * aligned windows are anchored, is in struct rl_config. */
+/* The clock handle (docs/design.md, Clocks). Each thread owns one, so
+ * nothing here is shared and `reads` costs no contention. Algorithms read
+ * time only through rl_clock_now, and only when a decision needs it. The
+ * time is in nanoseconds on the clock's own timeline, which does not start
+ * at zero (as CLOCK_MONOTONIC does not): algorithms must not assume t = 0
+ * is special. The run's epoch, where aligned windows are anchored, is in
+ * struct rl_config. */
 struct rl_clock {
-    uint64_t (*read)(struct rl_clock *self);
-    uint64_t reads;      /* how many times the algorithm looked at the time */
-    uint64_t virtual_ns; /* the virtual clock's current time, set by the simulator */
-    uint64_t tsc_base;   /* tsc clock: counter at calibration */
-    uint64_t ns_base;    /* tsc clock: monotonic ns at calibration */
-    uint64_t tsc_mult;   /* tsc clock: ns per tick in 32.32 fixed point */
-    int64_t skew_ns;     /* this client's clock error (stress --client-skew) */
-    const char *name;
+    uint64_t (*read)(struct rl_clock *self); /* the source's reader: call rl_clock_now */
+    uint64_t reads;                          /* how many times the algorithm looked at the time */
+    const char *name; /* "monotonic", "coarse", "tsc", "virtual": may be compared */
+    /* The source's own state (virtual time, TSC calibration, a client's
+     * skew), laid out and used by the harness only (harness/sys/clock.c). */
+    uint64_t source[5];
 };
 
+/* The time in ns on the clock's timeline, counted in clock->reads. */
 static inline uint64_t rl_clock_now(struct rl_clock *clock)
 {
     clock->reads++;
-    return clock->read(clock) + (uint64_t)clock->skew_ns;
+    return clock->read(clock);
 }
 
-/* One configuration maps onto every algorithm (DESIGN §3), so comparisons
- * are like for like. Zero means "the documented default". */
+/* True when copies of a and b read the same time (same source, same state):
+ * what may share one sweeper thread. The read counters do not matter. */
+static inline bool rl_clock_same(const struct rl_clock *a, const struct rl_clock *b)
+{
+    return a->read == b->read && memcmp(a->source, b->source, sizeof a->source) == 0;
+}
+
+/* One configuration maps onto every algorithm (docs/design.md, The
+ * contract), so comparisons are like for like. Costs (limit, burst) are in
+ * the units of acquire's n; times are ns. Zero means "the documented
+ * default" where a default is named. create reads it during the call only. */
 struct rl_config {
-    uint64_t limit;       /* L: admitted cost per interval; must be > 0 */
-    uint64_t interval_ns; /* I: must be > 0 */
-    uint64_t burst;       /* B: bucket capacity; 0 = L */
-    uint32_t slots;       /* S: wheel slots of I/S each; 0 = 10 */
-    uint64_t epoch_ns;    /* the run's t = 0 on the clock's timeline */
-    const char *remote;   /* RL_REMOTE algorithms: "unix:PATH" or "HOST:PORT" */
-    bool virtual_time;    /* sim: server-time scripts take the clock's time instead */
+    uint64_t limit;       /* L: cost admitted per interval; > 0 */
+    uint64_t interval_ns; /* I: > 0 */
+    uint64_t burst;       /* B: bucket capacity; 0 = L (rl_config_burst). leaky_nginx
+                             alone reads it as nginx's burst=, where 0 means 0 */
+    uint32_t slots;       /* S: time-wheel slots of ⌈I/S⌉ ns each; 0 = RL_DEFAULT_SLOTS */
+    uint64_t epoch_ns;    /* the run's t = 0 on the clock's timeline: where aligned
+                             windows and bucket time start; earlier reads count as it */
+    const char *remote;   /* RL_REMOTE algorithms: "unix:PATH" or "HOST:PORT" (copied);
+                             the others ignore it */
+    bool virtual_time;    /* the clock is sim's virtual one: RL_REMOTE algorithms then
+                             follow the trace's time, never the server's clock */
 };
 
 #define RL_DEFAULT_SLOTS 10u
@@ -87,24 +115,58 @@ static inline uint64_t rl_config_burst(const struct rl_config *cfg)
     return cfg->burst ? cfg->burst : cfg->limit;
 }
 
-/* One implementation. acquire(state, clock, key, n) decides one attempt of
- * cost n for key; an algorithm that keeps one limiter per key uses key,
- * the others ignore it (the harness gives each key its own instance).
- * create returns NULL and writes a one-line reason into err on bad config. */
+/* One implementation: a row of `ratelab list` and of every CSV, and four
+ * calls. The harness reaches an algorithm only through this table and the
+ * registry.
+ *
+ * An instance lives from create to destroy. The harness keeps one instance
+ * per key, created on the key's first attempt by whichever thread makes it,
+ * and may destroy it when the key has been idle; RL_REMOTE algorithms have
+ * one instance for every key (the server keeps the keys apart). */
 struct rl_algo {
-    const char *name;    /* snake_case, unique, stable: a CSV column */
-    const char *family;  /* fixed_window, sliding_log, token_bucket, baseline, … */
-    const char *summary; /* one line for `ratelab list` */
-    enum rl_promise promise;
-    unsigned flags; /* enum rl_flags */
+    const char *name;        /* snake_case, unique, stable: a CSV column */
+    const char *family;      /* fixed_window, sliding_log, token_bucket, baseline, … */
+    const char *summary;     /* one line for `ratelab list` */
+    enum rl_promise promise; /* what the checker holds it to */
+    unsigned flags;          /* enum rl_flags, or'ed */
+    /* The memory orders of the hot path, a CSV column (`orders`): "seq_cst",
+     * "acq_rel", "acquire/release", "relaxed", "mutex", "none" (no shared
+     * state, or plain memory on one thread) or "redis" (decided on the
+     * server); a mix joined with '+', the dominant one first. Never a comma.
+     * The file comment's "Memory orders:" paragraph says why. */
+    const char *orders;
 
+    /* A new limiter for cfg, in its initial state. NULL with a one-line
+     * reason in err (err_len bytes) when cfg is outside what the algorithm
+     * can honour, or on ENOMEM. Any thread, any number of times: the harness
+     * creates and destroys one up front to validate cfg. */
     void *(*create)(const struct rl_config *cfg, char *err, size_t err_len);
+    /* Frees a limiter that create returned (never NULL): once, after every
+     * acquire and release on it has returned. Never fails. */
     void (*destroy)(void *state);
+    /* Decides one attempt of cost n for key, reading the time through the
+     * calling thread's own clock handle, and only if the decision needs it.
+     * key: RL_REMOTE algorithms keep one limiter per key; the others ignore
+     * it (each key has its own instance). n: in units of L; the harness
+     * sends n ≥ 1 (traces and event logs refuse 0). An n that can never fit
+     * (n > L, or n > B for buckets) is rejected, mostly before the clock is
+     * read; tb_debt, whose debt may exceed L, admits it. n = 0 is not
+     * special-cased: it is decided as a cost of nothing, admitted while the
+     * limiter is not already past its limit (a ticket count or estimate past
+     * L, a closed window or an unpaid debt still rejects it), and it may
+     * change state as any attempt does (open a window, move time forward);
+     * leaky_nginx alone admits it untouched. RL_ERROR: see enum
+     * rl_decision. */
     enum rl_decision (*acquire)(void *state, struct rl_clock *clock, uint64_t key, uint64_t n);
+    /* Gives back what an admit holds. RL_NEEDS_RELEASE algorithms only (NULL
+     * for the others): once per RL_ADMIT, with that acquire's key and n,
+     * after it returned, from any thread; never after RL_REJECT or
+     * RL_ERROR. */
     void (*release)(void *state, struct rl_clock *clock, uint64_t key, uint64_t n);
 };
 
-/* Registry (registry.c): a NULL-terminated array of every implementation. */
+/* Registry (registry.c): a NULL-terminated array of every implementation,
+ * in the order of algorithms.def. */
 extern const struct rl_algo *const rl_registry[];
 
 const struct rl_algo *rl_registry_find(const char *name);

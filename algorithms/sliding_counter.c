@@ -1,22 +1,9 @@
-/* sliding_counter.c — the sliding-window counter as Cloudflare describes it
- * ("How we built rate limiting capable of scaling to millions of domains",
- * 2017): two counts per limiter, the previous window's and the current
- * one's, and the rate estimated as
+/* sliding_counter.c — the sliding-window counter as Cloudflare describes it:
+ * two counts per limiter, the previous window's and the current one's,
+ * under a mutex.
  *
- *     prev · (I − elapsed) / I + curr
- *
- * where elapsed is how far the current window has run, i.e. the previous
- * window's count weighted by how much of it the sliding window [t − I, t)
- * still overlaps, assuming its admits were spread evenly. Windows are
- * [epoch + k·I, epoch + (k+1)·I). Promises `approx`.
- *
- * Decision, in integers (weights in ns, no rounding):
- *     admit n  ⇔  prev · (I − elapsed) + (curr + n) · I ≤ L · I
- * Only admitted cost is counted. (Cloudflare counts every request of a
- * client, because an over-limit client is then blocked for a while; here a
- * rejected attempt costs nothing, as in every other ratelab limiter.)
- *
- * Error bounds (derived in tests/test_windows.c and checked there):
+ * Promise: approx. Error bounds (derived in tests/test_windows.c and
+ * checked there):
  *   - curr + n ≤ L at every admit, so each aligned window admits ≤ L: the
  *     weak bound holds exactly (max_aligned ≤ L).
  *   - a sliding window meets at most two aligned windows, and holding a
@@ -33,11 +20,34 @@
  *     every request, so the state never depends on the decisions, and its
  *     traffic is mostly far below or far above the limit.
  *
- * A time read before the current window (a thread that lost the lock for a
- * while, or a trace that goes backwards) is counted in the current window
- * at elapsed = 0, where the estimate is largest; a stale time inside the
- * current window only weights prev more. Neither ever admits more. The same
- * rule is used by freq_ctr.c, so the two decide identically on one thread.
+ * State: the current window's index k since the epoch, the cost admitted
+ * in it (curr) and in window k − 1 (prev). Windows are
+ * [epoch + k·I, epoch + (k+1)·I).
+ *
+ * Decision: the rate is estimated as
+ *
+ *     prev · (I − elapsed) / I + curr
+ *
+ * where elapsed is how far the current window has run, i.e. the previous
+ * window's count weighted by how much of it the sliding window [t − I, t)
+ * still overlaps, assuming its admits were spread evenly. In integers
+ * (weights in ns, no rounding):
+ *     admit n  ⇔  prev · (I − elapsed) + (curr + n) · I ≤ L · I
+ * Only admitted cost is counted. (Cloudflare counts every request of a
+ * client, because an over-limit client is then blocked for a while; here a
+ * rejected attempt costs nothing, as in every other ratelab limiter.)
+ *
+ * Memory orders: mutex.
+ *
+ * Races accepted: a time read before the current window (a thread that
+ * lost the lock for a while, or a trace that goes backwards) is counted in
+ * the current window at elapsed = 0, where the estimate is largest; a
+ * stale time inside the current window only weights prev more. Neither
+ * ever admits more. The same rule is used by freq_ctr.c, so the two decide
+ * identically on one thread.
+ *
+ * Sources: Cloudflare, "How we built rate limiting capable of scaling to
+ * millions of domains" (2017).
  */
 #include "rl.h"
 
@@ -113,6 +123,7 @@ const struct rl_algo rl_sliding_counter_algo = {
     .summary = "Cloudflare's estimate prev·(I−elapsed)/I + curr, epoch-aligned windows, mutex",
     .promise = RL_PROMISE_APPROX,
     .flags = RL_THREAD_SAFE,
+    .orders = "mutex",
     .create = sliding_counter_create,
     .destroy = sliding_counter_destroy,
     .acquire = sliding_counter_acquire,

@@ -1,23 +1,33 @@
 /* sliding_log.c — the exact sliding-window limiter: a log of the admits of
- * the last I, under a mutex. Promises `strong`.
+ * the last I, under a mutex.
  *
- * An attempt (t, n) is admitted when the cost admitted in (t − I, t] plus n
- * is at most L — the same rule as the checker's strong oracle, so on one
- * thread it agrees with the oracle decision for decision. Every window
- * [x, x + I) that holds an admit at t lies within (t − I, t + I), so if
- * each admit checks (t − I, t] no window ever holds more than L.
+ * Promise: strong. Every window [x, x + I) that holds an admit at t lies
+ * within (t − I, t + I), so if each admit checks (t − I, t] no window ever
+ * holds more than L.
  *
- * The log stores (time, cost) pairs with a running sum (stamp_ring.h), so a
- * cost n > 1 is one entry, not n, and equal times share an entry.
+ * State: (time, cost) pairs with a running sum (stamp_ring.h), so a cost
+ * n > 1 is one entry, not n, and equal times share an entry; and the newest
+ * time decided at.
  *
- * Time is read before the lock (a short critical section) and clamped to the
- * newest time this limiter has seen: a thread that read the clock, then lost
- * the lock to one that read it later, decides as of that later time. The
- * clamped times are non-decreasing in lock order and never later than the
- * real time of the decision, which keeps the log sorted (expiry looks only
- * at its head) and the strong promise intact under threads. In sim a trace
- * that goes backwards is decided the same way: never with more room than at
- * the newest time seen.
+ * Decision: an attempt (t, n) is admitted when the cost admitted in
+ * (t − I, t] plus n is at most L — the same rule as the checker's strong
+ * oracle, so on one thread it agrees with the oracle decision for
+ * decision. RL_ERROR only when the log cannot grow (ENOMEM).
+ *
+ * Memory orders: mutex.
+ *
+ * Races accepted: none that admit more. Time is read before the lock (a
+ * short critical section) and clamped to the newest time this limiter has
+ * seen: a thread that read the clock, then lost the lock to one that read
+ * it later, decides as of that later time. The clamped times are
+ * non-decreasing in lock order and never later than the real time of the
+ * decision, which keeps the log sorted (expiry looks only at its head) and
+ * the strong promise intact under threads. In sim a trace that goes
+ * backwards is decided the same way: never with more room than at the
+ * newest time seen.
+ *
+ * Sources: none; `strong` is the C++ article's strong statement
+ * (docs/design.md, Definitions).
  */
 #include "stamp_ring.h"
 
@@ -96,6 +106,7 @@ const struct rl_algo rl_sliding_log_algo = {
     .summary = "exact log of (time, cost) admits in the last I, mutex (strong)",
     .promise = RL_PROMISE_STRONG,
     .flags = RL_THREAD_SAFE,
+    .orders = "mutex",
     .create = sliding_log_create,
     .destroy = sliding_log_destroy,
     .acquire = sliding_log_acquire,

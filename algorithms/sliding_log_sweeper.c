@@ -1,9 +1,23 @@
 /* sliding_log_sweeper.c — the .NET article's "pipeline" limiter as written:
  * a list of admit times of capacity L per limiter, admission = the list is
  * not full, and entries removed only by a sweeper on its own schedule.
- * Promises `strong`, as the article claims; it under-admits by design.
  *
- * The article's parameters, read from its code (limit 10 per second):
+ * Promise: strong, as the article claims; it under-admits by design. Why
+ * strong holds: an entry leaves only after ≥ 3·I ≥ I, so at every decision
+ * all admits of (t − I, t] are still listed and counted, and at most L is
+ * ever listed. Why it under-admits: under sustained overload the list
+ * fills in the first instant and then admits only as sweeps free entries
+ * 3·I later — about L per 3.1·I, a third of the ideal. Measured
+ * (`ratelab sim --algo sliding_log_sweeper --workload W --duration 20s`,
+ * L = 1000 per 100 ms): utilization 0.325 on uniform, poisson and flash at
+ * the default 4× load and at 1×, and still 0.64–0.65 at 0.5× (`--rate
+ * 5000`): its effective limit is about L/3 per I whatever the offered load.
+ *
+ * State: the list, as (time, cost) stamps with their sum (stamp_ring.h),
+ * the newest time seen, and how it is swept.
+ *
+ * Decision, with the article's parameters read from its code (limit 10 per
+ * second):
  *   - admission: CounterAdd(10, DateTime.Now) fails when Count ≥ 10; with
  *     cost n we admit when the listed cost + n ≤ L.
  *   - removal age: the sweeper drops an entry when
@@ -14,16 +28,9 @@
  *     100 ms at I = 1 s) always, so that a real sweeper thread does not spin
  *     on a core the stress threads need; the entries it keeps live between
  *     3·I and 3·I + I/10, where the article's live 3·I plus one pass.
- *
- * Why strong holds: an entry leaves only after ≥ 3·I ≥ I, so at every
- * decision all admits of (t − I, t] are still listed and counted, and at
- * most L is ever listed. Why it under-admits: under sustained overload the
- * list fills in the first instant and then admits only as sweeps free
- * entries 3·I later — about L per 3.1·I, a third of the ideal. Measured
- * (`ratelab sim --algo sliding_log_sweeper --workload W --duration 20s`,
- * L = 1000 per 100 ms): utilization 0.325 on uniform, poisson and flash at
- * the default 4× load and at 1×, and still 0.64–0.65 at 0.5× (`--rate
- * 5000`): its effective limit is about L/3 per I whatever the offered load.
+ * Time is clamped to the newest time seen, as in sliding_log.c, so the list
+ * stays in time order and a sweep looks only at its head. RL_ERROR only
+ * when the list cannot grow.
  *
  * Who sweeps:
  *   - on a real clock, one background thread per sweep schedule in the
@@ -51,8 +58,15 @@
  *     of an earlier one's, so applying only the latest is exact. Should the
  *     group's thread fail to start, the same lazy sweeping takes over.
  *
- * Time is clamped to the newest time seen, as in sliding_log.c, so the list
- * stays in time order and a sweep looks only at its head.
+ * Memory orders: mutex: the limiter's own, and the sweeper group's, always
+ * taken group first (see choose_mode).
+ *
+ * Races accepted: two first acquires may both try to join the group; the
+ * second join is a no-op and the first mode written stays.
+ *
+ * Sources: the .NET article, "How does .Net simulate session-level
+ * semaphores, limit the http interface call frequency",
+ * http://www.cnblogs.com/1996V/p/8127576.html (its standalone version).
  */
 #include "stamp_ring.h"
 #include "sweeper_group.h"
@@ -208,6 +222,7 @@ const struct rl_algo rl_sliding_log_sweeper_algo = {
     .summary = ".NET article: list of ≤ L admits, swept every I/10 of entries older than 3·I",
     .promise = RL_PROMISE_STRONG,
     .flags = RL_THREAD_SAFE,
+    .orders = "mutex",
     .create = sweeper_create,
     .destroy = sweeper_destroy,
     .acquire = sweeper_acquire,

@@ -35,17 +35,6 @@ struct rl_sweeper_group {
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct rl_sweeper_group *registry; /* live groups */
 
-/* True when a copy of a and a copy of b read the same time: every field a
- * read function may use, i.e. all but the read counter. */
-static bool same_clock(const struct rl_clock *a, const struct rl_clock *b)
-{
-    bool same_name =
-        a->name == b->name || (a->name != NULL && b->name != NULL && strcmp(a->name, b->name) == 0);
-    return same_name && a->read == b->read && a->virtual_ns == b->virtual_ns &&
-           a->tsc_base == b->tsc_base && a->ns_base == b->ns_base && a->tsc_mult == b->tsc_mult &&
-           a->skew_ns == b->skew_ns;
-}
-
 /* CLOCK_MONOTONIC now + delta_ns, as pthread_cond_timedwait wants it. */
 static struct timespec deadline_after(uint64_t delta_ns)
 {
@@ -117,7 +106,7 @@ int rl_sweeper_join(struct rl_sweeper_member *member, void *owner, rl_sweep_fn s
     }
     struct rl_sweeper_group *g = registry;
     while (g != NULL &&
-           !(g->sweep == sweep && g->period_ns == period_ns && same_clock(&g->clock, clock)))
+           !(g->sweep == sweep && g->period_ns == period_ns && rl_clock_same(&g->clock, clock)))
         g = g->next_group;
     if (g == NULL) {
         g = group_start(sweep, period_ns, clock);

@@ -1,12 +1,23 @@
 /* tb_debt.c — "the next request pays": Guava's RateLimiter in its
- * SmoothBursty form (com.google.common.util.concurrent.SmoothRateLimiter),
- * as tryAcquire(n) with no timeout behaves, under a mutex.
+ * SmoothBursty form, as tryAcquire(n) with no timeout behaves, under a
+ * mutex.
  *
- * Semantics, from Guava's documentation of SmoothRateLimiter: the limiter
- * keeps storedPermits and nextFreeTicket. A request is granted when
- * nextFreeTicket ≤ now, i.e. no earlier request's debt is outstanding,
- * whatever its own size ("the cost of a request is paid by the next
- * request, not by the request itself"). Granting it first brings the
+ * Promise: approx — it limits the long-run rate exactly, yet no window
+ * bound holds for arbitrary costs. Over a long run it admits at rate L/I as
+ * tb_mutex does, and admits cost ≤ L + L·w/I + n_last in any window of
+ * length w (stored permits, refill, and the last request's unpaid cost),
+ * so with n = 1 it behaves as a bucket of L + 1, but one request of any
+ * cost passes at once when no debt is outstanding.
+ *
+ * State: storedPermits and nextFreeTicket, as Guava keeps them, but as
+ * exact integer ticks (tb_ticks.h) in 128 bits where Guava has doubles and
+ * a µs clock: there is no drift and no overflow for any L and I with
+ * L/g + I/g ≤ 2^64 (g = gcd(L, I); create() checks).
+ *
+ * Decision, from Guava's documentation of SmoothRateLimiter: a request is
+ * granted when nextFreeTicket ≤ now, i.e. no earlier request's debt is
+ * outstanding, whatever its own size ("the cost of a request is paid by the
+ * next request, not by the request itself"). Granting it first brings the
  * limiter up to date: the idle time since nextFreeTicket becomes stored
  * permits, at most maxPermits = maxBurstSeconds·rate, and nextFreeTicket
  * moves to now; then the request spends stored permits first and charges
@@ -14,13 +25,10 @@
  * nothing. SmoothBursty starts with nothing stored and nextFreeTicket at
  * creation, so the very first request is free, and maxBurstSeconds = 1.
  *
- * Mapping (DESIGN §3): rate L per I, so "one second" is I, T = I/L and at
- * most L permits (one interval's worth) are stored while idle. The burst
- * setting B is not used: SmoothBursty has no capacity for requests, only
- * for stored permits. Creation is the epoch. Guava's permits are doubles
- * and its clock is in µs; here permits and time are exact integer ticks
- * (tb_ticks.h) in 128 bits, so there is no drift and no overflow for any
- * L and I with L/g + I/g ≤ 2^64 (g = gcd(L, I); create() checks).
+ * Mapping (docs/design.md, The contract): rate L per I, so "one second" is
+ * I, T = I/L and at most L permits (one interval's worth) are stored while
+ * idle. The burst setting B is not used: SmoothBursty has no capacity for
+ * requests, only for stored permits. Creation is the epoch.
  *
  * Time that goes backwards: a read before nextFreeTicket is refused, as
  * any request inside the debt is; nextFreeTicket is never before the last
@@ -40,13 +48,14 @@
  *   30000   3   reject: in debt until 32000             admit: 3 tokens, 0 left
  *
  * tb_debt took 10 at once, more than tb_mutex may take in any window of I
- * (B + L = 6), and made everyone wait for it afterwards. Over a long run
- * both admit at rate L/I: tb_debt admits cost ≤ L + L·w/I + n_last in any
- * window of length w (stored permits, refill, and the last request's unpaid
- * cost), so with n = 1 it behaves as a bucket of L + 1, but one request of
- * any cost passes at once when no debt is outstanding.
- * Promise: `approx` — it limits the long-run rate exactly, yet no window
- * bound holds for arbitrary costs.
+ * (B + L = 6), and made everyone wait for it afterwards.
+ *
+ * Memory orders: mutex.
+ *
+ * Races accepted: none beyond stale reads, refused as above.
+ *
+ * Sources: Guava, com.google.common.util.concurrent.SmoothRateLimiter
+ * (SmoothBursty) and RateLimiter.tryAcquire, from their documentation.
  */
 #include "tb_ticks.h"
 
@@ -131,6 +140,7 @@ const struct rl_algo rl_tb_debt_algo = {
     .summary = "Guava SmoothBursty, next request pays: any n passes when no debt is due (approx)",
     .promise = RL_PROMISE_APPROX,
     .flags = RL_THREAD_SAFE,
+    .orders = "mutex",
     .create = tb_debt_create,
     .destroy = tb_debt_destroy,
     .acquire = tb_debt_acquire,

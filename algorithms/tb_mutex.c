@@ -1,20 +1,23 @@
 /* tb_mutex.c — the token bucket as it is usually drawn, under a mutex:
  * a token count and the time it was last brought up to date.
  *
- * Configuration (DESIGN §3): rate L tokens per I, capacity B (default L),
- * full at the epoch. An attempt of cost n is admitted when the bucket holds
- * n tokens, and takes them; a denied attempt changes nothing; n > B is
- * always denied, before the clock is read. Promise `bucket`: tokens
- * admitted in any window of length w are at most B + L·w/I (what is in the
- * bucket at the start plus what arrives during the window), so ≤ B + L in
- * any window of length I.
+ * Promise: bucket: tokens admitted in any window of length w are at most
+ * B + L·w/I (what is in the bucket at the start plus what arrives during
+ * the window), so ≤ B + L in any window of length I.
  *
- * Exactness: tokens are counted in ticks (tb_ticks.h) in a 128-bit integer,
- * so there is no rounding and no drift, and no configuration overflows:
- * capacity B·I' < 2^128 and a refill (Δt·L') < 2^128 for any 64-bit values,
- * and the refill is compared with the room left before it is added. The
- * bound this bucket supports is therefore everything struct rl_config can
- * hold (L, I, B up to 2^64 − 1; L = 2^32 at I = 4 h is a tested case).
+ * State: tokens in ticks (tb_ticks.h) in a 128-bit integer, and the time
+ * they were counted at, which only moves forward. Exact: there is no
+ * rounding and no drift, and no configuration overflows: capacity
+ * B·I' < 2^128 and a refill (Δt·L') < 2^128 for any 64-bit values, and the
+ * refill is compared with the room left before it is added. The bound this
+ * bucket supports is therefore everything struct rl_config can hold (L, I,
+ * B up to 2^64 − 1; L = 2^32 at I = 4 h is a tested case).
+ *
+ * Decision, from the configuration (docs/design.md, The contract): rate L
+ * tokens per I, capacity B (default L), full at the epoch. An attempt of
+ * cost n is admitted when the bucket holds n tokens, and takes them; a
+ * denied attempt changes nothing; n > B is always denied, before the clock
+ * is read.
  *
  * Time that goes backwards. `last` only moves forward, so a stale read is
  * never applied as the bucket's time: applying it would hand out again the
@@ -35,6 +38,12 @@
  * pair (tokens, last) is one theoretical arrival time TAT = last·L' + B·I' −
  * tokens in ticks (the time the bucket is full again), and the rules below
  * are, case by case, the TAT rules of tb_tat.h.
+ *
+ * Memory orders: mutex.
+ *
+ * Races accepted: none; a thread's stale read is decided as above.
+ *
+ * Sources: none; the textbook token bucket.
  */
 #include "tb_ticks.h"
 
@@ -124,6 +133,7 @@ const struct rl_algo rl_tb_mutex_algo = {
     .summary = "token bucket (rate L/I, capacity B, starts full): count + last time under a mutex",
     .promise = RL_PROMISE_BUCKET,
     .flags = RL_THREAD_SAFE,
+    .orders = "mutex",
     .create = tb_mutex_create,
     .destroy = tb_mutex_destroy,
     .acquire = tb_mutex_acquire,

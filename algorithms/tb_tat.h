@@ -1,5 +1,5 @@
 /* tb_tat.h — the token bucket as one 64-bit word, shared by tb_cas,
- * tb_cas_relaxed and gcra_cas.
+ * tb_cas_relaxed and gcra_cas; its create() is in tb_tat.c.
  *
  * The word is the theoretical arrival time TAT: the time, in ticks since the
  * epoch (tb_ticks.h), at which the bucket will be full again. At time `now`
@@ -50,8 +50,8 @@ struct tb_tat_state {
     struct tb_ticks ticks;
 };
 
-/* Creates a bucket full at the epoch (TAT = 0). `name` is used in the
- * message. NULL with one line in err for a zero limit or interval, for B·I'
+/* Creates a bucket full at the epoch (TAT = 0) (tb_tat.c). `name` is used
+ * in the message. NULL with one line in err for a zero limit or interval, for B·I'
  * over 64 bits, for a horizon under TB_TAT_MIN_HORIZON_NS, or on ENOMEM. */
 void *tb_tat_create(const struct rl_config *cfg, const char *name, char *err, size_t err_len);
 

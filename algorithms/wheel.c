@@ -3,28 +3,37 @@
  * slots elapsed since the last rotation (clearing each slot it passes and
  * subtracting it from the total), all under one mutex.
  *
- * Mapping from (L, I, S): the article's nSlots = S (cfg->slots, default
- * 10), nSlotDuration = ⌈I/S⌉ ns (rounded up so the S slots span at least
- * I), nMsgLimitCnt = L. An attempt of cost n is admitted when total + n ≤
- * L (the article: refused when total ≥ limit, i.e. n = 1). As in the
- * article, the wheel's grid starts at the first attempt (its object is
- * created then, with m_tpLastRotation = now), and a rotation keeps the
- * grid: the last rotation moves to now − elapsed mod slot.
+ * Promise: window. The total covers the current slot and the S − 1 before
+ * it, a span of S·⌈I/S⌉ ≥ I on the wheel's grid, so every run of S
+ * consecutive slots admits ≤ L: ≤ L in each of its own windows, which are
+ * ≥ I long and begin at or after the epoch — the `window` promise, checked
+ * by the checker's window_excess. A sliding window that is not on the grid
+ * meets S + 1 slots, and can hold up to 2L: L admitted at the very end of
+ * one slot, nothing for S − 1 slots, then L at the start of the slot after
+ * the wheel has moved past the first (tests/test_windows.c shows it). More
+ * slots make that pattern narrower and typical error smaller, never the
+ * worst case better. Had the grid been anchored at the epoch instead of the
+ * first attempt, the same argument would give `weak`.
  *
- * Promise, and why `window`: the total covers the current slot and the
- * S − 1 before it, a span of S·⌈I/S⌉ ≥ I on the wheel's grid, so every
- * run of S consecutive slots admits ≤ L: ≤ L in each of its own windows,
- * which are ≥ I long and begin at or after the epoch — the `window`
- * promise, checked by the checker's window_excess. A sliding window that is
- * not on the grid meets S + 1 slots, and can hold up to 2L: L admitted at
- * the very end of one slot, nothing for S − 1 slots, then L at the start of
- * the slot after the wheel has moved past the first (tests/test_windows.c
- * shows it). More slots make that pattern narrower and typical error
- * smaller, never the worst case better. Had the grid been anchored at the
- * epoch instead of the first attempt, the same argument would give `weak`.
+ * State: the slots' admitted costs, their total, the current slot and the
+ * start of its slot time.
  *
- * A time that goes backwards (before the last rotation) rotates nothing and
- * is counted in the current slot, as the article's steady_clock never does.
+ * Decision: mapping from (L, I, S): the article's nSlots = S (cfg->slots,
+ * default 10), nSlotDuration = ⌈I/S⌉ ns (rounded up so the S slots span at
+ * least I), nMsgLimitCnt = L. An attempt of cost n is admitted when
+ * total + n ≤ L (the article: refused when total ≥ limit, i.e. n = 1). As
+ * in the article, the wheel's grid starts at the first attempt (its object
+ * is created then, with m_tpLastRotation = now), and a rotation keeps the
+ * grid: the last rotation moves to now − elapsed mod slot. A time that goes
+ * backwards (before the last rotation) rotates nothing and is counted in
+ * the current slot, as the article's steady_clock never does.
+ *
+ * Memory orders: mutex.
+ *
+ * Races accepted: none.
+ *
+ * Sources: the time-wheel article (CRateLimitMgr::RotateWheel; Chinese,
+ * limiting the packets a user sends in a period with a time wheel).
  */
 #include "rl.h"
 
@@ -126,6 +135,7 @@ const struct rl_algo rl_wheel_algo = {
     .summary = "time-wheel article: S slots of I/S, running total, rotated on access, mutex",
     .promise = RL_PROMISE_WINDOW,
     .flags = RL_THREAD_SAFE,
+    .orders = "mutex",
     .create = wheel_create,
     .destroy = wheel_destroy,
     .acquire = wheel_acquire,

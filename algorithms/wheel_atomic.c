@@ -1,6 +1,15 @@
 /* wheel_atomic.c — the time wheel of wheel.c without the mutex: one atomic
- * word per slot and a sum on read. Promises `window`, as wheel does; on one
- * thread it decides exactly as wheel does (a property test checks it).
+ * word per slot and a sum on read.
+ *
+ * Promise: window, as wheel; on one thread it decides exactly as wheel does
+ * (a property test checks it). Why each run W of S slots keeps ≤ L: take
+ * the admit α into W with the largest target j, the last of those to CAS.
+ * Its sum covered j − S + 1 … j ⊇ every slot of W it could miss. An admit
+ * into slot j after α's CAS contradicts α's choice; one into a slot i < j
+ * that α's read missed came after that read in S, hence after newest ≥ j
+ * was in place, so its own re-read of newest saw j > i and it withdrew.
+ * All that stays in W was in α's sum (or is a withdrawal still pending):
+ * ≤ L − n_α before α.
  *
  * State:
  *   anchor   the first attempt's time + 1 (0 = not started): the slot grid
@@ -12,7 +21,7 @@
  *            admit into that position replaces it. No thread ever clears
  *            the wheel and there is no running total to keep in step.
  *
- * acquire: target = max(own slot index, newest); sum the S slots
+ * Decision: target = max(own slot index, newest); sum the S slots
  * target − S + 1 … target; if sum + n ≤ L, CAS n into slot `target`. The
  * CAS re-validates the target slot, so admits into one slot are exact. The
  * other slots are read one by one, not as a snapshot; what that can miss:
@@ -20,24 +29,24 @@
  *     before newest moved on (it read its clock just before a boundary).
  *     Such a thread re-reads newest after its CAS and, if newest has moved
  *     past its target, takes its admit back and retries at the newer slot.
- *     Its CAS and re-read against the checker's newest update and slot
- *     reads are the store→load (Dekker) pattern, so those four accesses are
- *     seq_cst: in the single order S either the checker's sum sees the
- *     admit or the admitter sees the newer index and withdraws.
  *   - a withdrawal or an expiry between two reads: the sum is then too
  *     large, a reject that was not needed.
- * Why each run W of S slots keeps ≤ L: take the admit α into W with the
- * largest target j, the last of those to CAS. Its sum covered j − S + 1 …
- * j ⊇ every slot of W it could miss. An admit into slot j after α's CAS
- * contradicts α's choice; one into a slot i < j that α's read missed came
- * after that read in S, hence after newest ≥ j was in place, so its own
- * re-read of newest saw j > i and it withdrew. All that stays in W was in
- * α's sum (or is a withdrawal still pending): ≤ L − n_α before α.
- * Races accepted, then: false rejects (an admit counted by a checker and
- * then withdrawn; a stale thread refused against an older window), retries
+ * Cost: S loads per call, so large S is slower; wheel.c rotates and keeps a
+ * total instead.
+ *
+ * Memory orders: seq_cst where it matters. An admitter's CAS and re-read of
+ * newest, against a checker's newest update and slot reads, are the
+ * store→load (Dekker) pattern, so those four accesses are seq_cst: in the
+ * single order S either the checker's sum sees the admit or the admitter
+ * sees the newer index and withdraws. The anchor (a number set once) and
+ * withdrawals (lowering a count publishes nothing) are relaxed.
+ *
+ * Races accepted: false rejects (an admit counted by a checker and then
+ * withdrawn; a stale thread refused against an older window), retries
  * when a boundary passes mid-call, and the 32-bit tag's wrap after 2^32
- * slots (a stale slot read as current only adds to the sum). Cost: S loads
- * per call, so large S is slower; wheel.c rotates and keeps a total instead.
+ * slots (a stale slot read as current only adds to the sum).
+ *
+ * Sources: the time-wheel article (wheel.c).
  */
 #include "rl.h"
 
@@ -184,6 +193,7 @@ const struct rl_algo rl_wheel_atomic_algo = {
     .summary = "time wheel with one tagged atomic word per slot, sum on read, lock-free",
     .promise = RL_PROMISE_WINDOW,
     .flags = RL_THREAD_SAFE,
+    .orders = "seq_cst+relaxed",
     .create = wheel_atomic_create,
     .destroy = free,
     .acquire = wheel_atomic_acquire,

@@ -3,16 +3,15 @@
 # column per design, one row per path (rejects under overload; admits, with
 # a limit never reached). The faa and clock_faa floors are marked in each
 # group, thread counts above the host's CPUs shaded.
-# Data: summarize.awk by=limit,family,algo,threads value=ns_per_op → `data`;
-# `cpus`.
+# Data: summarize.awk by=limit,family,algo,threads,orders value=ns_per_op →
+# `data` (limit family algo threads orders median min max); `cpus`.
 load 'plots/common.gp'
-# Each algorithm's order, as its source states it (algorithms/*.c); the CSV
-# has no column for it. fw_atomic_naive and fw_cas_nofirst, the article's
-# broken steps 1 and 2, are seq_cst like fw_cas and compare no order, so
-# they are left to the threads figure.
-order(a) = a eq 'fw_cas' ? 'seq_cst' : \
-           a eq 'fw_cas_acqrel' || a eq 'tb_cas' || a eq 'gcra_cas' ? 'acq_rel' : \
-           a eq 'tb_cas_relaxed' ? 'relaxed' : a eq 'fw_mutex' || a eq 'tb_mutex' ? 'mutex' : ''
+# Each algorithm's order is the CSV's `orders` column (its rl_algo says it).
+# fw_atomic_naive and fw_cas_nofirst, the article's broken steps 1 and 2,
+# are seq_cst like fw_cas and compare no order: they are left to the threads
+# figure. Baselines are drawn as floors, not bars.
+orders = system("awk '$2 != \"baseline\" && $3 != \"fw_atomic_naive\" && $3 != \"fw_cas_nofirst\" {print $3, $5}' ".data." | awk '!seen[$0]++' | tr '\n' ' '")
+order_of(a, i) = i > words(orders) / 2 ? '' : word(orders, 2 * i - 1) eq a ? word(orders, 2 * i) : order_of(a, i + 1)
 color(o) = o eq 'seq_cst' ? 0x0072b2 : o eq 'acq_rel' ? 0xd55e00 : o eq 'relaxed' ? 0x009e73 : 0x555555
 # GCRA is the token bucket on one TAT word (gcra_cas.c): it shares the
 # bucket's column, in a paler shade of its order's colour.
@@ -39,7 +38,7 @@ set key inside left top opaque box lc rgb '#cccccc' font ',9' samplen 2 spacing 
 do for [l in limits] {
     # One y scale across a row, so the designs compare.
     set autoscale y   # stats keeps to the current range
-    stats data using (strcol(1) eq l ? $7 : NaN) nooutput
+    stats data using (strcol(1) eq l ? $8 : NaN) nooutput
     set yrange [0:STATS_max * 1.15]
     path = (l + 0 >= 1e9 ? 'admit path (limit never reached)' : 'overload: mostly rejects (L = '.l.')')
     do for [d in designs] {
@@ -48,22 +47,22 @@ do for [l in limits] {
         own = ''; other = ''
         do for [i = 1:words(algos) / 2] {
             f = word(algos, 2 * i - 1); a = word(algos, 2 * i)
-            if (order(a) ne '' && f eq d) { own = own.' '.a }
-            if (order(a) ne '' && f ne d && design(f) eq d) { other = other.' '.a }
+            if (order_of(a, 1) ne '' && f eq d) { own = own.' '.a }
+            if (order_of(a, 1) ne '' && f ne d && design(f) eq d) { other = other.' '.a }
         }
         shown = own.other
         n = words(shown)
         w = 0.8 / n
         x(t, j) = group(t) - 0.4 + (j - 0.5) * w
-        bar(a) = a.' ('.order(a).')'
-        paint(j) = j <= words(own) ? color(order(word(shown, j))) : pale(color(order(word(shown, j))))
-        plot for [j = 1:n] data using (strcol(1) eq l && strcol(3) eq word(shown, j) ? x($4, j) : NaN):5:(w) \
+        bar(a) = a.' ('.order_of(a, 1).')'
+        paint(j) = j <= words(own) ? color(order_of(word(shown, j), 1)) : pale(color(order_of(word(shown, j), 1)))
+        plot for [j = 1:n] data using (strcol(1) eq l && strcol(3) eq word(shown, j) ? x($4, j) : NaN):6:(w) \
                  with boxes lc rgb paint(j) title bar(word(shown, j)), \
-             for [j = 1:n] data using (strcol(1) eq l && strcol(3) eq word(shown, j) ? x($4, j) : NaN):5:6:7 \
+             for [j = 1:n] data using (strcol(1) eq l && strcol(3) eq word(shown, j) ? x($4, j) : NaN):6:7:8 \
                  with yerrorbars pt 7 ps 0.4 lw 1 lc rgb 'black' notitle, \
-             data using (strcol(1) eq l && strcol(3) eq 'faa' ? group($4) - 0.45 : NaN):5:(0.9):(0) \
+             data using (strcol(1) eq l && strcol(3) eq 'faa' ? group($4) - 0.45 : NaN):6:(0.9):(0) \
                  with vectors nohead lw 3 lc rgb 'black' title 'faa (floor: one shared fetch-add)', \
-             data using (strcol(1) eq l && strcol(3) eq 'clock_faa' ? group($4) - 0.45 : NaN):5:(0.9):(0) \
+             data using (strcol(1) eq l && strcol(3) eq 'clock_faa' ? group($4) - 0.45 : NaN):6:(0.9):(0) \
                  with vectors nohead lw 3 dt 3 lc rgb 'black' title 'clock_faa (fetch-add + clock read)'
     }
     unset key

@@ -64,7 +64,7 @@ for csv in "$@"; do
         draw "$name-threads" threads.gp "data='$data/$name-threads.dat'; cpus=$(cpus_of "$csv")"
         ;;
     memory-order*)
-        summarize "$csv" limit,family,algo,threads ns_per_op mode=stress,recorded=no > "$data/$name.dat"
+        summarize "$csv" limit,family,algo,threads,orders ns_per_op mode=stress,recorded=no > "$data/$name.dat"
         draw "$name" memory_order.gp "data='$data/$name.dat'; cpus=$(cpus_of "$csv")"
         ;;
     clocks*)

@@ -1,7 +1,8 @@
 /* cli_run.c — run build/ratelab as a user would (see cli_run.h). */
 #include "cli_run.h"
 
-#include <CUnit/CUnit.h>
+#include "test_util.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,7 +69,7 @@ void rl_cli_expect_usage_error(const char *args, const char *needle)
     static char msg[sizeof o.err + 512];
     snprintf(msg, sizeof msg, "ratelab %s: exit %d, %d stderr lines: %s", args, o.status,
              o.err_lines, o.err);
-    CU_assertImplementation(o.status == 2, __LINE__, msg, __FILE__, "", CU_FALSE);
-    CU_assertImplementation(o.err_lines == 1, __LINE__, msg, __FILE__, "", CU_FALSE);
-    CU_assertImplementation(strstr(o.err, needle) != NULL, __LINE__, msg, __FILE__, "", CU_FALSE);
+    EXPECT(o.status == 2, "%s", msg);
+    EXPECT(o.err_lines == 1, "%s", msg);
+    EXPECT(strstr(o.err, needle) != NULL, "%s", msg);
 }

@@ -1,13 +1,11 @@
 /* decide.c — see decide.h. */
 #include "decide.h"
 
+#include "test_util.h"
 #include "harness/sys/clock.h"
 
-#include <CUnit/CUnit.h>
-#include <stdio.h>
-
-uint64_t rl_expect_decisions(const char *name, uint64_t limit, uint64_t interval_ns,
-                             uint64_t burst, const struct rl_step *steps, size_t count)
+uint64_t rl_expect_decisions(const char *name, uint64_t limit, uint64_t interval_ns, uint64_t burst,
+                             const struct rl_step *steps, size_t count)
 {
     const struct rl_algo *algo = rl_registry_find(name);
     CU_ASSERT_PTR_NOT_NULL_FATAL(algo);
@@ -24,12 +22,9 @@ uint64_t rl_expect_decisions(const char *name, uint64_t limit, uint64_t interval
         rl_clock_set_virtual(&clock, RL_VIRTUAL_ORIGIN_NS + steps[i].t_ns);
         enum rl_decision d = algo->acquire(state, &clock, 0, steps[i].n);
         char got = d == RL_ADMIT ? 'A' : d == RL_REJECT ? 'R' : 'E';
-        char message[160];
-        snprintf(message, sizeof message, "%s step %zu (t=%llu n=%llu): expected %c, got %c",
-                 name, i, (unsigned long long)steps[i].t_ns, (unsigned long long)steps[i].n,
-                 steps[i].expect, got);
-        CU_assertImplementation(got == steps[i].expect, __LINE__, message, __FILE__, "",
-                                CU_FALSE);
+        EXPECT(got == steps[i].expect, "%s step %zu (t=%llu n=%llu): expected %c, got %c", name, i,
+               (unsigned long long)steps[i].t_ns, (unsigned long long)steps[i].n, steps[i].expect,
+               got);
     }
     algo->destroy(state);
     return clock.reads;

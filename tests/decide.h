@@ -14,13 +14,14 @@ struct rl_step {
     char expect; /* 'A' admit, 'R' reject */
 };
 
-#define RL_STEPS(...) ((const struct rl_step[]){__VA_ARGS__}), \
-    sizeof((const struct rl_step[]){__VA_ARGS__}) / sizeof(struct rl_step)
+#define RL_STEPS(...)                                                                              \
+    ((const struct rl_step[]){__VA_ARGS__}),                                                       \
+        sizeof((const struct rl_step[]){__VA_ARGS__}) / sizeof(struct rl_step)
 
 /* Creates algo with (limit, interval_ns, burst), epoch at the virtual origin,
  * feeds steps in order to one instance, asserts each decision (the message
  * names the algorithm and step), and returns the clock reads it made. */
-uint64_t rl_expect_decisions(const char *algo, uint64_t limit, uint64_t interval_ns,
-                             uint64_t burst, const struct rl_step *steps, size_t count);
+uint64_t rl_expect_decisions(const char *algo, uint64_t limit, uint64_t interval_ns, uint64_t burst,
+                             const struct rl_step *steps, size_t count);
 
 #endif

@@ -1,11 +1,11 @@
 /* redis_fixture.c — see redis_fixture.h. */
 #include "redis_fixture.h"
 
+#include "test_util.h"
 #include "algorithms/redis_common.h"
 #include "harness/sys/clock.h"
 #include "harness/sys/redis_server.h"
 
-#include <CUnit/CUnit.h>
 #include <hiredis/hiredis.h>
 #include <stdio.h>
 #include <string.h>
@@ -71,14 +71,11 @@ void rl_expect_remote(const char *name, uint64_t limit, uint64_t interval_ns, ui
             rl_clock_set_virtual(&clock, RL_VIRTUAL_ORIGIN_NS + steps[i].t_ns);
             enum rl_decision d = algo->acquire(state, &clock, key, steps[i].n);
             char got = d == RL_ADMIT ? 'A' : d == RL_REJECT ? 'R' : 'E';
-            char message[256];
-            snprintf(message, sizeof message,
-                     "%s key %llu step %zu (t=%llu n=%llu): expected %c, got %c %s", name,
-                     (unsigned long long)key, i, (unsigned long long)steps[i].t_ns,
-                     (unsigned long long)steps[i].n, steps[i].expect, got,
-                     got == 'E' ? rl_redis_last_error() : "");
-            CU_assertImplementation(got == steps[i].expect, __LINE__, message, __FILE__, "",
-                                    CU_FALSE);
+            EXPECT(got == steps[i].expect,
+                   "%s key %llu step %zu (t=%llu n=%llu): expected %c, got %c %s", name,
+                   (unsigned long long)key, i, (unsigned long long)steps[i].t_ns,
+                   (unsigned long long)steps[i].n, steps[i].expect, got,
+                   got == 'E' ? rl_redis_last_error() : "");
         }
     algo->destroy(state);
 }

@@ -11,9 +11,9 @@
 struct rl_stress_verdict {
     uint64_t attempts, admits, rejects, errors;
     uint64_t recorded, dropped, uncertainty_ns;
-    uint64_t last_stamp_ns;      /* latest recorded admit, since the epoch */
+    uint64_t last_stamp_ns;       /* latest recorded admit, since the epoch */
     uint64_t first_window_admits; /* admits stamped in [0, I) */
-    uint64_t window_bound;       /* L·(⌊last_stamp/I⌋ + 1): most any `window` limiter may admit */
+    uint64_t window_bound; /* L·(⌊last_stamp/I⌋ + 1): most any `window` limiter may admit */
     uint64_t certain_max_aligned; /* rl_certain_max_aligned of the log */
     struct rl_key_metrics m;
 };

@@ -6,13 +6,12 @@
  * T = I/L = 1000 ns and gcd(L, I) = 3 makes a tick one ns (tb_ticks.h). */
 #include "bucket_window.h"
 #include "decide.h"
+#include "random_trace.h"
 #include "test_util.h"
 #include "harness/check/checker.h"
 #include "harness/run/sim.h"
 #include "harness/sys/clock.h"
-#include "workloads/generators.h"
 
-#include <stdio.h>
 #include <string.h>
 
 #define MS 1000000ull
@@ -233,30 +232,8 @@ static void test_nginx_low_rate_truncates(void)
 
 /* Any generator, 1–4 keys, costs 1 or 1–3, B unset or 1..2L, and I either
  * whole ms or an odd ns count (so that T = I/L is rarely a whole ns). */
-static void random_trace(uint64_t seed, struct rl_config *cfg, struct rl_trace *trace,
-                         uint32_t *cost_max)
-{
-    uint64_t x = seed * 0x9e3779b97f4a7c15ull + 12345;
-    x ^= x >> 29;
-    uint64_t limit = 1 + x % 40;
-    uint64_t interval_ns = (x >> 6) % 2 ? MS * (1 + (x >> 8) % 200)
-                                        : 1000003ull * (1 + (x >> 8) % 97) + (x >> 16) % 1000;
-    memset(cfg, 0, sizeof *cfg);
-    cfg->limit = limit;
-    cfg->interval_ns = interval_ns;
-    cfg->burst = (x >> 44) % 3 == 0 ? 0 : 1 + (x >> 46) % (2 * limit);
-    struct rl_workload_params p;
-    rl_workload_defaults(&p, limit, interval_ns);
-    p.name = rl_workload_names[(x >> 20) % 5];
-    p.seed = seed;
-    p.duration_ns = 10 * interval_ns;
-    p.keys = 1 + (uint32_t)((x >> 30) % 4);
-    p.rate_per_s = (double)limit * 1e9 / (double)interval_ns * (1.0 + (double)((x >> 36) % 6));
-    *cost_max = (x >> 40) % 2 ? 3 : 1;
-    p.cost_max = *cost_max;
-    char err[256];
-    CU_ASSERT_EQUAL_FATAL(rl_workload_generate(&p, trace, err, sizeof err), 0);
-}
+static const struct rl_test_trace_shape shape = {
+    .salt = 12345, .scramble = true, .odd_intervals = true, .burst = true};
 
 static void sim(const char *name, const struct rl_config *cfg, const struct rl_trace *trace,
                 struct rl_event_log *log)
@@ -285,17 +262,15 @@ static void test_lockfree_equals_mutex(void)
         struct rl_config cfg;
         struct rl_trace trace = {0};
         uint32_t cost_max;
-        random_trace(seed, &cfg, &trace, &cost_max);
+        rl_test_random_trace(seed, &shape, &cfg, &trace, &cost_max);
         struct rl_event_log reference;
         sim("tb_mutex", &cfg, &trace, &reference);
         for (size_t a = 1; a < EXACT_COUNT; a++) {
             struct rl_event_log log;
             sim(exact_buckets[a], &cfg, &trace, &log);
             size_t differ = count_differences(&log, &reference);
-            char msg[160];
-            snprintf(msg, sizeof msg, "%s vs tb_mutex, seed %llu: %zu of %zu decisions differ",
-                     exact_buckets[a], (unsigned long long)seed, differ, log.len);
-            CU_assertImplementation(differ == 0, __LINE__, msg, __FILE__, "", CU_FALSE);
+            EXPECT(differ == 0, "%s vs tb_mutex, seed %llu: %zu of %zu decisions differ",
+                   exact_buckets[a], (unsigned long long)seed, differ, log.len);
             rl_event_log_free(&log);
         }
         rl_event_log_free(&reference);
@@ -316,7 +291,7 @@ static void test_equal_when_time_goes_back(void)
         struct rl_trace trace = {0};
         uint64_t t = 10 * cfg.interval_ns;
         for (int i = 0; i < 2000; i++) {
-            x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
+            rl_test_xorshift64(&x);
             if (x % 5 == 0)
                 t -= (x >> 8) % (3 * period) < t ? (x >> 8) % (3 * period) : t;
             else
@@ -331,10 +306,8 @@ static void test_equal_when_time_goes_back(void)
             struct rl_event_log log;
             sim(exact_buckets[a], &cfg, &trace, &log);
             size_t differ = count_differences(&log, &reference);
-            char msg[160];
-            snprintf(msg, sizeof msg, "%s vs tb_mutex, backwards seed %llu: %zu differ",
-                     exact_buckets[a], (unsigned long long)seed, differ);
-            CU_assertImplementation(differ == 0, __LINE__, msg, __FILE__, "", CU_FALSE);
+            EXPECT(differ == 0, "%s vs tb_mutex, backwards seed %llu: %zu differ", exact_buckets[a],
+                   (unsigned long long)seed, differ);
             rl_event_log_free(&log);
         }
         rl_event_log_free(&reference);
@@ -354,7 +327,7 @@ static void test_window_bounds(void)
         struct rl_config cfg;
         struct rl_trace trace = {0};
         uint32_t cost_max;
-        random_trace(seed, &cfg, &trace, &cost_max);
+        rl_test_random_trace(seed, &shape, &cfg, &trace, &cost_max);
         const uint64_t I = cfg.interval_ns, L = cfg.limit;
         const uint64_t windows[] = {I / 7, I / 2, I, 3 * I};
         for (size_t a = 0; a < sizeof names / sizeof *names; a++) {
@@ -369,11 +342,9 @@ static void test_window_bounds(void)
                     uint64_t bound = base + L * windows[w] / I;
                     if (w == 2 && got > worst_I)
                         worst_I = got;
-                    char msg[200];
-                    snprintf(msg, sizeof msg, "%s seed %llu key %u w=%llu: %llu > %llu", names[a],
-                             (unsigned long long)seed, k, (unsigned long long)windows[w],
-                             (unsigned long long)got, (unsigned long long)bound);
-                    CU_assertImplementation(got <= bound, __LINE__, msg, __FILE__, "", CU_FALSE);
+                    EXPECT(got <= bound, "%s seed %llu key %u w=%llu: %llu > %llu", names[a],
+                           (unsigned long long)seed, k, (unsigned long long)windows[w],
+                           (unsigned long long)got, (unsigned long long)bound);
                 }
             }
             struct rl_check_params params = {.limit = L, .interval_ns = I};
@@ -416,10 +387,8 @@ static void test_no_drift(void)
         CU_ASSERT_EQUAL_FATAL(
             rl_sim_run(rl_registry_find(names[a]), &cfg, &trace, &log, &out, err, sizeof err), 0);
         uint64_t expect = strcmp(names[a], "tb_debt") == 0 ? 7000 : 7004;
-        char msg[128];
-        snprintf(msg, sizeof msg, "%s admitted %llu, expected %llu", names[a],
-                 (unsigned long long)out.admits, (unsigned long long)expect);
-        CU_assertImplementation(out.admits == expect, __LINE__, msg, __FILE__, "", CU_FALSE);
+        EXPECT(out.admits == expect, "%s admitted %llu, expected %llu", names[a],
+               (unsigned long long)out.admits, (unsigned long long)expect);
         rl_event_log_free(&log);
     }
     rl_trace_free(&trace);

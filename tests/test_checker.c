@@ -1,12 +1,12 @@
 /* test_checker.c — the checker on hand-made logs whose answers are worked
  * out in the comments, and on random logs against a naive reference that
- * follows DESIGN §1 word for word. */
+ * follows docs/design.md, Definitions, word for word. */
+#include "random_trace.h"
 #include "test_util.h"
 #include "harness/check/checker.h"
 #include "harness/check/event_log.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,15 +16,6 @@
     }
 #define LEN(a) (sizeof(a) / sizeof(a)[0])
 #define SECOND 1000000000ull
-
-#define EXPECT_EQ(got, want)                                                                       \
-    do {                                                                                           \
-        unsigned long long got_ = (got), want_ = (want);                                           \
-        if (got_ != want_)                                                                         \
-            fprintf(stderr, "\n    %s:%d: %s is %llu, want %llu", __FILE__, __LINE__, #got, got_,  \
-                    want_);                                                                        \
-        CU_ASSERT_EQUAL(got_, want_);                                                              \
-    } while (0)
 
 static struct rl_event_log log_of(const struct rl_event *events, size_t len, bool complete)
 {
@@ -40,9 +31,7 @@ static void check_log(struct rl_event_log *log, uint64_t limit, uint64_t interva
     char err[256] = "";
     struct rl_check_params params = {limit, interval_ns, epoch_ns};
     int rc = rl_check(log, &params, result, err, sizeof err);
-    if (rc != 0)
-        fprintf(stderr, "\n    rl_check: %s", err);
-    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    EXPECT_FATAL(rc == 0, "rl_check: %s", err);
 }
 
 /* Every field, so that a field the test does not name must be zero. */
@@ -483,8 +472,6 @@ static void test_bad_params(void)
     CU_ASSERT_PTR_NULL(r.per_key);
 }
 
-static uint64_t rng_next(uint64_t *state);
-
 /* Stamps with gaps (recorded stress): L = 2, I = 10, epoch 0.
  *   admit  stamp  gap  decided in
  *   A      10     0    [10, 10]
@@ -523,12 +510,14 @@ static void test_certain_against_reference(void)
         struct rl_event_log log = {.complete = false};
         uint64_t t = 0;
         for (int i = 0; i < 1500; i++) {
-            t += rng_next(&seed) % 5;
-            struct rl_event e = EV(t, (uint32_t)(rng_next(&seed) % 2), 1 + rng_next(&seed) % 2, 1);
-            e.gap_ns = rng_next(&seed) % 4 == 0 ? (uint32_t)(rng_next(&seed) % 40) : 0;
+            t += rl_test_xorshift64(&seed) % 5;
+            struct rl_event e = EV(t, (uint32_t)(rl_test_xorshift64(&seed) % 2),
+                                   1 + rl_test_xorshift64(&seed) % 2, 1);
+            e.gap_ns =
+                rl_test_xorshift64(&seed) % 4 == 0 ? (uint32_t)(rl_test_xorshift64(&seed) % 40) : 0;
             CU_ASSERT_EQUAL_FATAL(rl_event_log_push(&log, &e), 0);
         }
-        uint64_t L = 1 + rng_next(&seed) % 10, I = 1 + rng_next(&seed) % 60;
+        uint64_t L = 1 + rl_test_xorshift64(&seed) % 10, I = 1 + rl_test_xorshift64(&seed) % 60;
         struct rl_check_result r;
         check_log(&log, L, I, 0, &r);
         for (uint32_t k = 0; k < 2; k++) {
@@ -561,7 +550,7 @@ static void test_certain_against_reference(void)
 }
 
 /* ---- the naive reference --------------------------------------------------
- * DESIGN §1 read literally, with signed times so that no case needs care:
+ * docs/design.md, Definitions, read literally, with signed times so that no case needs care:
  * every window is summed from scratch. */
 
 struct ref_event {
@@ -657,26 +646,18 @@ static void expect_reference(const struct rl_event_log *log, const struct rl_che
     free(ev);
 }
 
-static uint64_t rng_next(uint64_t *state)
-{
-    uint64_t x = *state; /* xorshift64: deterministic, good enough for tests */
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return *state = x;
-}
-
 /* Random log in time order (ties included) with admits that are sometimes
  * right and sometimes not. */
 static struct rl_event_log random_log(uint64_t *seed, size_t len, uint32_t keys, uint64_t max_gap,
                                       uint32_t max_cost)
 {
     struct rl_event_log log = {.complete = true};
-    uint64_t t = rng_next(seed) % 1000;
+    uint64_t t = rl_test_xorshift64(seed) % 1000;
     for (size_t i = 0; i < len; i++) {
-        t += rng_next(seed) % (max_gap + 1);
-        struct rl_event e = EV(t, (uint32_t)(rng_next(seed) % keys),
-                               1 + (uint32_t)(rng_next(seed) % max_cost), rng_next(seed) % 3 != 0);
+        t += rl_test_xorshift64(seed) % (max_gap + 1);
+        struct rl_event e = EV(t, (uint32_t)(rl_test_xorshift64(seed) % keys),
+                               1 + (uint32_t)(rl_test_xorshift64(seed) % max_cost),
+                               rl_test_xorshift64(seed) % 3 != 0);
         CU_ASSERT_EQUAL_FATAL(rl_event_log_push(&log, &e), 0);
     }
     return log;
@@ -687,9 +668,10 @@ static void test_random_logs_against_reference(void)
     uint64_t seed = 0x9E3779B97F4A7C15ull;
     for (int round = 0; round < 20; round++) {
         struct rl_event_log log = random_log(&seed, 2000, 3, 4, 3);
-        uint64_t L = 1 + rng_next(&seed) % 8;
-        int64_t I = 1 + (int64_t)(rng_next(&seed) % 300);
-        int64_t epoch = (int64_t)(rng_next(&seed) % 3000); /* often after the first events */
+        uint64_t L = 1 + rl_test_xorshift64(&seed) % 8;
+        int64_t I = 1 + (int64_t)(rl_test_xorshift64(&seed) % 300);
+        int64_t epoch =
+            (int64_t)(rl_test_xorshift64(&seed) % 3000); /* often after the first events */
         log.complete = round % 5 != 4;
         struct rl_check_result r;
         check_log(&log, L, (uint64_t)I, (uint64_t)epoch, &r);
@@ -729,7 +711,7 @@ static void test_large_log_against_reference(void)
     EXPECT_EQ(max_sliding, r.total.max_sliding);
     EXPECT_EQ(r.per_key[r.worst_key].max_sliding, r.total.max_sliding);
     for (int i = 0; i < 20; i++)
-        expect_reference(&log, &r, (uint32_t)(rng_next(&seed) % 1000), L, (int64_t)I,
+        expect_reference(&log, &r, (uint32_t)(rl_test_xorshift64(&seed) % 1000), L, (int64_t)I,
                          (int64_t)epoch);
     rl_check_result_free(&r);
     rl_event_log_free(&log);
@@ -746,7 +728,7 @@ RL_TEST_SUITE("checker", {"cost weighting (n > 1)", test_cost_weighting},
               {"incomplete log: no oracle, utilization NAN", test_incomplete_log},
               {"unsorted input is sorted", test_unsorted_input},
               {"certain maxima with stamp gaps, hand-worked", test_certain_maxima},
-              {"certain maxima against a naive reference", test_certain_against_reference}, {"empty log", test_empty_log},
-              {"limit 0 and interval 0 are errors", test_bad_params},
+              {"certain maxima against a naive reference", test_certain_against_reference},
+              {"empty log", test_empty_log}, {"limit 0 and interval 0 are errors", test_bad_params},
               {"20 random logs against the naive reference", test_random_logs_against_reference},
               {"2M-event log against the reference", test_large_log_against_reference})

@@ -40,7 +40,8 @@ static void test_bad_durations_and_limits(void)
 {
     rl_cli_expect_usage_error("sim --algo fw_cas --workload uniform --interval 10parsecs", "unit");
     rl_cli_expect_usage_error("sim --algo fw_cas --workload uniform --interval 100", "no unit");
-    rl_cli_expect_usage_error("sim --algo fw_cas --workload uniform --interval 0s", "greater than zero");
+    rl_cli_expect_usage_error("sim --algo fw_cas --workload uniform --interval 0s",
+                              "greater than zero");
     rl_cli_expect_usage_error("sim --algo fw_cas --workload uniform --interval -5ms", "not valid");
     rl_cli_expect_usage_error("sim --algo fw_cas --workload uniform --limit 0", "limit");
     rl_cli_expect_usage_error("sim --algo fw_cas --workload uniform --limit -3", "limit");
@@ -55,7 +56,8 @@ static void test_bad_traces(void)
     write_file(unsorted, "t_ns,key,n\n0,a,1\n500,a,1\n100,a,1\n");
     rl_cli_expect_usage_error("sim --algo fw_cas --trace /tmp/ratelab-cli-bad.csv", ":3:");
     rl_cli_expect_usage_error("sim --algo fw_cas --trace /tmp/ratelab-cli-unsorted.csv", ":4:");
-    rl_cli_expect_usage_error("sim --algo fw_cas --trace /tmp/ratelab-cli-missing.csv", "missing.csv");
+    rl_cli_expect_usage_error("sim --algo fw_cas --trace /tmp/ratelab-cli-missing.csv",
+                              "missing.csv");
     rl_cli_expect_usage_error("check --events /tmp/ratelab-cli-missing.csv", "missing.csv");
     rl_cli_expect_usage_error("check --events /tmp/ratelab-cli-bad.csv", ":1:"); /* wrong header */
     unlink(bad);
@@ -66,19 +68,21 @@ static void test_bad_usage(void)
 {
     rl_cli_expect_usage_error("frobnicate", "unknown command");
     rl_cli_expect_usage_error("sim --algo fw_cas --workload uniform --no-such-option",
-                       "unrecognized option");
+                              "unrecognized option");
     rl_cli_expect_usage_error("sim --algo fw_cas --workload", "needs a value");
     rl_cli_expect_usage_error("sim --algo fw_cas", "--trace");
     rl_cli_expect_usage_error("sim --algo fw_cas --workload zigzag", "unknown workload");
     rl_cli_expect_usage_error("stress --algo fw_plain --threads 2 --duration 10ms", "--unsafe");
-    rl_cli_expect_usage_error("stress --algo fw_cas --clock sundial --duration 10ms", "unknown clock");
-    rl_cli_expect_usage_error("sim --algo fw_cas --workload uniform --format yaml", "unknown format");
+    rl_cli_expect_usage_error("stress --algo fw_cas --clock sundial --duration 10ms",
+                              "unknown clock");
+    rl_cli_expect_usage_error("sim --algo fw_cas --workload uniform --format yaml",
+                              "unknown format");
     rl_cli_expect_usage_error("bench --suite nope", "unknown suite");
 }
 
 static void test_help_everywhere(void)
 {
-    static const char *const commands[] = {"list", "sim", "stress", "trace",
+    static const char *const commands[] = {"list",  "sim",    "stress", "trace",
                                            "check", "clocks", "bench"};
     static struct rl_cli_outcome o;
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
@@ -105,12 +109,12 @@ static void test_list_names_first(void)
     }
 }
 
-/* The fixed columns of DESIGN §8 open every CSV, in order. */
+/* The fixed columns (docs/design.md, Outputs) open every CSV, in order. */
 static void test_sim_csv_columns(void)
 {
     static struct rl_cli_outcome o;
     rl_cli_run(&o, "sim --algo fw_cas,fw_aligned --workload boundary --limit 10 --interval 1s "
-            "--format csv");
+                   "--format csv");
     CU_ASSERT_EQUAL_FATAL(o.status, 0);
     const char *fixed = "algo,family,promise,mode,workload,clock,threads,cpus,rep,limit,"
                         "interval_ns,burst,attempts,admits,rejects,errors,ns_per_op,mops,"
@@ -128,10 +132,11 @@ static void test_sim_csv_columns(void)
 static void test_round_trip(void)
 {
     static struct rl_cli_outcome o;
-    rl_cli_run(&o, "trace --workload boundary --limit 10 --interval 1s --out /tmp/ratelab-cli-t.csv");
+    rl_cli_run(&o,
+               "trace --workload boundary --limit 10 --interval 1s --out /tmp/ratelab-cli-t.csv");
     CU_ASSERT_EQUAL_FATAL(o.status, 0);
     rl_cli_run(&o, "sim --algo fw_expiry --limit 10 --interval 1s --trace /tmp/ratelab-cli-t.csv "
-            "--decisions /tmp/ratelab-cli-d.csv");
+                   "--decisions /tmp/ratelab-cli-d.csv");
     CU_ASSERT_EQUAL_FATAL(o.status, 0);
     rl_cli_run(&o, "check --events /tmp/ratelab-cli-d.csv --limit 10 --interval 1s --format csv");
     CU_ASSERT_EQUAL(o.status, 0);
@@ -166,7 +171,8 @@ static void test_stress_decisions(void)
     const char *total = strstr(o.out, "\n*,");
     CU_ASSERT_PTR_NOT_NULL_FATAL(total);
     CU_ASSERT_EQUAL_FATAL(sscanf(total, "\n*,%lu,%lu,%lu,%lu,%lu,", &attempts, &admits, &rejects,
-                                &cost, &checked_max), 5);
+                                 &cost, &checked_max),
+                          5);
     CU_ASSERT_EQUAL(rejects, 0);
     CU_ASSERT_EQUAL(attempts, admits);
     CU_ASSERT_EQUAL(checked_max, max_sliding);

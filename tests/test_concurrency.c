@@ -14,15 +14,15 @@ static void test_sequence(void)
     char err[128];
     void *s = algo->create(&cfg, err, sizeof err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-    CU_ASSERT_EQUAL(algo->acquire(s, NULL, 0, 1), RL_ADMIT); /* 1 held */
-    CU_ASSERT_EQUAL(algo->acquire(s, NULL, 0, 1), RL_ADMIT); /* 2 held */
+    CU_ASSERT_EQUAL(algo->acquire(s, NULL, 0, 1), RL_ADMIT);  /* 1 held */
+    CU_ASSERT_EQUAL(algo->acquire(s, NULL, 0, 1), RL_ADMIT);  /* 2 held */
     CU_ASSERT_EQUAL(algo->acquire(s, NULL, 0, 1), RL_REJECT); /* full; nothing kept */
-    algo->release(s, NULL, 0, 1);                              /* 1 held */
-    CU_ASSERT_EQUAL(algo->acquire(s, NULL, 0, 2), RL_REJECT);  /* 1 + 2 > 2 */
-    CU_ASSERT_EQUAL(algo->acquire(s, NULL, 0, 1), RL_ADMIT);   /* 2 held */
+    algo->release(s, NULL, 0, 1);                             /* 1 held */
+    CU_ASSERT_EQUAL(algo->acquire(s, NULL, 0, 2), RL_REJECT); /* 1 + 2 > 2 */
+    CU_ASSERT_EQUAL(algo->acquire(s, NULL, 0, 1), RL_ADMIT);  /* 2 held */
     algo->release(s, NULL, 0, 1);
-    algo->release(s, NULL, 0, 1);                              /* none held */
-    CU_ASSERT_EQUAL(algo->acquire(s, NULL, 0, 3), RL_REJECT);  /* n > L */
+    algo->release(s, NULL, 0, 1);                             /* none held */
+    CU_ASSERT_EQUAL(algo->acquire(s, NULL, 0, 3), RL_REJECT); /* n > L */
     CU_ASSERT_EQUAL(algo->acquire(s, NULL, 0, 2), RL_ADMIT);
     algo->destroy(s);
 }

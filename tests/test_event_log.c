@@ -1,6 +1,7 @@
 /* test_event_log.c — the decision log: CSV round trips with text keys, every
  * malformed line reported with its path and line number, the temp-and-rename
  * writer, and the stable sort by time. */
+#include "random_trace.h"
 #include "test_util.h"
 #include "harness/check/event_log.h"
 
@@ -17,15 +18,6 @@
     }
 #define LEN(a) (sizeof(a) / sizeof(a)[0])
 
-static uint64_t rng_next(uint64_t *state)
-{
-    uint64_t x = *state; /* xorshift64: deterministic, good enough for tests */
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return *state = x;
-}
-
 /* Equal times must keep their order, on the short path (in-place merge)
  * and the long one (radix), with narrow and full 64-bit time spans. */
 static void test_sort_is_stable(void)
@@ -37,7 +29,8 @@ static void test_sort_is_stable(void)
         for (size_t c = 0; c < LEN(scales); c++) {
             struct rl_event_log log = {0};
             for (size_t i = 0; i < sizes[s]; i++) {
-                struct rl_event e = EV(rng_next(&seed) % 100 * scales[c], (uint32_t)i, 1, 1);
+                struct rl_event e =
+                    EV(rl_test_xorshift64(&seed) % 100 * scales[c], (uint32_t)i, 1, 1);
                 CU_ASSERT_EQUAL_FATAL(rl_event_log_push(&log, &e), 0);
             }
             rl_event_log_sort(&log);
@@ -213,7 +206,7 @@ static void test_csv_errors(void)
         {"18446744073709551616,a,1,1,0",
          "t_ns must be an integer from 0 to 2^64-1, not '18446744073709551616'"},
         {" 5,a,1,1,0", "t_ns must be an integer from 0 to 2^64-1, not ' 5'"},
-        {"5,,1,1,0", "key must not be empty (any text without commas)"},
+        {"5,,1,1,0", "key is empty (a key is non-empty text without commas or control bytes)"},
         {"5,a,0,1,0", "n must be an integer from 1 to 4294967295, not '0'"},
         {"5,a,4294967296,1,0", "n must be an integer from 1 to 4294967295, not '4294967296'"},
         {"5,a,-1,1,0", "n must be an integer from 1 to 4294967295, not '-1'"},
@@ -236,9 +229,7 @@ static void test_csv_errors(void)
         err[0] = '\0';
         CU_ASSERT_EQUAL(rl_event_log_read_csv(path, &log, err, sizeof err), -1);
         snprintf(want, sizeof want, "%s:%zu: %s", path, i + 3, bad[i].message);
-        if (strcmp(err, want) != 0)
-            fprintf(stderr, "\n    got  %s\n    want %s", err, want);
-        CU_ASSERT_STRING_EQUAL(err, want);
+        EXPECT(strcmp(err, want) == 0, "got '%s', want '%s'", err, want);
         CU_ASSERT_PTR_NULL(log.events);
         CU_ASSERT_EQUAL(log.len, 0);
     }
@@ -294,14 +285,23 @@ static void test_csv_write_is_atomic(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(err, "No such file or directory"));
     CU_ASSERT_EQUAL(dir_entries(names, sizeof names), 1);
 
-    /* A directory where the temporary file must go proves its name. */
-    char tmp_name[64];
+    /* The temporary's name cannot be guessed: a directory and a symlink
+     * planted at the old predictable names (PATH.tmp.PID) are neither
+     * written through nor in the way, and nothing is left beside the file. */
+    char tmp_name[64], link_name[64];
     snprintf(tmp_name, sizeof tmp_name, "taken.csv.tmp.%ld", (long)getpid());
+    snprintf(link_name, sizeof link_name, "linked.csv.tmp.%ld", (long)getpid());
     CU_ASSERT_EQUAL_FATAL(mkdir(tmp_path(tmp_name), 0700), 0);
-    CU_ASSERT_EQUAL(rl_event_log_write_csv(&log, tmp_path("taken.csv"), err, sizeof err), -1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, tmp_name));
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "Is a directory"));
+    char victim[sizeof tmp_dir + 16];
+    snprintf(victim, sizeof victim, "%s", tmp_path("victim")); /* tmp_path's buffer is reused */
+    CU_ASSERT_EQUAL_FATAL(symlink(victim, tmp_path(link_name)), 0);
+    CU_ASSERT_EQUAL(rl_event_log_write_csv(&log, tmp_path("taken.csv"), err, sizeof err), 0);
+    CU_ASSERT_EQUAL(rl_event_log_write_csv(&log, tmp_path("linked.csv"), err, sizeof err), 0);
+    CU_ASSERT_EQUAL(access(victim, F_OK), -1);
     CU_ASSERT_EQUAL(rmdir(tmp_path(tmp_name)), 0);
+    CU_ASSERT_EQUAL(unlink(tmp_path(link_name)), 0);
+    CU_ASSERT_EQUAL(unlink(tmp_path("taken.csv")), 0);
+    CU_ASSERT_EQUAL(unlink(tmp_path("linked.csv")), 0);
     CU_ASSERT_EQUAL(dir_entries(names, sizeof names), 1);
     unlink(path);
     rl_event_log_free(&log);

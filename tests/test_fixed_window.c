@@ -7,7 +7,7 @@
 
 /* The C++ article's steps agree on one thread, so one table serves all six. */
 static const char *const article_steps[] = {"fw_plain", "fw_atomic_naive", "fw_cas_nofirst",
-                                             "fw_cas",   "fw_cas_acqrel",   "fw_mutex"};
+                                            "fw_cas",   "fw_cas_acqrel",   "fw_mutex"};
 #define FOR_EACH_ARTICLE_STEP(name)                                                                \
     for (size_t i_ = 0; i_ < sizeof article_steps / sizeof *article_steps; i_++)                   \
         for (const char *name = article_steps[i_]; name; name = NULL)
@@ -17,7 +17,7 @@ static void test_article_first_window_and_restart(void)
     FOR_EACH_ARTICLE_STEP(name)
     {
         rl_expect_decisions(name, 3, I, 0,
-                            RL_STEPS({0, 1, 'A'},    /* the sentinels start the first window */
+                            RL_STEPS({0, 1, 'A'}, /* the sentinels start the first window */
                                      {1, 1, 'A'}, {2, 1, 'A'},
                                      {3, 1, 'R'},    /* over L inside the window */
                                      {999, 1, 'R'},  /* 999 ns after the start: still open */
@@ -37,8 +37,8 @@ static void test_article_restart_is_lazy(void)
     {
         rl_expect_decisions(name, 3, I, 0,
                             RL_STEPS({0, 1, 'A'}, {500, 1, 'A'}, {1400, 1, 'A'}, {1500, 1, 'A'},
-                                     {1600, 1, 'A'}, {1700, 1, 'A'}, {1800, 1, 'R'},
-                                     {2499, 1, 'R'}, {2500, 1, 'A'}));
+                                     {1600, 1, 'A'}, {1700, 1, 'A'}, {1800, 1, 'R'}, {2499, 1, 'R'},
+                                     {2500, 1, 'A'}));
     }
 }
 
@@ -58,11 +58,11 @@ static void test_article_costs(void)
 /* The fast path does not look at the clock: three admits, one read. */
 static void test_article_reads_clock_lazily(void)
 {
-    uint64_t reads = rl_expect_decisions("fw_cas", 3, I, 0,
-                                         RL_STEPS({0, 1, 'A'}, {1, 1, 'A'}, {2, 1, 'A'}));
+    uint64_t reads =
+        rl_expect_decisions("fw_cas", 3, I, 0, RL_STEPS({0, 1, 'A'}, {1, 1, 'A'}, {2, 1, 'A'}));
     CU_ASSERT_EQUAL(reads, 1);
-    reads = rl_expect_decisions("fw_expiry", 3, I, 0,
-                                RL_STEPS({0, 1, 'A'}, {1, 1, 'A'}, {2, 1, 'A'}));
+    reads =
+        rl_expect_decisions("fw_expiry", 3, I, 0, RL_STEPS({0, 1, 'A'}, {1, 1, 'A'}, {2, 1, 'A'}));
     CU_ASSERT_EQUAL(reads, 3);
 }
 
@@ -71,17 +71,15 @@ static void test_article_reads_clock_lazily(void)
 static void test_expiry(void)
 {
     rl_expect_decisions("fw_expiry", 3, I, 0,
-                        RL_STEPS({0, 1, 'A'}, {1, 1, 'A'}, {2, 1, 'A'}, {3, 1, 'R'},
-                                 {999, 1, 'R'}, {1000, 1, 'A'}, {1001, 1, 'A'}, {1002, 1, 'A'},
-                                 {1003, 1, 'R'}, {50000, 1, 'A'}));
+                        RL_STEPS({0, 1, 'A'}, {1, 1, 'A'}, {2, 1, 'A'}, {3, 1, 'R'}, {999, 1, 'R'},
+                                 {1000, 1, 'A'}, {1001, 1, 'A'}, {1002, 1, 'A'}, {1003, 1, 'R'},
+                                 {50000, 1, 'A'}));
     rl_expect_decisions("fw_expiry", 3, I, 0,
                         RL_STEPS({0, 1, 'A'}, {500, 1, 'A'}, {1400, 1, 'A'}, {1500, 1, 'A'},
-                                 {1600, 1, 'A'}, {1700, 1, 'R'}, {2399, 1, 'R'},
-                                 {2400, 1, 'A'}));
+                                 {1600, 1, 'A'}, {1700, 1, 'R'}, {2399, 1, 'R'}, {2400, 1, 'A'}));
     /* L = 5: a rejected attempt costs nothing here. */
     rl_expect_decisions("fw_expiry", 5, I, 0,
-                        RL_STEPS({0, 3, 'A'}, {1, 3, 'R'}, {2, 2, 'A'}, {3, 1, 'R'},
-                                 {4, 6, 'R'}));
+                        RL_STEPS({0, 3, 'A'}, {1, 3, 'R'}, {2, 2, 'A'}, {3, 1, 'R'}, {4, 6, 'R'}));
 }
 
 /* Windows are [k·I, (k+1)·I) from the epoch: 999 and 1000 are in different
@@ -89,17 +87,16 @@ static void test_expiry(void)
 static void test_aligned(void)
 {
     rl_expect_decisions("fw_aligned", 3, I, 0,
-                        RL_STEPS({0, 1, 'A'}, {1, 1, 'A'}, {2, 1, 'A'}, {3, 1, 'R'},
-                                 {999, 1, 'R'}, {1000, 1, 'A'}, {1001, 1, 'A'}, {1002, 1, 'A'},
-                                 {1003, 1, 'R'}, {50000, 1, 'A'}, {50999, 1, 'A'},
-                                 {51000, 1, 'A'}));
+                        RL_STEPS({0, 1, 'A'}, {1, 1, 'A'}, {2, 1, 'A'}, {3, 1, 'R'}, {999, 1, 'R'},
+                                 {1000, 1, 'A'}, {1001, 1, 'A'}, {1002, 1, 'A'}, {1003, 1, 'R'},
+                                 {50000, 1, 'A'}, {50999, 1, 'A'}, {51000, 1, 'A'}));
     rl_expect_decisions("fw_aligned", 3, I, 0,
                         RL_STEPS({500, 1, 'A'}, {998, 1, 'A'}, {1000, 1, 'A'}, {1001, 1, 'A'},
                                  {1002, 1, 'A'}, {1003, 1, 'R'}));
     /* L = 5, costs; then time going backwards into a closed window. */
     rl_expect_decisions("fw_aligned", 5, I, 0,
-                        RL_STEPS({0, 3, 'A'}, {1, 3, 'R'}, {2, 2, 'A'}, {3, 1, 'R'},
-                                 {1000, 6, 'R'}, {1000, 5, 'A'},
+                        RL_STEPS({0, 3, 'A'}, {1, 3, 'R'}, {2, 2, 'A'}, {3, 1, 'R'}, {1000, 6, 'R'},
+                                 {1000, 5, 'A'},
                                  {999, 1, 'R'})); /* window 0 had room, but it is closed */
 }
 
@@ -130,8 +127,9 @@ static void test_registry(void)
     CU_ASSERT_PTR_NULL(rl_registry_find("no_such_algorithm"));
 }
 
-RL_TEST_SUITE("fixed_window", {"article steps: first window, restart, idle gap",
-                               test_article_first_window_and_restart},
+RL_TEST_SUITE("fixed_window",
+              {"article steps: first window, restart, idle gap",
+               test_article_first_window_and_restart},
               {"article steps: restart only on an over-limit attempt",
                test_article_restart_is_lazy},
               {"article steps: costs n > 1 and n > L", test_article_costs},

@@ -9,20 +9,18 @@
 
 static struct rl_keyed *make(const char *algo, uint64_t limit, enum rl_keyed_expiry expiry)
 {
-    struct rl_keyed_config cfg = {.algo = rl_registry_find(algo),
-                                  .cfg = {.limit = limit,
-                                          .interval_ns = I,
-                                          .epoch_ns = RL_VIRTUAL_ORIGIN_NS},
-                                  .shards = 3,
-                                  .expiry = expiry};
+    struct rl_keyed_config cfg = {
+        .algo = rl_registry_find(algo),
+        .cfg = {.limit = limit, .interval_ns = I, .epoch_ns = RL_VIRTUAL_ORIGIN_NS},
+        .shards = 3,
+        .expiry = expiry};
     char err[128];
     struct rl_keyed *k = rl_keyed_create(&cfg, err, sizeof err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(k);
     return k;
 }
 
-static enum rl_decision at(struct rl_keyed *k, struct rl_clock *clock, uint64_t t_ns,
-                           uint64_t key)
+static enum rl_decision at(struct rl_keyed *k, struct rl_clock *clock, uint64_t t_ns, uint64_t key)
 {
     rl_clock_set_virtual(clock, RL_VIRTUAL_ORIGIN_NS + t_ns);
     return rl_keyed_acquire(k, clock, key, 1);

@@ -1,8 +1,10 @@
 /* test_main.c — the CUnit runner: every self-registered suite, or only the
- * suites named on the command line. Exits 1 when any assertion failed. */
+ * suites named on the command line. Exits 1 when any assertion failed.
+ * Also rl_expect, behind test_util.h's EXPECT macros. */
 #include "test_util.h"
 
 #include <CUnit/Basic.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -23,6 +25,20 @@ void rl_test_suite_register(const char *suite, const struct rl_test_case *cases)
     pending[pending_count].name = suite;
     pending[pending_count].cases = cases;
     pending_count++;
+}
+
+void rl_expect(int ok, const char *file, unsigned line, int fatal, const char *fmt, ...)
+{
+    char message[8192];
+    message[0] = '\0';
+    if (!ok) { /* formatted only when it will be shown */
+        va_list args;
+        va_start(args, fmt);
+        vsnprintf(message, sizeof message, fmt, args);
+        va_end(args);
+    }
+    CU_assertImplementation(ok ? CU_TRUE : CU_FALSE, line, message, file, "",
+                            fatal ? CU_TRUE : CU_FALSE);
 }
 
 /* A name ending in '*' matches every suite it prefixes ("stress*"). */

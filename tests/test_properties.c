@@ -1,45 +1,25 @@
 /* test_properties.c — properties over many seeded random traces in sim:
  * the promises that hold on one thread, and decision-for-decision
  * agreement between implementations of the same semantics. */
+#include "random_trace.h"
 #include "test_util.h"
 #include "harness/check/checker.h"
 #include "harness/run/sim.h"
 #include "workloads/generators.h"
 
-#include <stdio.h>
-#include <string.h>
-
 #define TRACES 120
 
-/* A small random trace for seed: any generator, 1–4 keys, costs 1 or 1–3. */
-static void random_trace(uint64_t seed, struct rl_config *cfg, struct rl_trace *trace)
-{
-    uint64_t x = seed * 0x9e3779b97f4a7c15ull + 1;
-    uint64_t limit = 1 + x % 40;
-    uint64_t interval_ns = 1000000ull * (1 + (x >> 8) % 200); /* 1–200 ms */
-    memset(cfg, 0, sizeof *cfg);
-    cfg->limit = limit;
-    cfg->interval_ns = interval_ns;
-    struct rl_workload_params p;
-    rl_workload_defaults(&p, limit, interval_ns);
-    p.name = rl_workload_names[(x >> 20) % 5];
-    p.seed = seed;
-    p.duration_ns = 10 * interval_ns;
-    p.keys = 1 + (uint32_t)((x >> 30) % 4);
-    p.rate_per_s = (double)limit * 1e9 / (double)interval_ns * (1.0 + (double)((x >> 36) % 6));
-    if ((x >> 40) % 2)
-        p.cost_max = 3;
-    char err[256];
-    CU_ASSERT_EQUAL_FATAL(rl_workload_generate(&p, trace, err, sizeof err), 0);
-}
+/* Small random traces: any generator, 1–4 keys, costs 1 or 1–3, I in whole
+ * ms (1–200). */
+static const struct rl_test_trace_shape shape = {.salt = 1};
 
 static void run(const char *name, const struct rl_config *cfg, const struct rl_trace *trace,
                 struct rl_event_log *log, struct rl_check_result *res)
 {
     struct rl_sim_outcome out;
     char err[256];
-    CU_ASSERT_EQUAL_FATAL(rl_sim_run(rl_registry_find(name), cfg, trace, log, &out, err,
-                                     sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(
+        rl_sim_run(rl_registry_find(name), cfg, trace, log, &out, err, sizeof err), 0);
     CU_ASSERT_EQUAL(out.attempts, trace->len);
     CU_ASSERT_EQUAL(out.attempts, out.admits + out.rejects);
     CU_ASSERT(out.errors <= out.attempts);
@@ -52,16 +32,13 @@ static void test_aligned_never_exceeds_L_aligned(void)
     for (uint64_t seed = 1; seed <= TRACES; seed++) {
         struct rl_config cfg;
         struct rl_trace trace = {0};
-        random_trace(seed, &cfg, &trace);
+        rl_test_random_trace(seed, &shape, &cfg, &trace, NULL);
         struct rl_event_log log;
         struct rl_check_result res;
         run("fw_aligned", &cfg, &trace, &log, &res);
-        char msg[128];
-        snprintf(msg, sizeof msg, "seed %llu: max_aligned %llu > L %llu",
-                 (unsigned long long)seed, (unsigned long long)res.total.max_aligned,
-                 (unsigned long long)cfg.limit);
-        CU_assertImplementation(res.total.max_aligned <= cfg.limit, __LINE__, msg, __FILE__, "",
-                                CU_FALSE);
+        EXPECT(res.total.max_aligned <= cfg.limit, "seed %llu: max_aligned %llu > L %llu",
+               (unsigned long long)seed, (unsigned long long)res.total.max_aligned,
+               (unsigned long long)cfg.limit);
         /* and it is exactly the weak oracle on one thread */
         CU_ASSERT_EQUAL(res.total.weak_false_admits, 0);
         CU_ASSERT_EQUAL(res.total.weak_false_rejects, 0);
@@ -76,18 +53,15 @@ static void test_window_family_within_2L(void)
     for (uint64_t seed = 1; seed <= TRACES; seed++) {
         struct rl_config cfg;
         struct rl_trace trace = {0};
-        random_trace(seed, &cfg, &trace);
+        rl_test_random_trace(seed, &shape, &cfg, &trace, NULL);
         for (const struct rl_algo *const *a = rl_registry; *a; a++) {
             if ((*a)->promise != RL_PROMISE_WINDOW || ((*a)->flags & RL_REMOTE))
                 continue; /* remote ones need a server: tests/test_redis.c */
             struct rl_event_log log;
             struct rl_check_result res;
             run((*a)->name, &cfg, &trace, &log, &res);
-            char msg[128];
-            snprintf(msg, sizeof msg, "%s seed %llu: max_sliding %llu > 2L", (*a)->name,
-                     (unsigned long long)seed, (unsigned long long)res.total.max_sliding);
-            CU_assertImplementation(res.total.max_sliding <= 2 * cfg.limit, __LINE__, msg,
-                                    __FILE__, "", CU_FALSE);
+            EXPECT(res.total.max_sliding <= 2 * cfg.limit, "%s seed %llu: max_sliding %llu > 2L",
+                   (*a)->name, (unsigned long long)seed, (unsigned long long)res.total.max_sliding);
             rl_check_result_free(&res);
             rl_event_log_free(&log);
         }
@@ -104,7 +78,7 @@ static void test_article_steps_decide_identically(void)
     for (uint64_t seed = 1; seed <= TRACES; seed++) {
         struct rl_config cfg;
         struct rl_trace trace = {0};
-        random_trace(seed, &cfg, &trace);
+        rl_test_random_trace(seed, &shape, &cfg, &trace, NULL);
         struct rl_event_log reference;
         struct rl_check_result res;
         run("fw_mutex", &cfg, &trace, &reference, &res);
@@ -115,10 +89,8 @@ static void test_article_steps_decide_identically(void)
             size_t differ = 0;
             for (size_t i = 0; i < log.len; i++)
                 differ += log.events[i].admitted != reference.events[i].admitted;
-            char msg[128];
-            snprintf(msg, sizeof msg, "%s vs fw_mutex, seed %llu: %zu decisions differ",
-                     others[o], (unsigned long long)seed, differ);
-            CU_assertImplementation(differ == 0, __LINE__, msg, __FILE__, "", CU_FALSE);
+            EXPECT(differ == 0, "%s vs fw_mutex, seed %llu: %zu decisions differ", others[o],
+                   (unsigned long long)seed, differ);
             rl_check_result_free(&res);
             rl_event_log_free(&log);
         }
@@ -155,7 +127,8 @@ static void test_boundary_picture(void)
 }
 
 RL_TEST_SUITE("properties",
-              {"fw_aligned never exceeds L in an aligned window", test_aligned_never_exceeds_L_aligned},
+              {"fw_aligned never exceeds L in an aligned window",
+               test_aligned_never_exceeds_L_aligned},
               {"every window algorithm stays within 2L sliding", test_window_family_within_2L},
               {"article steps and fw_mutex decide identically",
                test_article_steps_decide_identically},

@@ -7,6 +7,7 @@
  * and stopped by the last (rl_redis_server's atexit handler stops it if a
  * fatal assertion ends the run first). Every call is a round trip (about
  * 50 µs here), so the traces are small: the suite runs in a few seconds. */
+#include "random_trace.h"
 #include "redis_fixture.h"
 #include "test_util.h"
 #include "algorithms/redis_common.h"
@@ -187,30 +188,21 @@ static void test_noscript_reloads(void)
 #define TRACES 30
 
 /* A small random trace: any generator, 1–4 keys, costs 1 or 1–3, B unset or
- * 1..2L, I whole ms or an odd ns count; about 400 attempts on average. */
+ * 1..2L, I whole ms or an odd ns count, L ≥ min_limit; about 400 attempts on
+ * average. The configuration names the test server, in virtual time. */
 static void random_trace(uint64_t seed, uint64_t min_limit, struct rl_config *cfg,
                          struct rl_trace *trace)
 {
-    uint64_t x = seed * 0x9e3779b97f4a7c15ull + 777;
-    x ^= x >> 29;
-    uint64_t limit = min_limit + x % 40;
-    uint64_t interval_ns = (x >> 6) % 2 ? MS * (1 + (x >> 8) % 200)
-                                        : 1000003ull * (1 + (x >> 8) % 97) + (x >> 16) % 1000;
-    *cfg = (struct rl_config){.limit = limit,
-                              .interval_ns = interval_ns,
-                              .burst = (x >> 44) % 3 == 0 ? 0 : 1 + (x >> 46) % (2 * limit),
-                              .remote = rl_test_redis_address(),
-                              .virtual_time = true};
-    struct rl_workload_params p;
-    rl_workload_defaults(&p, limit, interval_ns);
-    p.name = rl_workload_names[(x >> 20) % 5];
-    p.seed = seed;
-    p.duration_ns = 8 * interval_ns;
-    p.keys = 1 + (uint32_t)((x >> 30) % 4);
-    p.rate_per_s = (double)limit * 1e9 / (double)interval_ns * (1.0 + (double)((x >> 36) % 4));
-    p.cost_max = (x >> 40) % 2 ? 3 : 1;
-    char err[256];
-    CU_ASSERT_EQUAL_FATAL(rl_workload_generate(&p, trace, err, sizeof err), 0);
+    const struct rl_test_trace_shape shape = {.salt = 777,
+                                              .scramble = true,
+                                              .min_limit = min_limit,
+                                              .odd_intervals = true,
+                                              .burst = true,
+                                              .intervals = 8,
+                                              .overload = 4};
+    rl_test_random_trace(seed, &shape, cfg, trace, NULL);
+    cfg->remote = rl_test_redis_address();
+    cfg->virtual_time = true;
 }
 
 static void sim(const char *name, const struct rl_config *cfg, const struct rl_trace *trace,
@@ -243,10 +235,8 @@ static size_t cross_check(const char *remote, const char *local, uint64_t min_li
                 differ++;
                 first = first < i ? first : i;
             }
-        char msg[200];
-        snprintf(msg, sizeof msg, "%s vs %s, seed %llu: %zu of %zu differ (first at %zu)", remote,
-                 local, (unsigned long long)seed, differ, a.len, first);
-        CU_assertImplementation(differ == 0, __LINE__, msg, __FILE__, "", CU_FALSE);
+        EXPECT(differ == 0, "%s vs %s, seed %llu: %zu of %zu differ (first at %zu)", remote, local,
+               (unsigned long long)seed, differ, a.len, first);
         admits += out_a.admits;
         rejects += out_a.rejects;
         attempts += trace.len;
@@ -292,7 +282,7 @@ static void test_fixed_window_equals_fw_expiry(void)
 
 /* ---- the article's bucket: a transcription and its losses ----------------- */
 
-/* seeds/004's arithmetic transcribed in C doubles, independently of the
+/* The Redis design article's arithmetic transcribed in C doubles, independently of the
  * script: one bucket per key. Returns admits; fills admitted[]. */
 static uint64_t article_model(const struct rl_config *cfg, const struct rl_trace *trace,
                               uint8_t *admitted)

@@ -203,5 +203,6 @@ RL_TEST_SUITE("redis_faults",
               {"server killed mid-run, fail-closed: errors counted, bound kept",
                test_kill_fail_closed},
               {"server killed mid-run, fail-open: errors become admits", test_kill_fail_open},
-              {"restarted server without scripts: reconnect and reload", test_restart_reloads_scripts},
+              {"restarted server without scripts: reconnect and reload",
+               test_restart_reloads_scripts},
               {"CLI: killed server, results written whole, nothing left", test_cli_survives_kill})

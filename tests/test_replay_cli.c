@@ -16,31 +16,38 @@ static void test_bad_input(void)
     rl_cli_expect_usage_error("replay --algo fw_cas --workload uniform --speed fast", "--speed");
     rl_cli_expect_usage_error("replay --algo nope --workload uniform", "unknown algorithm 'nope'");
     rl_cli_expect_usage_error("replay --workload uniform", "--algo is required");
-    rl_cli_expect_usage_error("replay --algo fw_cas", "exactly one of --trace FILE or --workload W");
-    rl_cli_expect_usage_error("replay --algo fw_plain --threads 2 --workload uniform", "not thread-safe");
+    rl_cli_expect_usage_error("replay --algo fw_cas",
+                              "exactly one of --trace FILE or --workload W");
+    rl_cli_expect_usage_error("replay --algo fw_plain --threads 2 --workload uniform",
+                              "not thread-safe");
     rl_cli_expect_usage_error("replay --algo fw_cas --workload uniform --clock virtual", "virtual");
     rl_cli_expect_usage_error("replay --algo fw_cas --workload uniform --threads 0", "--threads");
-    rl_cli_expect_usage_error("replay --algo fw_cas --workload uniform --bogus", "unrecognized option");
+    rl_cli_expect_usage_error("replay --algo fw_cas --workload uniform --bogus",
+                              "unrecognized option");
     const char *path = "/tmp/ratelab-replay-unsorted.csv";
     FILE *f = fopen(path, "w");
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
     fputs("t_ns,key,n\n2000,a,1\n1000,a,1\n", f);
     fclose(f);
-    rl_cli_expect_usage_error("replay --algo fw_cas --trace /tmp/ratelab-replay-unsorted.csv", "earlier");
+    rl_cli_expect_usage_error("replay --algo fw_cas --trace /tmp/ratelab-replay-unsorted.csv",
+                              "earlier");
     unlink(path);
 }
 
 static void test_small_run(void)
 {
     static struct rl_cli_outcome o;
-    rl_cli_run(&o, "replay --algo fw_cas,sliding_log --threads 2 --workload uniform --duration 50ms "
-            "--limit 50 --interval 10ms");
+    rl_cli_run(&o,
+               "replay --algo fw_cas,sliding_log --threads 2 --workload uniform --duration 50ms "
+               "--limit 50 --interval 10ms");
     CU_ASSERT_EQUAL(o.status, 0);
     CU_ASSERT_EQUAL(o.err_lines, 0); /* no progress when stderr is not a terminal */
     CU_ASSERT_PTR_NOT_NULL(strstr(o.out, "p99.9"));
     CU_ASSERT_PTR_NOT_NULL(strstr(o.out, "sliding_log"));
-    rl_cli_run(&o, "replay --algo sliding_log --workload uniform --duration 50ms --limit 50 --interval 10ms "
-            "--speed 2 --format csv");
+    rl_cli_run(
+        &o,
+        "replay --algo sliding_log --workload uniform --duration 50ms --limit 50 --interval 10ms "
+        "--speed 2 --format csv");
     CU_ASSERT_EQUAL_FATAL(o.status, 0);
     const char *header_end = strchr(o.out, '\n');
     CU_ASSERT_PTR_NOT_NULL_FATAL(header_end);
@@ -65,16 +72,21 @@ static void test_latency_out(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
     char line[512], algo[64], max_of[2][32] = {"", ""};
     CU_ASSERT_PTR_NOT_NULL(fgets(line, sizeof line, f));
-    CU_ASSERT_EQUAL(strncmp(line, "algo,workload,clock,threads,rep,speed,limit,interval_ns,"
-                                  "percentile,one_in,latency_ns,total,", 70), 0);
+    CU_ASSERT_EQUAL(strncmp(line,
+                            "algo,workload,clock,threads,rep,speed,limit,interval_ns,"
+                            "percentile,one_in,latency_ns,total,",
+                            70),
+                    0);
     int rows = 0;
     double percentile, one_in;
     unsigned long long latency_ns, total;
     while (fgets(line, sizeof line, f)) {
         rows++;
-        CU_ASSERT_EQUAL_FATAL(sscanf(line, "%63[^,],uniform,monotonic,1,1,1,50,10000000,%lf,%lf,"
-                                           "%llu,%llu,", algo, &percentile, &one_in, &latency_ns,
-                                     &total), 5);
+        CU_ASSERT_EQUAL_FATAL(sscanf(line,
+                                     "%63[^,],uniform,monotonic,1,1,1,50,10000000,%lf,%lf,"
+                                     "%llu,%llu,",
+                                     algo, &percentile, &one_in, &latency_ns, &total),
+                              5);
         CU_ASSERT(percentile == 100 ? one_in == (double)total : one_in < (double)total + 1);
         if (percentile == 100)
             snprintf(max_of[strcmp(algo, "tb_cas") == 0], sizeof max_of[0], "%llu", latency_ns);
@@ -102,13 +114,16 @@ static void test_latency_out(void)
  * results row's max_sliding; one run only. */
 static void test_decisions(void)
 {
-    rl_cli_expect_usage_error("replay --algo fw_cas,tb_cas --workload uniform --decisions /tmp/d.csv",
-                              "one --algo and --reps 1");
-    rl_cli_expect_usage_error("replay --algo fw_cas --reps 2 --workload uniform --decisions /tmp/d.csv",
-                              "one --algo and --reps 1");
+    rl_cli_expect_usage_error(
+        "replay --algo fw_cas,tb_cas --workload uniform --decisions /tmp/d.csv",
+        "one --algo and --reps 1");
+    rl_cli_expect_usage_error(
+        "replay --algo fw_cas --reps 2 --workload uniform --decisions /tmp/d.csv",
+        "one --algo and --reps 1");
     static struct rl_cli_outcome o;
-    rl_cli_run(&o, "replay --algo fw_cas --threads 2 --workload boundary --limit 50 --interval 10ms "
-                   "--duration 100ms --decisions /tmp/ratelab-replay-dec.csv --format csv");
+    rl_cli_run(&o,
+               "replay --algo fw_cas --threads 2 --workload boundary --limit 50 --interval 10ms "
+               "--duration 100ms --decisions /tmp/ratelab-replay-dec.csv --format csv");
     CU_ASSERT_EQUAL_FATAL(o.status, 0);
     const char *row = strchr(o.out, '\n');
     CU_ASSERT_PTR_NOT_NULL_FATAL(row);

@@ -31,11 +31,6 @@
 #define I   20000000u  /* 20 ms */
 #define RUN 200000000u /* 200 ms: 10 intervals */
 
-static void check(int ok, const char *msg, int line)
-{
-    CU_assertImplementation(ok, line, msg, __FILE__, "", CU_FALSE);
-}
-
 /* tb_mutex, tb_cas, tb_cas_relaxed, gcra_cas: accounting holds (inside
  * rl_stress_checked), ≤ B + L + slack in every window of I, ≤ B + L·t/I
  * over the whole run, and the run really refilled (> B + L admits). */
@@ -53,9 +48,9 @@ static void test_exact_buckets_hold(void)
                  names[i], (unsigned long long)v.m.max_sliding, (unsigned long long)slack,
                  (unsigned long long)v.admits, (unsigned long long)whole_run,
                  (unsigned long long)v.uncertainty_ns);
-        check(v.m.max_sliding <= B + L + slack, msg, __LINE__);
-        check(v.admits <= whole_run, msg, __LINE__);
-        check(v.admits > B + L, msg, __LINE__);
+        EXPECT(v.m.max_sliding <= B + L + slack, "%s", msg);
+        EXPECT(v.admits <= whole_run, "%s", msg);
+        EXPECT(v.admits > B + L, "%s", msg);
         CU_ASSERT_EQUAL(v.errors, 0);
     }
 }
@@ -79,18 +74,16 @@ static void test_relaxed_windows(void)
         char err[256];
         CU_ASSERT_EQUAL_FATAL(rl_stress_run(&params, &out, err, sizeof err), 0);
         CU_ASSERT_EQUAL(out.attempts, out.admits + out.rejects);
-    CU_ASSERT(out.errors <= out.attempts);
+        CU_ASSERT(out.errors <= out.attempts);
         CU_ASSERT_EQUAL(out.log.len, out.admits);
         CU_ASSERT(out.admits > B + L);
         rl_event_log_sort(&out.log);
         for (size_t w = 0; w < 4; w++) {
             uint64_t got = rl_max_window_cost(&out.log, 0, windows[w]);
             uint64_t bound = B + L * (windows[w] + out.log.uncertainty_ns) / I;
-            char msg[200];
-            snprintf(msg, sizeof msg, "%s w=%llu: %llu admitted > %llu (U = %llu ns)", names[i],
-                     (unsigned long long)windows[w], (unsigned long long)got,
-                     (unsigned long long)bound, (unsigned long long)out.log.uncertainty_ns);
-            check(got <= bound, msg, __LINE__);
+            EXPECT(got <= bound, "%s w=%llu: %llu admitted > %llu (U = %llu ns)", names[i],
+                   (unsigned long long)windows[w], (unsigned long long)got,
+                   (unsigned long long)bound, (unsigned long long)out.log.uncertainty_ns);
         }
         rl_event_log_free(&out.log);
     }
@@ -106,8 +99,8 @@ static void test_debt_holds(void)
     char msg[160];
     snprintf(msg, sizeof msg, "tb_debt: max_sliding %llu > %llu",
              (unsigned long long)v.m.max_sliding, (unsigned long long)bound);
-    check(v.m.max_sliding <= bound, msg, __LINE__);
-    check(v.admits <= L + 1 + (uint64_t)L * v.last_stamp_ns / I, msg, __LINE__);
+    EXPECT(v.m.max_sliding <= bound, "%s", msg);
+    EXPECT(v.admits <= L + 1 + (uint64_t)L * v.last_stamp_ns / I, "%s", msg);
     CU_ASSERT(v.admits > L);
 }
 
@@ -122,8 +115,8 @@ static void test_nginx_one_per_ms(void)
     char msg[160];
     snprintf(msg, sizeof msg, "leaky_nginx: %llu admits in %llu ns", (unsigned long long)v.admits,
              (unsigned long long)v.last_stamp_ns);
-    check(v.admits <= v.last_stamp_ns / 1000000 + 2, msg, __LINE__);
-    check(v.admits >= 20, msg, __LINE__); /* it did pass requests */
+    EXPECT(v.admits <= v.last_stamp_ns / 1000000 + 2, "%s", msg);
+    EXPECT(v.admits >= 20, "%s", msg); /* it did pass requests */
 }
 
 RL_TEST_SUITE("stress_buckets",

@@ -37,7 +37,7 @@ static void run_ok(struct rl_replay_params *p, struct rl_replay_outcome *out)
 {
     char err[256] = "";
     int rc = rl_replay_run(p, out, err, sizeof err);
-    CU_assertImplementation(rc == 0, __LINE__, err, __FILE__, "", CU_TRUE);
+    EXPECT_FATAL(rc == 0, "replay: %s", err);
     CU_ASSERT_FALSE(out->interrupted);
 }
 
@@ -154,9 +154,9 @@ static void test_latency_from_due_time(void)
     snprintf(msg, sizeof msg, "p99 %llu ns, service p50 %llu ns, late max %llu ns",
              (unsigned long long)p99, (unsigned long long)service_p50,
              (unsigned long long)out.lateness.max);
-    CU_assertImplementation(service_p50 >= SLOW_NS, __LINE__, msg, __FILE__, "", CU_FALSE);
-    CU_assertImplementation(p99 >= 10 * SLOW_NS, __LINE__, msg, __FILE__, "", CU_FALSE);
-    CU_assertImplementation(p99 >= 10 * service_p50, __LINE__, msg, __FILE__, "", CU_FALSE);
+    EXPECT(service_p50 >= SLOW_NS, "%s", msg);
+    EXPECT(p99 >= 10 * SLOW_NS, "%s", msg);
+    EXPECT(p99 >= 10 * service_p50, "%s", msg);
     /* the backlog is the harness being late, not the call being slow */
     CU_ASSERT(out.lateness.max >= 10 * SLOW_NS);
     CU_ASSERT(out.wall_ns >= 100 * SLOW_NS); /* 200 calls of 1 ms on 2 threads */
@@ -188,10 +188,8 @@ static void test_speed_halves_wall_time(void)
     snprintf(msg, sizeof msg, "wall %llu ns at speed 1, %llu ns at speed 2",
              (unsigned long long)normal.wall_ns, (unsigned long long)fast.wall_ns);
     /* half, give or take the last attempt's lateness on a shared machine */
-    CU_assertImplementation(fast.wall_ns < normal.wall_ns * 3 / 4, __LINE__, msg, __FILE__, "",
-                            CU_FALSE);
-    CU_assertImplementation(fast.wall_ns < fast.span_ns + 50 * MS, __LINE__, msg, __FILE__, "",
-                            CU_FALSE);
+    EXPECT(fast.wall_ns < normal.wall_ns * 3 / 4, "%s", msg);
+    EXPECT(fast.wall_ns < fast.span_ns + 50 * MS, "%s", msg);
     rl_replay_outcome_free(&normal);
     rl_replay_outcome_free(&fast);
     rl_trace_free(&trace);

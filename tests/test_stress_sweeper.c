@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <time.h>
 
-
 #define MS 1000000u
 
 static const struct rl_algo *sweeper_algo(void)
@@ -102,7 +101,7 @@ static void test_one_thread_per_schedule(void)
     struct rl_clock clock, skewed, virtual_clock;
     monotonic_or_fail(&clock);
     monotonic_or_fail(&skewed);
-    skewed.skew_ns = 5 * MS;
+    rl_clock_set_skew(&skewed, 5 * MS);
     char err[128];
     CU_ASSERT_EQUAL_FATAL(rl_clock_init(&virtual_clock, "virtual", err, sizeof err), 0);
     rl_clock_set_virtual(&virtual_clock, RL_VIRTUAL_ORIGIN_NS);

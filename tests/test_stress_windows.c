@@ -27,10 +27,9 @@
 
 #include <stdio.h>
 
-#define L 200
-#define I 20000000u    /* 20 ms: far above the stamp uncertainty (µs) */
+#define L   200
+#define I   20000000u  /* 20 ms: far above the stamp uncertainty (µs) */
 #define RUN 200000000u /* 200 ms: 10 windows */
-
 
 struct windowed {
     const char *name;
@@ -38,9 +37,8 @@ struct windowed {
 };
 
 static const struct windowed algos[] = {
-    {"sliding_log", L},      {"sliding_log_sweeper", L}, {"sliding_counter", 2 * L},
-    {"freq_ctr", 2 * L},     {"wheel", 2 * L},           {"wheel_atomic", 2 * L},
-    {"fw_trylock", 2 * L},
+    {"sliding_log", L}, {"sliding_log_sweeper", L}, {"sliding_counter", 2 * L}, {"freq_ctr", 2 * L},
+    {"wheel", 2 * L},   {"wheel_atomic", 2 * L},    {"fw_trylock", 2 * L},
 };
 
 /* Every one admits ≤ limit per window of length ≥ interval that starts at

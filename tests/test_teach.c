@@ -6,8 +6,8 @@
 #include "stress_check.h"
 #include "test_util.h"
 
-#define L 50
-#define I 10000000u    /* 10 ms */
+#define L   50
+#define I   10000000u  /* 10 ms */
 #define RUN 300000000u /* 300 ms: 30 windows */
 
 /* Step 1: two threads both reset, and a late reset erases handed-out
@@ -47,8 +47,7 @@ static void test_correct_steps_hold(void)
 
 RL_TEST_SUITE("teach", {"fw_atomic_naive is caught over-admitting", test_atomic_naive_caught},
               {"fw_cas_nofirst is caught leaking its first window", test_cas_nofirst_caught},
-              {"fw_cas, fw_cas_acqrel, fw_mutex hold under widened races",
-               test_correct_steps_hold})
+              {"fw_cas, fw_cas_acqrel, fw_mutex hold under widened races", test_correct_steps_hold})
 #else
 typedef int rl_teach_tests_only_in_teach_build;
 #endif

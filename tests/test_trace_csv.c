@@ -32,9 +32,7 @@ static struct rl_trace generate(const struct rl_workload_params *p)
     struct rl_trace t;
     char err[256] = "";
     int rc = rl_workload_generate(p, &t, err, sizeof err);
-    if (rc != 0)
-        fprintf(stderr, "\n  generate %s: %s\n", p->name, err);
-    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    EXPECT_FATAL(rc == 0, "generate %s: %s", p->name, err);
     return t;
 }
 
@@ -281,9 +279,7 @@ static void test_csv_errors(void)
         snprintf(where, sizeof where, "%s%s", path, cases[i].where);
         bool ok = rc == -1 && strncmp(err, where, strlen(where)) == 0 &&
                   strstr(err, cases[i].what) != NULL && strchr(err, '\n') == NULL;
-        if (!ok)
-            fprintf(stderr, "\n  csv case %zu: rc %d, err '%s'\n", i, rc, err);
-        CU_ASSERT(ok);
+        EXPECT(ok, "csv case %zu: rc %d, err '%s'", i, rc, err);
         CU_ASSERT(t.len == 0 && t.attempts == NULL && t.key_names == NULL && t.key_count == 0);
     }
 

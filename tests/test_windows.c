@@ -3,12 +3,12 @@
  * n > 1, n > L, time going backwards), then properties over seeded traces.
  * Times are trace ns; the epoch is trace time 0. */
 #include "decide.h"
+#include "random_trace.h"
 #include "test_util.h"
 #include "harness/check/checker.h"
 #include "harness/run/sim.h"
 #include "workloads/generators.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,13 +35,11 @@ static void test_sliding_log_costs(void)
 {
     rl_expect_decisions("sliding_log", 5, I, 0,
                         RL_STEPS({0, 3, 'A'}, {1, 3, 'R'}, {2, 2, 'A'}, /* 5 */
-                                 {500, 1, 'R'},
-                                 {1000, 1, 'A'}, /* 3 at 0 left: 2 + 1 */
-                                 {1000, 3, 'R'}, /* 3 + 3 > 5 */
-                                 {1000, 2, 'A'}, /* 5 */
-                                 {1002, 3, 'R'}, /* 2 at 2 left: 3 + 3 > 5 */
-                                 {1002, 2, 'A'},
-                                 {1003, 6, 'R'})); /* n > L: never */
+                                 {500, 1, 'R'}, {1000, 1, 'A'},         /* 3 at 0 left: 2 + 1 */
+                                 {1000, 3, 'R'},                        /* 3 + 3 > 5 */
+                                 {1000, 2, 'A'},                        /* 5 */
+                                 {1002, 3, 'R'},                        /* 2 at 2 left: 3 + 3 > 5 */
+                                 {1002, 2, 'A'}, {1003, 6, 'R'}));      /* n > L: never */
 }
 
 /* Time going back is decided as at the newest time seen: the log at 1050
@@ -49,13 +47,11 @@ static void test_sliding_log_costs(void)
 static void test_sliding_log_backwards(void)
 {
     rl_expect_decisions("sliding_log", 3, I, 0,
-                        RL_STEPS({0, 1, 'A'}, {100, 1, 'A'},
-                                 {1000, 1, 'A'}, /* 0 left: 100, 1000 */
-                                 {1050, 1, 'A'}, /* full: 100, 1000, 1050 */
-                                 {500, 1, 'R'},  /* as at 1050: still full */
-                                 {1099, 1, 'R'},
-                                 {1100, 1, 'A'}, /* 100 left */
-                                 {99, 1, 'R'})); /* as at 1100: full again */
+                        RL_STEPS({0, 1, 'A'}, {100, 1, 'A'}, {1000, 1, 'A'}, /* 0 left: 100, 1000 */
+                                 {1050, 1, 'A'},                 /* full: 100, 1000, 1050 */
+                                 {500, 1, 'R'},                  /* as at 1050: still full */
+                                 {1099, 1, 'R'}, {1100, 1, 'A'}, /* 100 left */
+                                 {99, 1, 'R'}));                 /* as at 1100: full again */
 }
 
 /* ---- sliding_log_sweeper (L = 2, I = 1000: sweeps every 100, age 3000) -- */
@@ -71,15 +67,13 @@ static void test_sweeper_schedule(void)
                                  {3099, 1, 'R'}, /* the sweep at 3000 removed nothing */
                                  {3100, 1, 'A'}, /* swept: 0, 1 (< 100) */
                                  {3100, 1, 'A'}, {3101, 1, 'R'}));
-    rl_expect_decisions("sliding_log_sweeper", 2, I, 0,
-                        RL_STEPS({0, 1, 'A'}, {100, 1, 'A'},
-                                 {3100, 1, 'A'}, /* sweep 3100 drops t < 100: only 0 */
-                                 {3150, 1, 'R'},
-                                 {3000, 1, 'R'},  /* back in time: no sweep, still full */
-                                 {3200, 1, 'A'},  /* sweep 3200 drops 100 */
-                                 {100000, 2, 'A'}, /* idle gap: everything swept */
-                                 {100000, 1, 'R'},
-                                 {100001, 3, 'R'})); /* n > L */
+    rl_expect_decisions(
+        "sliding_log_sweeper", 2, I, 0,
+        RL_STEPS({0, 1, 'A'}, {100, 1, 'A'}, {3100, 1, 'A'}, /* sweep 3100 drops t < 100: only 0 */
+                 {3150, 1, 'R'}, {3000, 1, 'R'},       /* back in time: no sweep, still full */
+                 {3200, 1, 'A'},                       /* sweep 3200 drops 100 */
+                 {100000, 2, 'A'},                     /* idle gap: everything swept */
+                 {100000, 1, 'R'}, {100001, 3, 'R'})); /* n > L */
 }
 
 /* ---- sliding_counter and freq_ctr (L = 4): identical rules ------------ */
@@ -94,20 +88,19 @@ static void test_counter_estimate(void)
 {
     FOR_EACH(name, counters)
     {
-        rl_expect_decisions(name, 4, I, 0,
-                            RL_STEPS({0, 1, 'A'}, {1, 1, 'A'}, {2, 1, 'A'}, {3, 1, 'A'},
-                                     {4, 1, 'R'},    /* window 0 holds 4 */
-                                     {1000, 1, 'R'}, /* 4·1000 + 1·1000 > 4000 */
-                                     {1250, 1, 'A'}, /* 4·750 + 1·1000 = 4000 */
-                                     {1250, 1, 'R'}, /* 3000 + 2000 */
-                                     {1500, 1, 'A'}, /* 2000 + 2000 */
-                                     {1750, 1, 'A'}, /* 1000 + 3000 */
-                                     {1999, 1, 'R'}, /* 4 + 4000 */
-                                     {2000, 1, 'A'}, /* prev = 3: 3000 + 1000 */
-                                     {2000, 1, 'R'},
-                                     {5000, 1, 'A'}, /* idle: prev of window 4 = 0 */
-                                     {5001, 1, 'A'}, {5002, 1, 'A'}, {5003, 1, 'A'},
-                                     {5004, 1, 'R'}));
+        rl_expect_decisions(
+            name, 4, I, 0,
+            RL_STEPS({0, 1, 'A'}, {1, 1, 'A'}, {2, 1, 'A'}, {3, 1, 'A'},
+                     {4, 1, 'R'},                    /* window 0 holds 4 */
+                     {1000, 1, 'R'},                 /* 4·1000 + 1·1000 > 4000 */
+                     {1250, 1, 'A'},                 /* 4·750 + 1·1000 = 4000 */
+                     {1250, 1, 'R'},                 /* 3000 + 2000 */
+                     {1500, 1, 'A'},                 /* 2000 + 2000 */
+                     {1750, 1, 'A'},                 /* 1000 + 3000 */
+                     {1999, 1, 'R'},                 /* 4 + 4000 */
+                     {2000, 1, 'A'},                 /* prev = 3: 3000 + 1000 */
+                     {2000, 1, 'R'}, {5000, 1, 'A'}, /* idle: prev of window 4 = 0 */
+                     {5001, 1, 'A'}, {5002, 1, 'A'}, {5003, 1, 'A'}, {5004, 1, 'R'}));
     }
 }
 
@@ -119,12 +112,11 @@ static void test_counter_costs_and_backwards(void)
     {
         rl_expect_decisions(name, 4, I, 0,
                             RL_STEPS({0, 3, 'A'}, {1, 2, 'R'}, {2, 1, 'A'},
-                                     {1500, 2, 'A'}, /* 4·500 + 2·1000 = 4000 */
-                                     {1500, 1, 'R'},
-                                     {1600, 5, 'R'}, /* n > L */
-                                     {2000, 1, 'A'}, /* prev 2: 2000 + 1000 */
-                                     {2600, 1, 'A'}, /* 2·400 + 2·1000 = 2800 */
-                                     {1900, 1, 'R'}, /* as at 2000: 2000 + 3000 */
+                                     {1500, 2, 'A'},                 /* 4·500 + 2·1000 = 4000 */
+                                     {1500, 1, 'R'}, {1600, 5, 'R'}, /* n > L */
+                                     {2000, 1, 'A'},                 /* prev 2: 2000 + 1000 */
+                                     {2600, 1, 'A'},                 /* 2·400 + 2·1000 = 2800 */
+                                     {1900, 1, 'R'},                 /* as at 2000: 2000 + 3000 */
                                      {2500, 1, 'A'})); /* same window, own e: 1000 + 3000 */
     }
 }
@@ -204,9 +196,9 @@ static void test_trylock_window(void)
                                  {1001, 1, 'A'}, /* restarts at 1001 */
                                  {1002, 1, 'A'}, {1003, 1, 'A'}, {1004, 1, 'R'},
                                  {50000, 1, 'A'})); /* idle gap: one restart */
-    rl_expect_decisions("fw_trylock", 5, I, 0,
-                        RL_STEPS({0, 3, 'A'}, {1, 3, 'R'}, {2, 2, 'A'}, {3, 1, 'R'},
-                                 {4, 6, 'R'})); /* n > L */
+    rl_expect_decisions(
+        "fw_trylock", 5, I, 0,
+        RL_STEPS({0, 3, 'A'}, {1, 3, 'R'}, {2, 2, 'A'}, {3, 1, 'R'}, {4, 6, 'R'})); /* n > L */
     /* L = 1: a time before the window's start stays in that window. */
     rl_expect_decisions("fw_trylock", 1, I, 0,
                         RL_STEPS({0, 1, 'A'}, {2000, 1, 'A'}, {1500, 1, 'R'}, {3001, 1, 'A'}));
@@ -216,28 +208,8 @@ static void test_trylock_window(void)
 
 #define TRACES 300
 
-/* A random small trace, as in test_properties.c, with S varied too. */
-static void random_trace(uint64_t seed, struct rl_config *cfg, struct rl_trace *trace)
-{
-    static const uint32_t slot_choices[] = {0, 1, 2, 3, 7, 10, 50, 100};
-    uint64_t x = seed * 0x9e3779b97f4a7c15ull + 7;
-    memset(cfg, 0, sizeof *cfg);
-    cfg->limit = 1 + x % 40;
-    cfg->interval_ns = 1000000ull * (1 + (x >> 8) % 200);
-    cfg->slots = slot_choices[(x >> 44) % 8];
-    struct rl_workload_params p;
-    rl_workload_defaults(&p, cfg->limit, cfg->interval_ns);
-    p.name = rl_workload_names[(x >> 20) % 5];
-    p.seed = seed;
-    p.duration_ns = 10 * cfg->interval_ns;
-    p.keys = 1 + (uint32_t)((x >> 30) % 4);
-    p.rate_per_s =
-        (double)cfg->limit * 1e9 / (double)cfg->interval_ns * (1.0 + (double)((x >> 36) % 6));
-    if ((x >> 40) % 2)
-        p.cost_max = 3;
-    char err[256];
-    CU_ASSERT_EQUAL_FATAL(rl_workload_generate(&p, trace, err, sizeof err), 0);
-}
+/* Small random traces as in test_properties.c, with S varied too. */
+static const struct rl_test_trace_shape shape = {.salt = 7, .slots = true};
 
 /* Runs name over trace and checks the log; the log stays in trace order. */
 static void run(const char *name, const struct rl_config *cfg, const struct rl_trace *trace,
@@ -254,7 +226,6 @@ static void run(const char *name, const struct rl_config *cfg, const struct rl_t
     CU_ASSERT_EQUAL_FATAL(rl_check(log, &params, res, err, sizeof err), 0);
 }
 
-
 /* sliding_log is the strong oracle: never above L sliding, and no decision
  * differs from the checker's exact sliding log. */
 static void test_sliding_log_is_the_oracle(void)
@@ -262,7 +233,7 @@ static void test_sliding_log_is_the_oracle(void)
     for (uint64_t seed = 1; seed <= TRACES; seed++) {
         struct rl_config cfg;
         struct rl_trace trace = {0};
-        random_trace(seed, &cfg, &trace);
+        rl_test_random_trace(seed, &shape, &cfg, &trace, NULL);
         struct rl_event_log log;
         struct rl_check_result res;
         run("sliding_log", &cfg, &trace, &log, &res);
@@ -285,7 +256,7 @@ static void test_sweeper_is_strong(void)
     for (uint64_t seed = 1; seed <= TRACES; seed++) {
         struct rl_config cfg;
         struct rl_trace trace = {0};
-        random_trace(seed, &cfg, &trace);
+        rl_test_random_trace(seed, &shape, &cfg, &trace, NULL);
         struct rl_event_log log;
         struct rl_check_result res;
         run("sliding_log_sweeper", &cfg, &trace, &log, &res);
@@ -330,7 +301,7 @@ static void test_counters_bounds_and_agree(void)
     for (uint64_t seed = 1; seed <= TRACES; seed++) {
         struct rl_config cfg;
         struct rl_trace trace = {0};
-        random_trace(seed, &cfg, &trace);
+        rl_test_random_trace(seed, &shape, &cfg, &trace, NULL);
         struct rl_event_log reference, log;
         struct rl_check_result res;
         run("sliding_counter", &cfg, &trace, &reference, &res);
@@ -395,13 +366,13 @@ static void test_wheels_bounds_and_agree(void)
     for (uint64_t seed = 1; seed <= TRACES; seed++) {
         struct rl_config cfg;
         struct rl_trace trace = {0};
-        random_trace(seed, &cfg, &trace);
+        rl_test_random_trace(seed, &shape, &cfg, &trace, NULL);
         struct rl_event_log reference, log;
         struct rl_check_result res;
         run("wheel", &cfg, &trace, &reference, &res);
         uint64_t grid = max_grid_window(&reference, &cfg);
-        EXPECT(grid <= cfg.limit, "seed %llu S %u: %llu in S slots > L",
-               (unsigned long long)seed, cfg.slots, (unsigned long long)grid);
+        EXPECT(grid <= cfg.limit, "seed %llu S %u: %llu in S slots > L", (unsigned long long)seed,
+               cfg.slots, (unsigned long long)grid);
         EXPECT(res.total.window_excess == 0 && res.total.max_sliding <= 2 * cfg.limit,
                "seed %llu: window_excess %llu, max_sliding %llu", (unsigned long long)seed,
                (unsigned long long)res.total.window_excess,
@@ -427,7 +398,7 @@ static void test_trylock_is_expiry_plus_one(void)
     for (uint64_t seed = 1; seed <= TRACES; seed++) {
         struct rl_config cfg;
         struct rl_trace trace = {0};
-        random_trace(seed, &cfg, &trace);
+        rl_test_random_trace(seed, &shape, &cfg, &trace, NULL);
         struct rl_config longer = cfg;
         longer.interval_ns++;
         struct rl_event_log reference, log;

@@ -1,4 +1,4 @@
-/* generators.h — seeded, deterministic synthetic workloads (DESIGN §7).
+/* generators.h — seeded, deterministic synthetic workloads (docs/design.md, Modes).
  *
  * The same parameters and seed give the same trace on every machine: all
  * randomness comes from workloads/rng.h, never from libc's rand(). Times are
@@ -15,11 +15,10 @@
  *             opener starts the window of limiters whose window begins at an
  *             attempt (the C++ article's, fw_expiry), so it ends at kI as an
  *             aligned one does: every fixed window admits about 2L within
- *             2·spread, while a sliding one admits L. rate_per_s is ignored (and not checked); duration
- *             must exceed interval_ns so that at least one edge falls inside.
- *   flash     uniform at rate, except [flash_at, flash_at + flash_len) at
- *             flash_factor × rate; each of the three phases restarts its
- *             spacing at its start.
+ *             2·spread, while a sliding one admits L. rate_per_s is ignored (and not checked);
+ * duration must exceed interval_ns so that at least one edge falls inside. flash     uniform at
+ * rate, except [flash_at, flash_at + flash_len) at flash_factor × rate; each of the three phases
+ * restarts its spacing at its start.
  *
  * Keys and costs are drawn after the times, each from its own stream of the
  * seed, so changing K or the cost range never moves an arrival.

@@ -3,13 +3,13 @@
 #include "trace.h"
 
 #include "harness/io/errmsg.h"
+#include "harness/io/key_table.h"
+#include "harness/io/outfile.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* ---- the array and its names -------------------------------------------- */
 
@@ -87,17 +87,14 @@ static int check_writable(const struct rl_trace *trace, const char *path, char *
     }
     for (uint32_t k = 0; k < trace->key_count; k++) {
         const char *name = trace->key_names[k];
-        char q[48];
-        if (name == NULL || name[0] == '\0') {
-            rl_set_err(err, err_len, "%s: not written: key %u has %s; a key name is non-empty text",
-                       path, k, name == NULL ? "no name" : "an empty name");
-            return -1;
-        }
-        if (strpbrk(name, ",\r\n") != NULL) {
+        const char *problem = name ? rl_key_problem(name, strlen(name)) : "has no name";
+        if (problem != NULL) {
+            char q[48];
             rl_set_err(err, err_len,
-                       "%s: not written: key %u '%s' holds a comma or a line break, which CSV keys "
-                       "cannot",
-                       path, k, rl_quote_field(q, sizeof q, name, strlen(name)));
+                       "%s: not written: key %u '%s' %s (a key is non-empty text without commas "
+                       "or control bytes)",
+                       path, k, name ? rl_quote_field(q, sizeof q, name, strlen(name)) : "",
+                       problem);
             return -1;
         }
     }
@@ -125,112 +122,32 @@ static int check_writable(const struct rl_trace *trace, const char *path, char *
     return 0;
 }
 
-struct out_buf {
-    int fd;
-    int error; /* errno of the first failed write, 0 while all is well */
-    size_t len;
-    char data[1 << 20];
-};
-
-static void out_flush(struct out_buf *b)
-{
-    const char *p = b->data;
-    while (b->len > 0 && b->error == 0) {
-        ssize_t put = write(b->fd, p, b->len);
-        if (put < 0 && errno == EINTR)
-            continue;
-        if (put <= 0) {
-            b->error = put < 0 ? errno : EIO;
-            break;
-        }
-        p += put;
-        b->len -= (size_t)put;
-    }
-    b->len = 0;
-}
-
-static void out_bytes(struct out_buf *b, const char *s, size_t len)
-{
-    while (len > 0) {
-        if (b->len == sizeof b->data)
-            out_flush(b);
-        size_t room = sizeof b->data - b->len;
-        size_t n = len < room ? len : room;
-        memcpy(b->data + b->len, s, n);
-        b->len += n;
-        s += n;
-        len -= n;
-    }
-}
-
-static void out_u64(struct out_buf *b, uint64_t v)
-{
-    char digits[20];
-    size_t i = sizeof digits;
-    do {
-        digits[--i] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v != 0);
-    out_bytes(b, digits + i, sizeof digits - i);
-}
-
 int rl_trace_write_csv(const struct rl_trace *trace, const char *path, char *err, size_t err_len)
 {
     if (check_writable(trace, path, err, err_len) != 0)
         return -1;
-    size_t tmp_len = strlen(path) + 32;
-    char *tmp = malloc(tmp_len);
-    struct out_buf *b = malloc(sizeof *b);
-    if (tmp == NULL || b == NULL) {
-        rl_set_err(err, err_len, "%s: cannot write: %s", path, strerror(ENOMEM));
-        free(tmp);
-        free(b);
-        return -1;
-    }
-    snprintf(tmp, tmp_len, "%s.tmp.%ld", path, (long)getpid());
-    b->fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (b->fd < 0) {
-        rl_set_err(err, err_len, "%s: cannot create %s: %s", path, tmp, strerror(errno));
-        free(tmp);
-        free(b);
-        return -1;
-    }
-    b->error = 0;
-    b->len = 0;
-    out_bytes(b, RL_TRACE_CSV_HEADER "\n", sizeof(RL_TRACE_CSV_HEADER));
     size_t *name_lens = malloc((trace->key_count ? trace->key_count : 1) * sizeof(size_t));
-    if (name_lens == NULL)
-        b->error = ENOMEM;
-    for (uint32_t k = 0; name_lens && k < trace->key_count; k++)
+    if (name_lens == NULL) {
+        rl_set_err(err, err_len, "%s: cannot write: %s", path, strerror(ENOMEM));
+        return -1;
+    }
+    for (uint32_t k = 0; k < trace->key_count; k++)
         name_lens[k] = strlen(trace->key_names[k]);
-    for (size_t i = 0; i < trace->len && b->error == 0; i++) {
+    struct rl_outfile out;
+    if (rl_outfile_open(&out, path, err, err_len) != 0) {
+        free(name_lens);
+        return -1;
+    }
+    rl_outfile_bytes(&out, RL_TRACE_CSV_HEADER "\n", sizeof(RL_TRACE_CSV_HEADER));
+    for (size_t i = 0; i < trace->len; i++) {
         const struct rl_attempt *a = &trace->attempts[i];
-        out_u64(b, a->t_ns);
-        out_bytes(b, ",", 1);
-        out_bytes(b, trace->key_names[a->key], name_lens[a->key]);
-        out_bytes(b, ",", 1);
-        out_u64(b, a->n);
-        out_bytes(b, "\n", 1);
+        rl_outfile_u64(&out, a->t_ns);
+        rl_outfile_bytes(&out, ",", 1);
+        rl_outfile_bytes(&out, trace->key_names[a->key], name_lens[a->key]);
+        rl_outfile_bytes(&out, ",", 1);
+        rl_outfile_u64(&out, a->n);
+        rl_outfile_bytes(&out, "\n", 1);
     }
     free(name_lens);
-    out_flush(b);
-    /* fsync before rename: otherwise a crash can leave the new name pointing
-     * at data that never reached the disk. */
-    if (b->error == 0 && fsync(b->fd) != 0)
-        b->error = errno;
-    if (close(b->fd) != 0 && b->error == 0)
-        b->error = errno;
-    int rc = 0;
-    if (b->error != 0) {
-        rl_set_err(err, err_len, "%s: cannot write %s: %s", path, tmp, strerror(b->error));
-        rc = -1;
-    } else if (rename(tmp, path) != 0) {
-        rl_set_err(err, err_len, "%s: cannot rename %s into place: %s", path, tmp, strerror(errno));
-        rc = -1;
-    }
-    if (rc != 0)
-        unlink(tmp);
-    free(tmp);
-    free(b);
-    return rc;
+    return rl_outfile_commit(&out, err, err_len);
 }

@@ -4,10 +4,12 @@
  * because traces of 10^7 lines are normal and sscanf per field costs seconds
  * where this costs a fraction of one. Any unexpected byte sends the line to a
  * slow path that only exists to say precisely what is wrong. Keys are
- * interned into dense ids by an open-addressing table.
+ * interned into dense ids by the key table (harness/io/key_table.h), which
+ * also holds the rule for what a key may contain.
  */
 #include "trace.h"
 #include "harness/io/file_bytes.h"
+#include "harness/io/key_table.h"
 
 #include "harness/io/errmsg.h"
 
@@ -16,138 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- key interning -------------------------------------------------------- */
-
-/* Open addressing with linear probing, at most half full. With 10^6 keys the
- * table is far larger than the caches, so a slot carries what a lookup needs
- * (hash, length, the first 12 bytes of the key) and a short key is found
- * with one cache miss rather than three; the parser also prefetches each
- * slot a batch of lines before it is looked up (parse_body). */
-#define PREFIX_LEN 12
-
-struct slot {
-    char prefix[PREFIX_LEN]; /* the key's first bytes, zero padded */
-    uint32_t hash;           /* hash32(key): picks the slot, and settles most misses */
-    uint32_t len;
-    uint32_t id_plus1; /* 0: empty */
-};
-
-struct intern {
-    struct slot *slots;
-    size_t mask;
-    size_t names_cap;
-    struct rl_trace *trace;
-};
-
-/* 32 bits are enough: the table never has more than 2^32 slots, and storing
- * the hash whole in the slot lets the table grow without reading a name. */
-static uint32_t hash32(const char *s, size_t len)
-{
-    uint64_t h = 0xCBF29CE484222325ull; /* FNV-1a … */
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)s[i]) * 0x100000001B3ull;
-    /* … then a murmur3 finalizer: FNV's low bits are weak for keys that
-     * differ only in their last digit ("k1", "k2"), and the low bits pick
-     * the slot. */
-    h ^= h >> 33;
-    h *= 0xFF51AFD7ED558CCDull;
-    h ^= h >> 33;
-    return (uint32_t)h;
-}
-
-static int intern_init(struct intern *in, struct rl_trace *trace)
-{
-    memset(in, 0, sizeof *in);
-    in->trace = trace;
-    in->mask = 1023;
-    in->slots = calloc(in->mask + 1, sizeof(struct slot));
-    return in->slots ? 0 : -1;
-}
-
-static void intern_free(struct intern *in)
-{
-    free(in->slots);
-}
-
-static void intern_prefetch(const struct intern *in, uint32_t hash)
-{
-    __builtin_prefetch(&in->slots[hash & in->mask]);
-}
-
-static int intern_grow_table(struct intern *in)
-{
-    size_t size = (in->mask + 1) * 2;
-    struct slot *slots = calloc(size, sizeof(struct slot));
-    if (slots == NULL)
-        return -1;
-    for (size_t i = 0; i <= in->mask; i++) {
-        const struct slot *old = &in->slots[i];
-        if (old->id_plus1 == 0)
-            continue;
-        size_t j = old->hash & (size - 1);
-        while (slots[j].id_plus1 != 0)
-            j = (j + 1) & (size - 1);
-        slots[j] = *old;
-    }
-    free(in->slots);
-    in->slots = slots;
-    in->mask = size - 1;
-    return 0;
-}
-
-/* Returns the id of the key s[0..len) whose hash32 is hash, adding it if
- * new; -1 on ENOMEM, or with *too_many set past 2^31 keys (the table would
- * outgrow 32-bit hashes) or for a key over 4 GB. */
-static int64_t intern_key(struct intern *in, const char *s, size_t len, uint32_t hash,
-                          bool *too_many)
-{
-    struct rl_trace *trace = in->trace;
-    if (len > UINT32_MAX) {
-        *too_many = true;
-        return -1;
-    }
-    char prefix[PREFIX_LEN] = {0};
-    memcpy(prefix, s, len < PREFIX_LEN ? len : PREFIX_LEN);
-    size_t i = hash & in->mask;
-    for (;; i = (i + 1) & in->mask) {
-        const struct slot *slot = &in->slots[i];
-        if (slot->id_plus1 == 0)
-            break;
-        if (slot->hash == hash && slot->len == len &&
-            memcmp(slot->prefix, prefix, PREFIX_LEN) == 0 &&
-            (len <= PREFIX_LEN || memcmp(trace->key_names[slot->id_plus1 - 1] + PREFIX_LEN,
-                                         s + PREFIX_LEN, len - PREFIX_LEN) == 0))
-            return slot->id_plus1 - 1;
-    }
-    if (trace->key_count == (1u << 31)) {
-        *too_many = true;
-        return -1;
-    }
-    if (trace->key_count == in->names_cap) {
-        size_t cap = in->names_cap ? in->names_cap * 2 : 64;
-        char **names = realloc(trace->key_names, cap * sizeof(char *));
-        if (names == NULL)
-            return -1;
-        trace->key_names = names;
-        in->names_cap = cap;
-    }
-    char *name = malloc(len + 1);
-    if (name == NULL)
-        return -1;
-    memcpy(name, s, len);
-    name[len] = '\0';
-    uint32_t id = trace->key_count++;
-    trace->key_names[id] = name;
-    struct slot *slot = &in->slots[i];
-    memcpy(slot->prefix, prefix, PREFIX_LEN);
-    slot->hash = hash;
-    slot->len = (uint32_t)len;
-    slot->id_plus1 = id + 1;
-    if ((size_t)trace->key_count * 2 > in->mask + 1 && intern_grow_table(in) != 0)
-        return -1;
-    return id;
-}
 
 /* ---- reading -------------------------------------------------------------- */
 
@@ -221,16 +91,11 @@ static bool diagnose_line(const char *path, size_t line_no, const char *s, size_
                    rl_quote_field(q, sizeof q, t, t_len), (unsigned long long)UINT64_MAX);
         return true;
     }
-    if (key_len == 0) {
+    const char *problem = rl_key_problem(key, key_len);
+    if (problem != NULL) {
         rl_set_err(err, err_len,
-                   "%s:%zu: key is empty (a key is any non-empty text without commas)", path,
-                   line_no);
-        return true;
-    }
-    if (memchr(key, '\0', key_len) != NULL) {
-        rl_set_err(err, err_len,
-                   "%s:%zu: key contains a NUL byte (a key is any non-empty text without commas)",
-                   path, line_no);
+                   "%s:%zu: key %s (a key is non-empty text without commas or control bytes)", path,
+                   line_no, problem);
         return true;
     }
     switch (parse_u64(n, n_len, UINT32_MAX, &v)) {
@@ -285,19 +150,21 @@ struct pending_key {
 
 /* Interns the batch's keys into the last `count` attempts; 0, or -1 with
  * err set. *prev_id carries the key of the line before the batch. */
-static int intern_batch(struct intern *in, const struct pending_key *batch, size_t count,
-                        uint32_t *prev_id, const char *path, char *err, size_t err_len)
+static int intern_batch(struct rl_key_table *kt, struct rl_trace *trace,
+                        const struct pending_key *batch, size_t count, uint32_t *prev_id,
+                        const char *path, char *err, size_t err_len)
 {
-    struct rl_attempt *attempts = in->trace->attempts + in->trace->len - count;
+    struct rl_attempt *attempts = trace->attempts + trace->len - count;
     for (size_t j = 0; j < count; j++) {
         if (!batch[j].repeat) {
             bool too_many = false;
-            int64_t id = intern_key(in, batch[j].key, batch[j].len, batch[j].hash, &too_many);
+            int64_t id =
+                rl_key_table_intern(kt, batch[j].key, batch[j].len, batch[j].hash, &too_many);
             if (id < 0) {
                 if (too_many)
                     rl_set_err(err, err_len,
                                "%s:%zu: more than %u distinct keys, or a key over 4 GB", path,
-                               batch[j].line_no, 1u << 31);
+                               batch[j].line_no, RL_KEY_TABLE_MAX);
                 else
                     rl_set_err(err, err_len, "%s: out of memory", path);
                 return -1;
@@ -313,9 +180,9 @@ static int intern_batch(struct intern *in, const struct pending_key *batch, size
 static int parse_body(const char *path, const char *p, const char *end, struct rl_trace *out,
                       char *err, size_t err_len)
 {
-    struct intern in;
-    if (intern_init(&in, out) != 0 || rl_trace_reserve(out, count_lines(p, end)) != 0) {
-        intern_free(&in);
+    struct rl_key_table kt;
+    if (rl_key_table_init(&kt) != 0 || rl_trace_reserve(out, count_lines(p, end)) != 0) {
+        rl_key_table_free(&kt);
         rl_set_err(err, err_len, "%s: out of memory", path);
         return -1;
     }
@@ -328,7 +195,7 @@ static int parse_body(const char *path, const char *p, const char *end, struct r
     int rc = 0;
     for (;; line_no++) {
         if (batched == BATCH || p == end) {
-            rc = intern_batch(&in, batch, batched, &prev_id, path, err, err_len);
+            rc = intern_batch(&kt, out, batch, batched, &prev_id, path, err, err_len);
             batched = 0;
             if (rc != 0 || p == end)
                 break;
@@ -352,7 +219,8 @@ static int parse_body(const char *path, const char *p, const char *end, struct r
         if (s == p || s == le || *s != ',')
             goto slow;
         const char *key = ++s;
-        while (s < le && *s != ',' && *s != '\0')
+        /* a key byte is neither a comma nor a control byte (key_table.h) */
+        while (s < le && *s != ',' && ((unsigned char)*s >= 0x20 || *s == '\t') && *s != 0x7F)
             s++;
         if (s == key || s == le || *s != ',')
             goto slow;
@@ -383,8 +251,8 @@ static int parse_body(const char *path, const char *p, const char *end, struct r
         pk->repeat =
             prev_key != NULL && key_len == prev_key_len && memcmp(key, prev_key, key_len) == 0;
         if (!pk->repeat) {
-            pk->hash = hash32(key, key_len);
-            intern_prefetch(&in, pk->hash);
+            pk->hash = rl_key_hash(key, key_len);
+            rl_key_table_prefetch(&kt, pk->hash);
         }
         prev_key = key;
         prev_key_len = key_len;
@@ -397,7 +265,9 @@ static int parse_body(const char *path, const char *p, const char *end, struct r
         rc = -1;
         break;
     }
-    intern_free(&in);
+    if (rc == 0)
+        out->key_names = rl_key_table_take_names(&kt, &out->key_count);
+    rl_key_table_free(&kt);
     return rc;
 }
 
@@ -407,8 +277,8 @@ int rl_trace_read_csv(const char *path, struct rl_trace *out, char *err, size_t 
     struct rl_file_bytes fb;
     if (rl_file_bytes_load(path, &fb, err, err_len) != 0)
         return -1;
-    const char *p = fb.data, *end = fb.data + fb.len;
-    const char *nl = memchr(p, '\n', fb.len);
+    const char *p = rl_file_bytes_skip_bom(fb.data, fb.len), *end = fb.data + fb.len;
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
     const char *le = nl ? nl : end;
     if (le > p && le[-1] == '\r')
         le--;

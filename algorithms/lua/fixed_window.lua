@@ -1,5 +1,5 @@
 -- fixed_window.lua — redis_fixed_window: the Redis article's window counter
--- (seeds/004, "Redis'e Dayalı Akım Sınırlama Sisteminin Tasarımı", §2.2):
+-- (the Redis rate-limiting design article, "Redis'e Dayalı Akım Sınırlama Sisteminin Tasarımı", §2.2):
 -- GET the counter; if adding this attempt would pass the limit, refuse;
 -- otherwise INCRBY and EXPIRE, so the counter vanishes a window later.
 --

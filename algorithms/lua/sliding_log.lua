@@ -1,5 +1,5 @@
 -- sliding_log.lua — redis_sliding_log: the .NET article's sorted set per
--- key (seeds/002, "Distributed Redis": ZCARD, then ZADD with the time as
+-- key (the .NET session-limit article, "Distributed Redis": ZCARD, then ZADD with the time as
 -- score and a unique member), with the old members removed here, in the
 -- same script, by ZREMRANGEBYSCORE, instead of by the article's separate
 -- KEYS scan (that variant is sliding_log_scan.lua).

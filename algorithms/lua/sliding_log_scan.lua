@@ -1,5 +1,5 @@
 -- sliding_log_scan.lua — redis_sliding_log_scan's admit script: the .NET
--- article's LuaAddAccoundSorted as written (seeds/002): ZCARD the key's
+-- article's LuaAddAccoundSorted as written (the .NET session-limit article): ZCARD the key's
 -- sorted set; if it holds the limit, refuse; otherwise ZADD the time with a
 -- unique member. It removes nothing: old members stay until the separate
 -- cleanup (sliding_log_scan_cleanup.lua) takes them out, so between

@@ -1,5 +1,5 @@
 -- sliding_log_scan_cleanup.lua — the .NET article's LuaForeachRemove as
--- written (seeds/002): KEYS with the limiter's pattern, then for every key
+-- written (the .NET session-limit article): KEYS with the limiter's pattern, then for every key
 -- found ZREMRANGEBYSCORE from 0 to the cut-off score, and DEL the key if
 -- its set is now empty. KEYS walks the whole keyspace, every key of every
 -- user of the server, and the server does nothing else while it runs: this

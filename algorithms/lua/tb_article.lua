@@ -1,5 +1,5 @@
 -- tb_article.lua — redis_tb_article: the Redis article's lazy-refill token
--- bucket as written (seeds/004, §3.4.3, after Guava's RateLimiter). The
+-- bucket as written (the Redis rate-limiting design article, §3.4.3, after Guava's RateLimiter). The
 -- bucket is a hash; at each call the tokens owed since last_mill_second
 -- are added, then the permits are taken if there are enough:
 --

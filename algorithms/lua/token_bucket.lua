@@ -1,6 +1,6 @@
 -- token_bucket.lua — redis_token_bucket and redis_token_bucket_servertime:
 -- the article's bucket (a hash of a token count and the time it was last
--- brought up to date, seeds/004 §3.4.3) with tb_mutex.c's exact integer
+-- brought up to date, the Redis design article §3.4.3) with tb_mutex.c's exact integer
 -- arithmetic, so that on the same trace it decides as tb_mutex does.
 --
 -- Units (tb_ticks.h): with g = gcd(L, I), one ns is L' = L/g ticks and one

@@ -1,4 +1,4 @@
-/* checker.c — DESIGN §1's metrics over a decision log: per key, one pass in
+/* checker.c — the metrics of docs/design.md, Definitions, over a decision log: per key, one pass in
  * time order measures the sliding and aligned windows and replays the same
  * attempts through the strong and weak oracles. */
 #include "checker.h"
@@ -225,8 +225,7 @@ static void measure_key(struct key_event *ev, size_t len, const struct rl_check_
             m->certain_max_aligned = max_u64(m->certain_max_aligned, certain_aligned);
         }
     }
-    m->certain_max_sliding =
-        any_gap ? certain_sliding(ev, len, interval_ns, heap) : m->max_sliding;
+    m->certain_max_sliding = any_gap ? certain_sliding(ev, len, interval_ns, heap) : m->max_sliding;
     m->strong_excess = m->max_sliding > limit ? m->max_sliding - limit : 0;
     m->weak_excess = m->max_aligned > limit ? m->max_aligned - limit : 0;
 }

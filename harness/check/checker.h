@@ -1,5 +1,5 @@
 /* checker.h — measures a decision log against the strong and weak
- * definitions and against ideal oracles (DESIGN §1).
+ * definitions and against ideal oracles (docs/design.md, Definitions).
  *
  * For each key: two pointers over its admits give the sliding-window maximum
  * and the strong violations; one pass gives the aligned-window maximum; two

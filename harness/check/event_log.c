@@ -1,17 +1,17 @@
 /* event_log.c — decision logs in memory and as CSV: growth, a fast strict
- * reader that interns text keys, and a temp-and-rename writer. The sort by
+ * reader that interns text keys, and a writer through the output layer. The sort by
  * time lives in event_log_sort.c. */
 #include "event_log.h"
 
 #include "harness/io/file_bytes.h"
+#include "harness/io/key_table.h"
+#include "harness/io/outfile.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 _Static_assert(sizeof(struct rl_event) == 24, "recorder buffers assume 24-byte events");
 
@@ -60,118 +60,6 @@ void rl_event_log_free(struct rl_event_log *log)
     memset(log, 0, sizeof *log);
 }
 
-/* ---- key interning -------------------------------------------------------
- * Open addressing with the key's hash kept beside its id, so a probe compares
- * full names only when the hashes already match. */
-
-struct key_table {
-    uint32_t *slots;  /* id + 1; 0 is empty */
-    uint32_t *hashes; /* per slot */
-    size_t mask;
-    char **names; /* by id */
-    uint32_t *name_lens;
-    uint32_t count, names_cap;
-};
-
-static uint32_t hash_bytes(const char *s, size_t len)
-{
-    uint32_t h = 2166136261u; /* FNV-1a: keys are short, so a simple hash wins */
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)s[i]) * 16777619u;
-    /* A final mix, because slots are picked by the low bits and FNV's low
-     * bits vary little between names like "k17" and "k27". */
-    h ^= h >> 16;
-    h *= 0x85ebca6bu;
-    h ^= h >> 13;
-    return h;
-}
-
-/* Doubles the slot array and re-inserts every id; -1 on ENOMEM, the table
- * unchanged. */
-static int key_table_grow(struct key_table *kt)
-{
-    size_t cap = kt->mask ? (kt->mask + 1) * 2 : 1024;
-    uint32_t *slots = calloc(cap, sizeof *slots);
-    uint32_t *hashes = malloc(cap * sizeof *hashes);
-    if (slots == NULL || hashes == NULL) {
-        free(slots);
-        free(hashes);
-        return -1;
-    }
-    for (size_t i = 0; kt->mask && i <= kt->mask; i++) {
-        if (kt->slots[i] == 0)
-            continue;
-        size_t j = kt->hashes[i] & (cap - 1);
-        while (slots[j])
-            j = (j + 1) & (cap - 1);
-        slots[j] = kt->slots[i];
-        hashes[j] = kt->hashes[i];
-    }
-    free(kt->slots);
-    free(kt->hashes);
-    kt->slots = slots;
-    kt->hashes = hashes;
-    kt->mask = cap - 1;
-    return 0;
-}
-
-/* Returns the dense id of name, adding it when new; -1 on ENOMEM or when
- * the ids are exhausted. */
-static int64_t key_table_intern(struct key_table *kt, const char *name, size_t len)
-{
-    /* Keep the load at or under one half so probes stay short. */
-    if ((size_t)kt->count * 2 >= kt->mask && key_table_grow(kt) < 0)
-        return -1;
-    uint32_t h = hash_bytes(name, len);
-    size_t j = h & kt->mask;
-    for (; kt->slots[j]; j = (j + 1) & kt->mask) {
-        uint32_t id = kt->slots[j] - 1;
-        if (kt->hashes[j] == h && kt->name_lens[id] == len && memcmp(kt->names[id], name, len) == 0)
-            return id;
-    }
-    if (kt->count == UINT32_MAX - 1 || len > UINT32_MAX)
-        return -1;
-    if (kt->count == kt->names_cap) {
-        uint32_t cap = kt->names_cap ? kt->names_cap * 2 : 256;
-        if (cap < kt->names_cap)
-            cap = UINT32_MAX - 1;
-        char **names = realloc(kt->names, (size_t)cap * sizeof *names);
-        if (names == NULL)
-            return -1;
-        kt->names = names;
-        uint32_t *lens = realloc(kt->name_lens, (size_t)cap * sizeof *lens);
-        if (lens == NULL)
-            return -1;
-        kt->name_lens = lens;
-        kt->names_cap = cap;
-    }
-    char *copy = malloc(len + 1);
-    if (copy == NULL)
-        return -1;
-    memcpy(copy, name, len);
-    copy[len] = '\0';
-    uint32_t id = kt->count++;
-    kt->names[id] = copy;
-    kt->name_lens[id] = (uint32_t)len;
-    kt->slots[j] = id + 1;
-    kt->hashes[j] = h;
-    return id;
-}
-
-/* Frees the table; the names too unless they were handed to a log. */
-static void key_table_free(struct key_table *kt, bool free_names)
-{
-    if (free_names) {
-        for (uint32_t i = 0; i < kt->count; i++)
-            free(kt->names[i]);
-        free(kt->names);
-    }
-    free(kt->name_lens);
-    free(kt->slots);
-    free(kt->hashes);
-    memset(kt, 0, sizeof *kt);
-}
-
 /* ---- reading ------------------------------------------------------------- */
 
 /* Parses [s, e) as a decimal unsigned integer no larger than max: digits
@@ -209,7 +97,7 @@ static const char *line_end(const char *p, const char *end)
 
 /* Parses every line after the header into out; -1 with the message in err. */
 static int parse_events(const char *path, const char *p, const char *end, struct rl_event_log *out,
-                        struct key_table *kt, char *err, size_t err_len)
+                        struct rl_key_table *kt, char *err, size_t err_len)
 {
     for (size_t line = 2; p < end; line++) {
         const char *eol = line_end(p, end);
@@ -246,13 +134,11 @@ static int parse_events(const char *path, const char *p, const char *end, struct
         ev.t_ns = v;
         const char *key = start[1];
         size_t key_len = (size_t)(stop[1] - key);
-        if (key_len == 0) {
-            set_err(err, err_len, "%s:%zu: key must not be empty (any text without commas)", path,
-                    line);
-            return -1;
-        }
-        if (memchr(key, '\0', key_len)) {
-            set_err(err, err_len, "%s:%zu: key must not contain a NUL byte", path, line);
+        const char *problem = rl_key_problem(key, key_len);
+        if (problem != NULL) {
+            set_err(err, err_len,
+                    "%s:%zu: key %s (a key is non-empty text without commas or control bytes)",
+                    path, line, problem);
             return -1;
         }
         if (!parse_uint(start[2], stop[2], UINT32_MAX, &v) || v == 0) {
@@ -272,9 +158,12 @@ static int parse_events(const char *path, const char *p, const char *end, struct
             return -1;
         }
         ev.thread = (uint16_t)v;
-        int64_t id = key_table_intern(kt, key, key_len);
+        bool too_many = false;
+        int64_t id = rl_key_table_intern(kt, key, key_len, rl_key_hash(key, key_len), &too_many);
         if (id < 0) {
-            set_err(err, err_len, "%s:%zu: cannot intern key: %s", path, line, strerror(ENOMEM));
+            set_err(err, err_len, "%s:%zu: cannot intern key: %s", path, line,
+                    too_many ? "more than 2^31 distinct keys, or a key over 4 GB"
+                             : strerror(ENOMEM));
             return -1;
         }
         ev.key = (uint32_t)id;
@@ -290,9 +179,7 @@ int rl_event_log_read_csv(const char *path, struct rl_event_log *out, char *err,
     struct rl_file_bytes ft;
     if (rl_file_bytes_load(path, &ft, err, err_len) < 0)
         return -1;
-    const char *p = ft.data, *end = ft.data + ft.len;
-    if (end - p >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
-        p += 3; /* a byte-order mark, as spreadsheets write it */
+    const char *p = rl_file_bytes_skip_bom(ft.data, ft.len), *end = ft.data + ft.len;
     const char *eol = line_end(p, end);
     const char *le = eol > p && eol[-1] == '\r' ? eol - 1 : eol;
     if ((size_t)(le - p) != HEADER_LEN || memcmp(p, HEADER, HEADER_LEN) != 0) {
@@ -312,8 +199,11 @@ int rl_event_log_read_csv(const char *path, struct rl_event_log *out, char *err,
         c = nl ? nl + 1 : end;
     }
     int rc = 0;
-    struct key_table kt = {0};
-    if (lines > 0) {
+    struct rl_key_table kt;
+    if (rl_key_table_init(&kt) != 0) {
+        set_err(err, err_len, "%s: %s", path, strerror(ENOMEM));
+        rc = -1;
+    } else if (lines > 0) {
         out->events = malloc(lines * sizeof *out->events);
         if (out->events == NULL) {
             set_err(err, err_len, "%s: cannot hold %zu events: %s", path, lines, strerror(ENOMEM));
@@ -325,75 +215,18 @@ int rl_event_log_read_csv(const char *path, struct rl_event_log *out, char *err,
         rc = parse_events(path, p, end, out, &kt, err, err_len);
     rl_file_bytes_free(&ft);
     if (rc < 0) {
-        key_table_free(&kt, true);
+        rl_key_table_free(&kt);
         free(out->events);
         memset(out, 0, sizeof *out);
         return -1;
     }
-    out->key_names = kt.names;
-    out->key_count = kt.count;
+    out->key_names = rl_key_table_take_names(&kt, &out->key_count);
     out->complete = true;
-    key_table_free(&kt, false);
+    rl_key_table_free(&kt);
     return 0;
 }
 
 /* ---- writing ------------------------------------------------------------- */
-
-struct out_buf {
-    int fd;
-    char *buf;
-    size_t len, cap;
-    int error; /* first errno, 0 while all is well */
-};
-
-static void out_flush(struct out_buf *o)
-{
-    size_t done = 0;
-    while (o->error == 0 && done < o->len) {
-        ssize_t put = write(o->fd, o->buf + done, o->len - done);
-        if (put < 0 && errno == EINTR)
-            continue;
-        if (put < 0)
-            o->error = errno;
-        else
-            done += (size_t)put;
-    }
-    o->len = 0;
-}
-
-static void out_bytes(struct out_buf *o, const char *s, size_t len)
-{
-    if (o->cap - o->len < len)
-        out_flush(o);
-    if (len > o->cap) { /* too long to buffer: straight through */
-        while (o->error == 0 && len > 0) {
-            ssize_t put = write(o->fd, s, len);
-            if (put < 0 && errno == EINTR)
-                continue;
-            if (put < 0)
-                o->error = errno;
-            else
-                s += put, len -= (size_t)put;
-        }
-        return;
-    }
-    memcpy(o->buf + o->len, s, len);
-    o->len += len;
-}
-
-/* Writes v in decimal at dst; returns the number of bytes (at most 20). */
-static size_t format_u64(char *dst, uint64_t v)
-{
-    char tmp[20];
-    size_t n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    for (size_t i = 0; i < n; i++)
-        dst[i] = tmp[n - 1 - i];
-    return n;
-}
 
 /* Refuses what the reader would refuse, so every written log reads back. */
 static int check_writable(const struct rl_event_log *log, const char *path, char *err,
@@ -401,11 +234,11 @@ static int check_writable(const struct rl_event_log *log, const char *path, char
 {
     for (uint32_t k = 0; log->key_names && k < log->key_count; k++) {
         const char *name = log->key_names[k];
-        if (name == NULL || name[0] == '\0' || strpbrk(name, ",\r\n")) {
+        const char *problem = name ? rl_key_problem(name, strlen(name)) : "has no name";
+        if (problem != NULL) {
             set_err(err, err_len,
-                    "%s: key %u's name is empty or holds a comma or line break (keys are "
-                    "text without commas)",
-                    path, (unsigned)k);
+                    "%s: key %u %s (a key is non-empty text without commas or control bytes)", path,
+                    (unsigned)k, problem);
             return -1;
         }
     }
@@ -423,33 +256,26 @@ static int check_writable(const struct rl_event_log *log, const char *path, char
     return 0;
 }
 
-static void write_events(const struct rl_event_log *log, struct out_buf *o)
+static void write_events(const struct rl_event_log *log, struct rl_outfile *out)
 {
-    out_bytes(o, HEADER "\n", HEADER_LEN + 1);
-    char line[160];
-    for (size_t i = 0; i < log->len && o->error == 0; i++) {
+    rl_outfile_bytes(out, HEADER "\n", HEADER_LEN + 1);
+    for (size_t i = 0; i < log->len; i++) {
         const struct rl_event *ev = &log->events[i];
-        size_t n = format_u64(line, ev->t_ns);
-        line[n++] = ',';
+        rl_outfile_u64(out, ev->t_ns);
+        rl_outfile_bytes(out, ",", 1);
         if (log->key_names) {
-            out_bytes(o, line, n);
             const char *name = log->key_names[ev->key];
-            out_bytes(o, name, strlen(name));
-            n = 0;
+            rl_outfile_bytes(out, name, strlen(name));
         } else {
-            line[n++] = 'k';
-            n += format_u64(line + n, ev->key);
+            rl_outfile_bytes(out, "k", 1);
+            rl_outfile_u64(out, ev->key);
         }
-        line[n++] = ',';
-        n += format_u64(line + n, ev->n);
-        line[n++] = ',';
-        line[n++] = (char)('0' + ev->admitted);
-        line[n++] = ',';
-        n += format_u64(line + n, ev->thread);
-        line[n++] = '\n';
-        out_bytes(o, line, n);
+        rl_outfile_bytes(out, ",", 1);
+        rl_outfile_u64(out, ev->n);
+        rl_outfile_bytes(out, ev->admitted ? ",1," : ",0,", 3);
+        rl_outfile_u64(out, ev->thread);
+        rl_outfile_bytes(out, "\n", 1);
     }
-    out_flush(o);
 }
 
 int rl_event_log_write_csv(const struct rl_event_log *log, const char *path, char *err,
@@ -457,40 +283,9 @@ int rl_event_log_write_csv(const struct rl_event_log *log, const char *path, cha
 {
     if (check_writable(log, path, err, err_len) < 0)
         return -1;
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp) {
-        set_err(err, err_len, "%s: cannot write: %s", path, strerror(ENAMETOOLONG));
+    struct rl_outfile out;
+    if (rl_outfile_open(&out, path, err, err_len) != 0)
         return -1;
-    }
-    struct out_buf o = {.cap = 1 << 20};
-    o.buf = malloc(o.cap);
-    if (o.buf == NULL) {
-        set_err(err, err_len, "%s: cannot write: %s", path, strerror(ENOMEM));
-        return -1;
-    }
-    o.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (o.fd < 0) {
-        set_err(err, err_len, "%s: cannot create %s: %s", path, tmp, strerror(errno));
-        free(o.buf);
-        return -1;
-    }
-    write_events(log, &o);
-    free(o.buf);
-    /* fsync before the rename: otherwise a crash can leave the new name
-     * pointing at an empty file. */
-    if (o.error == 0 && fsync(o.fd) < 0)
-        o.error = errno;
-    if (close(o.fd) < 0 && o.error == 0)
-        o.error = errno;
-    if (o.error != 0) {
-        set_err(err, err_len, "%s: cannot write: %s", path, strerror(o.error));
-        unlink(tmp);
-        return -1;
-    }
-    if (rename(tmp, path) < 0) {
-        set_err(err, err_len, "%s: cannot rename %s into place: %s", path, tmp, strerror(errno));
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
+    write_events(log, &out);
+    return rl_outfile_commit(&out, err, err_len);
 }

@@ -29,8 +29,8 @@ struct rl_event_log {
     size_t len, cap;
     char **key_names; /* key_count names, owned; NULL means "k<id>" */
     uint32_t key_count;
-    bool complete;          /* rejects are in the log too (sim, check), not only admits */
-    uint64_t dropped;       /* events a full recorder buffer could not keep */
+    bool complete;           /* rejects are in the log too (sim, check), not only admits */
+    uint64_t dropped;        /* events a full recorder buffer could not keep */
     uint64_t uncertainty_ns; /* largest gap between the clock reads around one recorded call */
 };
 

@@ -120,10 +120,18 @@ static double need_double(const char *cmd, const char *option, const char *arg)
 bool rl_cli_limiter_option(const char *cmd, int code, const char *arg, struct rl_config *cfg)
 {
     switch (code) {
-    case OPT_LIMIT: cfg->limit = need_u64(cmd, "limit", arg, 1, UINT32_MAX); return true;
-    case OPT_INTERVAL: cfg->interval_ns = need_duration(cmd, "interval", arg, true); return true;
-    case OPT_BURST: cfg->burst = need_u64(cmd, "burst", arg, 1, UINT32_MAX); return true;
-    case OPT_SLOTS: cfg->slots = (uint32_t)need_u64(cmd, "slots", arg, 1, 1u << 20); return true;
+    case OPT_LIMIT:
+        cfg->limit = need_u64(cmd, "limit", arg, 1, UINT32_MAX);
+        return true;
+    case OPT_INTERVAL:
+        cfg->interval_ns = need_duration(cmd, "interval", arg, true);
+        return true;
+    case OPT_BURST:
+        cfg->burst = need_u64(cmd, "burst", arg, 1, UINT32_MAX);
+        return true;
+    case OPT_SLOTS:
+        cfg->slots = (uint32_t)need_u64(cmd, "slots", arg, 1, 1u << 20);
+        return true;
     }
     return false;
 }
@@ -174,19 +182,58 @@ bool rl_cli_workload_option(const char *cmd, int code, const char *arg, struct r
                            "unknown workload '%s' (accepted: uniform, poisson, onoff, boundary, "
                            "flash)",
                            arg);
-    case OPT_DURATION: p->duration_ns = need_duration(cmd, "duration", arg, true); w->set |= SET_DURATION; return true;
-    case OPT_RATE: p->rate_per_s = need_double(cmd, "rate", arg); w->set |= SET_RATE; return true;
-    case OPT_KEYS: p->keys = (uint32_t)need_u64(cmd, "keys", arg, 1, 100000000); w->set |= SET_KEYS; return true;
-    case OPT_ZIPF: p->zipf_s = need_double(cmd, "zipf", arg); w->set |= SET_ZIPF; return true;
-    case OPT_COST: parse_cost(cmd, arg, p); w->set |= SET_COST; return true;
-    case OPT_SEED: p->seed = need_u64(cmd, "seed", arg, 0, UINT64_MAX); w->set |= SET_SEED; return true;
-    case OPT_ON: p->on_ns = need_duration(cmd, "on", arg, true); w->set |= SET_ON; return true;
-    case OPT_OFF: p->off_ns = need_duration(cmd, "off", arg, false); w->set |= SET_OFF; return true;
-    case OPT_SIZE: p->burst_size = need_u64(cmd, "size", arg, 1, 100000000); w->set |= SET_SIZE; return true;
-    case OPT_SPREAD: p->spread_ns = need_duration(cmd, "spread", arg, true); w->set |= SET_SPREAD; return true;
-    case OPT_AT: p->flash_at_ns = need_duration(cmd, "at", arg, false); w->set |= SET_AT; return true;
-    case OPT_SPIKE: p->flash_len_ns = need_duration(cmd, "spike", arg, true); w->set |= SET_SPIKE; return true;
-    case OPT_FACTOR: p->flash_factor = need_double(cmd, "factor", arg); w->set |= SET_FACTOR; return true;
+    case OPT_DURATION:
+        p->duration_ns = need_duration(cmd, "duration", arg, true);
+        w->set |= SET_DURATION;
+        return true;
+    case OPT_RATE:
+        p->rate_per_s = need_double(cmd, "rate", arg);
+        w->set |= SET_RATE;
+        return true;
+    case OPT_KEYS:
+        p->keys = (uint32_t)need_u64(cmd, "keys", arg, 1, 100000000);
+        w->set |= SET_KEYS;
+        return true;
+    case OPT_ZIPF:
+        p->zipf_s = need_double(cmd, "zipf", arg);
+        w->set |= SET_ZIPF;
+        return true;
+    case OPT_COST:
+        parse_cost(cmd, arg, p);
+        w->set |= SET_COST;
+        return true;
+    case OPT_SEED:
+        p->seed = need_u64(cmd, "seed", arg, 0, UINT64_MAX);
+        w->set |= SET_SEED;
+        return true;
+    case OPT_ON:
+        p->on_ns = need_duration(cmd, "on", arg, true);
+        w->set |= SET_ON;
+        return true;
+    case OPT_OFF:
+        p->off_ns = need_duration(cmd, "off", arg, false);
+        w->set |= SET_OFF;
+        return true;
+    case OPT_SIZE:
+        p->burst_size = need_u64(cmd, "size", arg, 1, 100000000);
+        w->set |= SET_SIZE;
+        return true;
+    case OPT_SPREAD:
+        p->spread_ns = need_duration(cmd, "spread", arg, true);
+        w->set |= SET_SPREAD;
+        return true;
+    case OPT_AT:
+        p->flash_at_ns = need_duration(cmd, "at", arg, false);
+        w->set |= SET_AT;
+        return true;
+    case OPT_SPIKE:
+        p->flash_len_ns = need_duration(cmd, "spike", arg, true);
+        w->set |= SET_SPIKE;
+        return true;
+    case OPT_FACTOR:
+        p->flash_factor = need_double(cmd, "factor", arg);
+        w->set |= SET_FACTOR;
+        return true;
     }
     return false;
 }
@@ -204,18 +251,30 @@ void rl_cli_workload_build(const char *cmd, const struct rl_cli_workload *w,
         if (!(w->set & SET_AT))
             p->flash_at_ns = g->duration_ns / 2;
     }
-    if (w->set & SET_RATE) p->rate_per_s = g->rate_per_s;
-    if (w->set & SET_KEYS) p->keys = g->keys;
-    if (w->set & SET_ZIPF) p->zipf_s = g->zipf_s, p->key_dist = RL_KEYS_ZIPF;
-    if (w->set & SET_COST) p->cost_min = g->cost_min, p->cost_max = g->cost_max;
-    if (w->set & SET_SEED) p->seed = g->seed;
-    if (w->set & SET_ON) p->on_ns = g->on_ns;
-    if (w->set & SET_OFF) p->off_ns = g->off_ns;
-    if (w->set & SET_SIZE) p->burst_size = g->burst_size;
-    if (w->set & SET_SPREAD) p->spread_ns = g->spread_ns;
-    if (w->set & SET_AT) p->flash_at_ns = g->flash_at_ns;
-    if (w->set & SET_SPIKE) p->flash_len_ns = g->flash_len_ns;
-    if (w->set & SET_FACTOR) p->flash_factor = g->flash_factor;
+    if (w->set & SET_RATE)
+        p->rate_per_s = g->rate_per_s;
+    if (w->set & SET_KEYS)
+        p->keys = g->keys;
+    if (w->set & SET_ZIPF)
+        p->zipf_s = g->zipf_s, p->key_dist = RL_KEYS_ZIPF;
+    if (w->set & SET_COST)
+        p->cost_min = g->cost_min, p->cost_max = g->cost_max;
+    if (w->set & SET_SEED)
+        p->seed = g->seed;
+    if (w->set & SET_ON)
+        p->on_ns = g->on_ns;
+    if (w->set & SET_OFF)
+        p->off_ns = g->off_ns;
+    if (w->set & SET_SIZE)
+        p->burst_size = g->burst_size;
+    if (w->set & SET_SPREAD)
+        p->spread_ns = g->spread_ns;
+    if (w->set & SET_AT)
+        p->flash_at_ns = g->flash_at_ns;
+    if (w->set & SET_SPIKE)
+        p->flash_len_ns = g->flash_len_ns;
+    if (w->set & SET_FACTOR)
+        p->flash_factor = g->flash_factor;
     char err[512];
     if (rl_workload_generate(p, trace, err, sizeof err) != 0)
         rl_cli_usage_error(cmd, "%s", err);
@@ -240,8 +299,9 @@ size_t rl_cli_parse_algos(const char *cmd, const char *list, const struct rl_alg
             char valid[2048] = "";
             size_t used = 0;
             for (const struct rl_algo *const *a = rl_registry; *a; a++)
-                used += (size_t)snprintf(valid + used, used < sizeof valid ? sizeof valid - used : 0,
-                                         "%s%s", used ? ", " : "", (*a)->name);
+                used +=
+                    (size_t)snprintf(valid + used, used < sizeof valid ? sizeof valid - used : 0,
+                                     "%s%s", used ? ", " : "", (*a)->name);
             rl_cli_usage_error(cmd, "unknown algorithm '%s' (valid: all, %s)", name, valid);
         }
         bool seen = false;
@@ -295,8 +355,8 @@ size_t rl_cli_prepare_remote(const char *cmd, const struct rl_algo **algos, size
     for (size_t i = 0; i < count; i++)
         if (!(algos[i]->flags & RL_REMOTE))
             algos[kept++] = algos[i];
-    fprintf(stderr, "ratelab %s: redis-server not found: skipping the %zu Redis algorithms\n",
-            cmd, count - kept);
+    fprintf(stderr, "ratelab %s: redis-server not found: skipping the %zu Redis algorithms\n", cmd,
+            count - kept);
     return kept;
 }
 
@@ -334,9 +394,16 @@ void rl_cli_require_writable(const char *cmd, const char *option, const char *pa
     struct stat st;
     if (path[0] == '\0')
         rl_cli_usage_error(cmd, "%s: the file name is empty", option);
-    if (path[strlen(path) - 1] == '/' ||
-        (stat(path, &st) == 0 && S_ISDIR(st.st_mode)))
+    if (strcmp(path, "-") == 0)
+        return; /* standard output */
+    if (path[strlen(path) - 1] == '/' || (stat(path, &st) == 0 && S_ISDIR(st.st_mode)))
         rl_cli_usage_error(cmd, "%s: '%s' is a folder, not a file", option, path);
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        /* a device or a pipe is written in place (io/outfile.h) */
+        if (access(path, W_OK) != 0)
+            rl_cli_usage_error(cmd, "%s: cannot write %s: %s", option, path, strerror(errno));
+        return;
+    }
     if (stat(folder, &st) != 0 || !S_ISDIR(st.st_mode))
         rl_cli_usage_error(cmd, "%s: cannot write %s: no folder %s", option, path, folder);
     if (access(folder, W_OK | X_OK) != 0)

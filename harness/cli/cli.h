@@ -1,6 +1,6 @@
 /* cli.h — what every subcommand shares: option codes, the limiter and
  * workload options, algorithm lists, and the one-line error exits
- * (exit 2 for bad usage, 1 for a failed run; STYLE.md). */
+ * (exit 2 for bad usage, 1 for a failed run). */
 #ifndef RL_CLI_H
 #define RL_CLI_H
 
@@ -61,12 +61,17 @@ enum rl_cli_option {
     OPT_ADMITS_ONLY,
 };
 
-#define RL_CLI_HELP_OPTION {"help", no_argument, NULL, OPT_HELP}
+#define RL_CLI_HELP_OPTION                                                                         \
+    {                                                                                              \
+        "help", no_argument, NULL, OPT_HELP                                                        \
+    }
 #define RL_CLI_LIMITER_OPTIONS                                                                     \
     {"limit", required_argument, NULL, OPT_LIMIT},                                                 \
         {"interval", required_argument, NULL, OPT_INTERVAL},                                       \
         {"burst", required_argument, NULL, OPT_BURST},                                             \
-        {"slots", required_argument, NULL, OPT_SLOTS}
+    {                                                                                              \
+        "slots", required_argument, NULL, OPT_SLOTS                                                \
+    }
 #define RL_CLI_WORKLOAD_OPTIONS                                                                    \
     {"workload", required_argument, NULL, OPT_WORKLOAD},                                           \
         {"duration", required_argument, NULL, OPT_DURATION},                                       \
@@ -76,14 +81,16 @@ enum rl_cli_option {
         {"off", required_argument, NULL, OPT_OFF}, {"size", required_argument, NULL, OPT_SIZE},    \
         {"spread", required_argument, NULL, OPT_SPREAD}, {"at", required_argument, NULL, OPT_AT},  \
         {"spike", required_argument, NULL, OPT_SPIKE},                                             \
-        {"factor", required_argument, NULL, OPT_FACTOR}
+    {                                                                                              \
+        "factor", required_argument, NULL, OPT_FACTOR                                              \
+    }
 
 /* Text for --help, shared so every subcommand describes them alike. */
 extern const char rl_cli_limiter_help[];
 extern const char rl_cli_workload_help[];
 
 /* Defaults when --limit / --interval are not given. */
-#define RL_CLI_DEFAULT_LIMIT 1000u
+#define RL_CLI_DEFAULT_LIMIT       1000u
 #define RL_CLI_DEFAULT_INTERVAL_NS 100000000u
 
 /* Prints "ratelab CMD: message" and exits 2 (bad usage) or 1 (failed run). */
@@ -129,7 +136,9 @@ size_t rl_cli_parse_algos(const char *cmd, const char *list, const struct rl_alg
 /* --redis, --on-error: shared by every command that can run Redis algorithms. */
 #define RL_CLI_REMOTE_OPTIONS                                                                      \
     {"redis", required_argument, NULL, OPT_REDIS},                                                 \
-        {"on-error", required_argument, NULL, OPT_ON_ERROR}
+    {                                                                                              \
+        "on-error", required_argument, NULL, OPT_ON_ERROR                                          \
+    }
 extern const char rl_cli_remote_help[];
 
 /* admit | reject (fail-open or fail-closed), or exit 2. */
@@ -155,7 +164,7 @@ enum rl_cli_format rl_cli_parse_format(const char *cmd, const char *arg);
 void rl_cli_write_rows(const char *cmd, enum rl_cli_format format, const char *out_path,
                        const struct rl_result *rows, size_t count);
 
-/* Progress on stderr, only when stderr is a terminal (DESIGN §8). */
+/* Progress on stderr, only when stderr is a terminal (docs/design.md, Outputs). */
 void rl_cli_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void rl_cli_progress_done(void);
 /* The same as a callback for the run layer (struct rl_stress_plan's

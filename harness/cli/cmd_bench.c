@@ -160,15 +160,24 @@ int rl_cmd_bench(int argc, char **argv)
     int code;
     while ((code = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
         switch (code) {
-        case OPT_HELP: bench_help(); return 0;
-        case OPT_SUITE: suite_name = optarg; break;
-        case OPT_OUT: out_path = optarg; break;
-        case OPT_REDIS: redis = optarg; break;
+        case OPT_HELP:
+            bench_help();
+            return 0;
+        case OPT_SUITE:
+            suite_name = optarg;
+            break;
+        case OPT_OUT:
+            out_path = optarg;
+            break;
+        case OPT_REDIS:
+            redis = optarg;
+            break;
         case OPT_REPS:
             if (rl_parse_u64(optarg, 1, 1000, &reps, err, sizeof err) != 0)
                 rl_cli_usage_error(cmd, "--reps: %s", err);
             break;
-        default: rl_cli_bad_option(cmd, code, argv);
+        default:
+            rl_cli_bad_option(cmd, code, argv);
         }
     }
     if (optind < argc)
@@ -225,8 +234,8 @@ int rl_cmd_bench(int argc, char **argv)
     }
     plan_start[p] = done;
     rl_cli_write_rows(cmd, RL_FORMAT_TABLE, out_path, rows, done);
-    if (replay_done &&
-        rl_latency_cdf_write(latency_path, rows + sim_done, cdfs, replay_done, err, sizeof err) != 0)
+    if (replay_done && rl_latency_cdf_write(latency_path, rows + sim_done, cdfs, replay_done, err,
+                                            sizeof err) != 0)
         rl_cli_run_error(cmd, "%s", err);
 
     printf("bench %s on %s (%s, %u cpus), git %s\n", suite->name, ctx.host, ctx.cpu_model,

@@ -29,11 +29,21 @@ static void check_help(void)
            rl_cli_limiter_help);
 }
 
-static const char *const metric_names[] = {
-    "attempts",      "admits",       "rejects",           "admitted_cost",
-    "max_sliding",   "max_aligned",  "strong_excess",     "strong_violations",
-    "weak_excess",   "false_admits", "false_rejects",     "weak_false_admits",
-    "weak_false_rejects", "window_excess", NULL};
+static const char *const metric_names[] = {"attempts",
+                                           "admits",
+                                           "rejects",
+                                           "admitted_cost",
+                                           "max_sliding",
+                                           "max_aligned",
+                                           "strong_excess",
+                                           "strong_violations",
+                                           "weak_excess",
+                                           "false_admits",
+                                           "false_rejects",
+                                           "weak_false_admits",
+                                           "weak_false_rejects",
+                                           "window_excess",
+                                           NULL};
 
 /* The metrics that replay the attempts through an oracle: meaningless
  * without the rejects. */
@@ -44,11 +54,11 @@ static bool needs_rejects(size_t metric)
 
 static void metric_values(const struct rl_key_metrics *m, unsigned long long *v)
 {
-    unsigned long long values[] = {m->attempts,      m->admits,       m->rejects,
-                                   m->admitted_cost, m->max_sliding,  m->max_aligned,
-                                   m->strong_excess, m->strong_violations, m->weak_excess,
-                                   m->false_admits,  m->false_rejects, m->weak_false_admits,
-                                   m->weak_false_rejects, m->window_excess};
+    unsigned long long values[] = {
+        m->attempts,           m->admits,       m->rejects,       m->admitted_cost,
+        m->max_sliding,        m->max_aligned,  m->strong_excess, m->strong_violations,
+        m->weak_excess,        m->false_admits, m->false_rejects, m->weak_false_admits,
+        m->weak_false_rejects, m->window_excess};
     for (size_t i = 0; i < sizeof values / sizeof values[0]; i++)
         v[i] = values[i];
 }
@@ -164,15 +174,14 @@ static void print_table(const struct rl_event_log *log, const struct rl_check_re
 
 int rl_cmd_check(int argc, char **argv)
 {
-    static const struct option options[] = {
-        RL_CLI_HELP_OPTION,
-        RL_CLI_LIMITER_OPTIONS,
-        {"events", required_argument, NULL, OPT_EVENTS},
-        {"epoch", required_argument, NULL, OPT_EPOCH},
-        {"per-key", no_argument, NULL, OPT_PER_KEY},
-        {"admits-only", no_argument, NULL, OPT_ADMITS_ONLY},
-        {"format", required_argument, NULL, OPT_FORMAT},
-        {0}};
+    static const struct option options[] = {RL_CLI_HELP_OPTION,
+                                            RL_CLI_LIMITER_OPTIONS,
+                                            {"events", required_argument, NULL, OPT_EVENTS},
+                                            {"epoch", required_argument, NULL, OPT_EPOCH},
+                                            {"per-key", no_argument, NULL, OPT_PER_KEY},
+                                            {"admits-only", no_argument, NULL, OPT_ADMITS_ONLY},
+                                            {"format", required_argument, NULL, OPT_FORMAT},
+                                            {0}};
     const char *cmd = "check", *events_path = NULL;
     struct rl_config cfg;
     rl_cli_limiter_defaults(&cfg);
@@ -183,15 +192,25 @@ int rl_cmd_check(int argc, char **argv)
     int code;
     while ((code = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
         switch (code) {
-        case OPT_HELP: check_help(); return 0;
-        case OPT_EVENTS: events_path = optarg; break;
+        case OPT_HELP:
+            check_help();
+            return 0;
+        case OPT_EVENTS:
+            events_path = optarg;
+            break;
         case OPT_EPOCH:
             if (rl_parse_duration_ns(optarg, &epoch_ns, err, sizeof err) != 0)
                 rl_cli_usage_error(cmd, "--epoch: %s", err);
             break;
-        case OPT_PER_KEY: per_key = true; break;
-        case OPT_ADMITS_ONLY: admits_only = true; break;
-        case OPT_FORMAT: format = rl_cli_parse_format(cmd, optarg); break;
+        case OPT_PER_KEY:
+            per_key = true;
+            break;
+        case OPT_ADMITS_ONLY:
+            admits_only = true;
+            break;
+        case OPT_FORMAT:
+            format = rl_cli_parse_format(cmd, optarg);
+            break;
         default:
             if (!rl_cli_limiter_option(cmd, code, optarg, &cfg))
                 rl_cli_bad_option(cmd, code, argv);
@@ -221,8 +240,8 @@ int rl_cmd_check(int argc, char **argv)
         print_json(&log, &res, per_key);
     } else {
         char interval[32];
-        printf("check: %zu decisions over %u keys from %s; L=%llu per %s\n", log.len,
-               res.key_count, events_path, (unsigned long long)cfg.limit,
+        printf("check: %zu decisions over %u keys from %s; L=%llu per %s\n", log.len, res.key_count,
+               events_path, (unsigned long long)cfg.limit,
                rl_format_duration(cfg.interval_ns, interval, sizeof interval));
         printf("read in %.2f s, checked in %.2f s (%.1f M decisions/s checked)\n\n", t1 - t0,
                t2 - t1, t2 > t1 ? (double)log.len / (t2 - t1) / 1e6 : 0.0);

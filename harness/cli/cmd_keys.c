@@ -106,8 +106,12 @@ int rl_cmd_keys(int argc, char **argv)
     int code;
     while ((code = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
         switch (code) {
-        case OPT_HELP: keys_help(); return 0;
-        case OPT_ALGO: algo_name = optarg; break;
+        case OPT_HELP:
+            keys_help();
+            return 0;
+        case OPT_ALGO:
+            algo_name = optarg;
+            break;
         case OPT_KEYS:
             if (rl_parse_u64_list(optarg, 1, 50000000, counts, MAX_KEY_COUNTS, &count_n, err,
                                   sizeof err) != 0)

@@ -26,23 +26,23 @@ static void sim_help(void)
            "  --decisions FILE  write every decision (t_ns,key,n,admitted,thread); one --algo\n"
            "  --expiry E        idle keys: never (default: independent limiters), lazy or\n"
            "                    sweeper (expired after I·(1 + max(2, B/L)) idle)\n"
-           "  --format F        table (default), csv (DESIGN §8 columns) or json\n\n%s\n%s\n%s",
+           "  --format F        table (default), csv (the columns of results/README.md) or "
+           "json\n\n%s\n%s\n%s",
            rl_cli_limiter_help, rl_cli_workload_help, rl_cli_remote_help);
 }
 
 int rl_cmd_sim(int argc, char **argv)
 {
-    static const struct option options[] = {
-        RL_CLI_HELP_OPTION,
-        RL_CLI_LIMITER_OPTIONS,
-        RL_CLI_WORKLOAD_OPTIONS,
-        {"algo", required_argument, NULL, OPT_ALGO},
-        {"trace", required_argument, NULL, OPT_TRACE},
-        {"decisions", required_argument, NULL, OPT_DECISIONS},
-        {"format", required_argument, NULL, OPT_FORMAT},
-        {"expiry", required_argument, NULL, OPT_EXPIRY},
-        RL_CLI_REMOTE_OPTIONS,
-        {0}};
+    static const struct option options[] = {RL_CLI_HELP_OPTION,
+                                            RL_CLI_LIMITER_OPTIONS,
+                                            RL_CLI_WORKLOAD_OPTIONS,
+                                            {"algo", required_argument, NULL, OPT_ALGO},
+                                            {"trace", required_argument, NULL, OPT_TRACE},
+                                            {"decisions", required_argument, NULL, OPT_DECISIONS},
+                                            {"format", required_argument, NULL, OPT_FORMAT},
+                                            {"expiry", required_argument, NULL, OPT_EXPIRY},
+                                            RL_CLI_REMOTE_OPTIONS,
+                                            {0}};
     const char *cmd = "sim", *algo_list = NULL, *trace_path = NULL, *decisions_path = NULL;
     enum rl_cli_format format = RL_FORMAT_TABLE;
     struct rl_sim_options sim_options = {.expiry = RL_EXPIRE_NEVER};
@@ -53,14 +53,30 @@ int rl_cmd_sim(int argc, char **argv)
     int code;
     while ((code = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
         switch (code) {
-        case OPT_HELP: sim_help(); return 0;
-        case OPT_ALGO: algo_list = optarg; break;
-        case OPT_TRACE: trace_path = optarg; break;
-        case OPT_DECISIONS: decisions_path = optarg; break;
-        case OPT_FORMAT: format = rl_cli_parse_format(cmd, optarg); break;
-        case OPT_EXPIRY: sim_options.expiry = rl_cli_parse_expiry(cmd, optarg); break;
-        case OPT_REDIS: redis = optarg; break;
-        case OPT_ON_ERROR: sim_options.error_admits = rl_cli_parse_on_error(cmd, optarg); break;
+        case OPT_HELP:
+            sim_help();
+            return 0;
+        case OPT_ALGO:
+            algo_list = optarg;
+            break;
+        case OPT_TRACE:
+            trace_path = optarg;
+            break;
+        case OPT_DECISIONS:
+            decisions_path = optarg;
+            break;
+        case OPT_FORMAT:
+            format = rl_cli_parse_format(cmd, optarg);
+            break;
+        case OPT_EXPIRY:
+            sim_options.expiry = rl_cli_parse_expiry(cmd, optarg);
+            break;
+        case OPT_REDIS:
+            redis = optarg;
+            break;
+        case OPT_ON_ERROR:
+            sim_options.error_admits = rl_cli_parse_on_error(cmd, optarg);
+            break;
         default:
             if (!rl_cli_limiter_option(cmd, code, optarg, &cfg) &&
                 !rl_cli_workload_option(cmd, code, optarg, &workload))

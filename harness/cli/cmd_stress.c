@@ -18,44 +18,45 @@
 
 static void stress_help(void)
 {
-    printf("usage: ratelab stress --algo A[,B...|all] [--threads 1,2,4] [--duration DUR]\n"
-           "                      [--reps R] [--clock C] [--record] [--pin] [--unsafe]\n"
-           "                      [--hold DUR] [--keys K [--zipf S] [--expiry E]]\n"
-           "                      [--redis ADDR] [--on-error admit|reject] [--client-skew DUR]\n"
-           "                      [--limit L --interval DUR] [--out FILE.csv] [--format F]\n"
-           "                      [--decisions FILE.csv]\n\n"
-           "Threads start together and call acquire on one shared limiter as fast as they can\n"
-           "(closed loop) until the duration ends. Prints median ns/op (per thread: time for\n"
-           "one call) with min-max over repetitions, Mops/s (all threads), and the ratio to\n"
-           "faa, which is measured in the same run whether asked for or not. Repetitions are\n"
-           "interleaved across algorithms. A thread count above the CPUs is marked '!'.\n\n"
-           "  --threads LIST    thread counts (default 1,2)\n"
-           "  --duration DUR    per measurement (default 1s)\n"
-           "  --reps R          repetitions (default 3)\n"
-           "  --clock C         monotonic (default), coarse or tsc\n"
-           "  --record          also run each measurement recorded: every admit stamped and\n"
-           "                    checked (sliding/aligned maxima, promise held, stamp\n"
-           "                    uncertainty), and the recorder's overhead printed\n"
-           "  --pin             pin thread i to CPU i mod cores\n"
-           "  --hold DUR        limiters that need release (concurrency) hold each permit\n"
-           "                    this long before releasing it (default 0ns); the harness\n"
-           "                    counts permits held at once and reports the maximum\n"
-           "  --keys K          each attempt draws a key, uniform over K (or --zipf S), and\n"
-           "                    goes through the keyed container: 4 shards per CPU, each a\n"
-           "                    hash table behind a mutex\n"
-           "  --expiry E        idle keys: never (default), lazy (each access looks at two\n"
-           "                    other entries) or sweeper (a thread sweeps every idle/2)\n"
-           "  --client-skew DUR each thread's clock is off by a share of ±DUR, spread evenly\n"
-           "                    (thread i: −DUR + 2·DUR·i/(T−1)): clients that disagree on\n"
-           "                    the time, for limiters that trust the client's clock\n"
-           "  --unsafe          allow algorithms that are not thread-safe with > 1 thread\n"
-           "  --out FILE        write every row as CSV (temporary name, then renamed)\n"
-           "  --format F        table (default), csv or json on stdout\n"
-           "  --decisions FILE  implies --record: write the recorded run's admits\n"
-           "                    (t_ns,key,n,admitted,thread; t_ns from the limiter's epoch)\n"
-           "                    for ratelab check --admits-only (stress counts rejects but\n"
-           "                    does not log them); one --algo, one thread count, --reps 1\n\n%s\n%s",
-           rl_cli_limiter_help, rl_cli_remote_help);
+    printf(
+        "usage: ratelab stress --algo A[,B...|all] [--threads 1,2,4] [--duration DUR]\n"
+        "                      [--reps R] [--clock C] [--record] [--pin] [--unsafe]\n"
+        "                      [--hold DUR] [--keys K [--zipf S] [--expiry E]]\n"
+        "                      [--redis ADDR] [--on-error admit|reject] [--client-skew DUR]\n"
+        "                      [--limit L --interval DUR] [--out FILE.csv] [--format F]\n"
+        "                      [--decisions FILE.csv]\n\n"
+        "Threads start together and call acquire on one shared limiter as fast as they can\n"
+        "(closed loop) until the duration ends. Prints median ns/op (per thread: time for\n"
+        "one call) with min-max over repetitions, Mops/s (all threads), and the ratio to\n"
+        "faa, which is measured in the same run whether asked for or not. Repetitions are\n"
+        "interleaved across algorithms. A thread count above the CPUs is marked '!'.\n\n"
+        "  --threads LIST    thread counts (default 1,2)\n"
+        "  --duration DUR    per measurement (default 1s)\n"
+        "  --reps R          repetitions (default 3)\n"
+        "  --clock C         monotonic (default), coarse or tsc\n"
+        "  --record          also run each measurement recorded: every admit stamped and\n"
+        "                    checked (sliding/aligned maxima, promise held, stamp\n"
+        "                    uncertainty), and the recorder's overhead printed\n"
+        "  --pin             pin thread i to CPU i mod cores\n"
+        "  --hold DUR        limiters that need release (concurrency) hold each permit\n"
+        "                    this long before releasing it (default 0ns); the harness\n"
+        "                    counts permits held at once and reports the maximum\n"
+        "  --keys K          each attempt draws a key, uniform over K (or --zipf S), and\n"
+        "                    goes through the keyed container: 4 shards per CPU, each a\n"
+        "                    hash table behind a mutex\n"
+        "  --expiry E        idle keys: never (default), lazy (each access looks at two\n"
+        "                    other entries) or sweeper (a thread sweeps every idle/2)\n"
+        "  --client-skew DUR each thread's clock is off by a share of ±DUR, spread evenly\n"
+        "                    (thread i: −DUR + 2·DUR·i/(T−1)): clients that disagree on\n"
+        "                    the time, for limiters that trust the client's clock\n"
+        "  --unsafe          allow algorithms that are not thread-safe with > 1 thread\n"
+        "  --out FILE        write every row as CSV (temporary name, then renamed)\n"
+        "  --format F        table (default), csv or json on stdout\n"
+        "  --decisions FILE  implies --record: write the recorded run's admits\n"
+        "                    (t_ns,key,n,admitted,thread; t_ns from the limiter's epoch)\n"
+        "                    for ratelab check --admits-only (stress counts rejects but\n"
+        "                    does not log them); one --algo, one thread count, --reps 1\n\n%s\n%s",
+        rl_cli_limiter_help, rl_cli_remote_help);
 }
 
 int rl_cmd_stress(int argc, char **argv)
@@ -94,8 +95,12 @@ int rl_cmd_stress(int argc, char **argv)
     int code;
     while ((code = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
         switch (code) {
-        case OPT_HELP: stress_help(); return 0;
-        case OPT_ALGO: algo_list = optarg; break;
+        case OPT_HELP:
+            stress_help();
+            return 0;
+        case OPT_ALGO:
+            algo_list = optarg;
+            break;
         case OPT_THREADS:
             if (rl_parse_u64_list(optarg, 1, 1024, threads, MAX_THREAD_COUNTS, &thread_count, err,
                                   sizeof err) != 0)
@@ -111,9 +116,15 @@ int rl_cmd_stress(int argc, char **argv)
             if (rl_parse_u64(optarg, 1, 1000, &reps, err, sizeof err) != 0)
                 rl_cli_usage_error(cmd, "--reps: %s", err);
             break;
-        case OPT_CLOCK: plan.clock = optarg; break;
-        case OPT_RECORD: plan.record = true; break;
-        case OPT_PIN: plan.pin = true; break;
+        case OPT_CLOCK:
+            plan.clock = optarg;
+            break;
+        case OPT_RECORD:
+            plan.record = true;
+            break;
+        case OPT_PIN:
+            plan.pin = true;
+            break;
         case OPT_KEYS: {
             uint64_t keys;
             if (rl_parse_u64(optarg, 1, 100000000, &keys, err, sizeof err) != 0)
@@ -125,9 +136,15 @@ int rl_cmd_stress(int argc, char **argv)
             if (rl_parse_double(optarg, 0.0, &plan.zipf_s, err, sizeof err) != 0)
                 rl_cli_usage_error(cmd, "--zipf: %s", err);
             break;
-        case OPT_EXPIRY: plan.expiry = rl_cli_parse_expiry(cmd, optarg); break;
-        case OPT_REDIS: redis = optarg; break;
-        case OPT_ON_ERROR: plan.error_admits = rl_cli_parse_on_error(cmd, optarg); break;
+        case OPT_EXPIRY:
+            plan.expiry = rl_cli_parse_expiry(cmd, optarg);
+            break;
+        case OPT_REDIS:
+            redis = optarg;
+            break;
+        case OPT_ON_ERROR:
+            plan.error_admits = rl_cli_parse_on_error(cmd, optarg);
+            break;
         case OPT_CLIENT_SKEW:
             if (rl_parse_duration_ns(optarg, &plan.client_skew_ns, err, sizeof err) != 0)
                 rl_cli_usage_error(cmd, "--client-skew: %s", err);
@@ -136,10 +153,19 @@ int rl_cmd_stress(int argc, char **argv)
             if (rl_parse_duration_ns(optarg, &plan.hold_ns, err, sizeof err) != 0)
                 rl_cli_usage_error(cmd, "--hold: %s", err);
             break;
-        case OPT_UNSAFE: unsafe = true; break;
-        case OPT_OUT: out_path = optarg; break;
-        case OPT_FORMAT: format = rl_cli_parse_format(cmd, optarg); break;
-        case OPT_DECISIONS: decisions_path = optarg; plan.record = true; break;
+        case OPT_UNSAFE:
+            unsafe = true;
+            break;
+        case OPT_OUT:
+            out_path = optarg;
+            break;
+        case OPT_FORMAT:
+            format = rl_cli_parse_format(cmd, optarg);
+            break;
+        case OPT_DECISIONS:
+            decisions_path = optarg;
+            plan.record = true;
+            break;
         default:
             if (!rl_cli_limiter_option(cmd, code, optarg, &plan.cfg))
                 rl_cli_bad_option(cmd, code, argv);
@@ -158,7 +184,8 @@ int rl_cmd_stress(int argc, char **argv)
     if (rl_clock_init(&probe_clock, plan.clock, err, sizeof err) != 0)
         rl_cli_usage_error(cmd, "--clock: %s", err);
     if (strcmp(plan.clock, "virtual") == 0)
-        rl_cli_usage_error(cmd, "--clock virtual is for sim; stress needs monotonic, coarse or tsc");
+        rl_cli_usage_error(cmd,
+                           "--clock virtual is for sim; stress needs monotonic, coarse or tsc");
 
     /* faa first, so every other row has its floor from the same run. */
     const struct rl_algo *algos[RL_CLI_MAX_ALGOS + 1];

@@ -6,9 +6,11 @@
 
 int rl_cmd_trace(int argc, char **argv)
 {
-    static const struct option options[] = {
-        RL_CLI_HELP_OPTION, RL_CLI_LIMITER_OPTIONS, RL_CLI_WORKLOAD_OPTIONS,
-        {"out", required_argument, NULL, OPT_OUT}, {0}};
+    static const struct option options[] = {RL_CLI_HELP_OPTION,
+                                            RL_CLI_LIMITER_OPTIONS,
+                                            RL_CLI_WORKLOAD_OPTIONS,
+                                            {"out", required_argument, NULL, OPT_OUT},
+                                            {0}};
     struct rl_config cfg;
     rl_cli_limiter_defaults(&cfg);
     struct rl_cli_workload workload = {0};

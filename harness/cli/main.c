@@ -50,8 +50,9 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(argv[1], commands[i].name) == 0)
             return commands[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "ratelab: unknown command '%s' (accepted: list, sim, stress, replay, trace, "
-                    "check, clocks, keys, bench; see ratelab --help)\n",
+    fprintf(stderr,
+            "ratelab: unknown command '%s' (accepted: list, sim, stress, replay, trace, "
+            "check, clocks, keys, bench; see ratelab --help)\n",
             argv[1]);
     return 2;
 }

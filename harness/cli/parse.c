@@ -48,8 +48,8 @@ int rl_parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out, ch
                  size_t err_len)
 {
     if (text == NULL || !isdigit((unsigned char)*text)) {
-        snprintf(err, err_len, "'%s' is not a whole number (expected %llu..%llu)",
-                 text ? text : "", (unsigned long long)min, (unsigned long long)max);
+        snprintf(err, err_len, "'%s' is not a whole number (expected %llu..%llu)", text ? text : "",
+                 (unsigned long long)min, (unsigned long long)max);
         return -1;
     }
     errno = 0;
@@ -64,8 +64,7 @@ int rl_parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out, ch
     return 0;
 }
 
-int rl_parse_double(const char *text, double min_exclusive, double *out, char *err,
-                    size_t err_len)
+int rl_parse_double(const char *text, double min_exclusive, double *out, char *err, size_t err_len)
 {
     errno = 0;
     char *end = NULL;

@@ -16,8 +16,7 @@ int rl_parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out, ch
                  size_t err_len);
 
 /* A finite decimal number greater than min_exclusive. */
-int rl_parse_double(const char *text, double min_exclusive, double *out, char *err,
-                    size_t err_len);
+int rl_parse_double(const char *text, double min_exclusive, double *out, char *err, size_t err_len);
 
 /* "1,2,4": up to max_items integers in [min, max]; *count gets how many. */
 int rl_parse_u64_list(const char *text, uint64_t min, uint64_t max, uint64_t *items,

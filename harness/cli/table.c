@@ -42,8 +42,8 @@ void rl_table_accuracy(FILE *out, const struct rl_result *rows, size_t count)
             snprintf(fa, sizeof fa, "%llu", (unsigned long long)r->m.false_admits);
             snprintf(fr, sizeof fr, "%llu", (unsigned long long)r->m.false_rejects);
         }
-        fprintf(out, "%-*s %-10.10s %-11s %10llu %10llu %9s %9s %9llu %10s %10s %7s %5s\n",
-                width, r->algo->name, r->workload, rl_promise_name(r->algo->promise),
+        fprintf(out, "%-*s %-10.10s %-11s %10llu %10llu %9s %9s %9llu %10s %10s %7s %5s\n", width,
+                r->algo->name, r->workload, rl_promise_name(r->algo->promise),
                 (unsigned long long)r->admits, (unsigned long long)r->rejects, sliding, aligned,
                 (unsigned long long)r->m.strong_violations, fa, fr, util,
                 rl_result_promise_held(r));
@@ -141,16 +141,15 @@ void rl_table_speed(FILE *out, const struct rl_result *rows, size_t count)
             ratio(aligned, sizeof aligned, worst->m.max_aligned, worst->cfg.limit);
             snprintf(uncert, sizeof uncert, "%lluns", (unsigned long long)worst->uncertainty_ns);
         }
-        fprintf(out, "%-*s %5u%s %9.1f %17s %9.3f %7s %7s %9s %9s %5s %9s\n", width, lead->algo->name,
-                lead->threads, lead->threads > lead->cpus ? "!" : " ", s_ns.median, range,
-                s_mops.median, x_faa, x_noop, sliding, aligned, held, uncert);
+        fprintf(out, "%-*s %5u%s %9.1f %17s %9.3f %7s %7s %9s %9s %5s %9s\n", width,
+                lead->algo->name, lead->threads, lead->threads > lead->cpus ? "!" : " ",
+                s_ns.median, range, s_mops.median, x_faa, x_noop, sliding, aligned, held, uncert);
     }
     for (size_t i = 0; i < count; i++) {
         const struct rl_result *r = &rows[i];
         if (r->keys > 1 && isfinite(r->bytes_per_key) && !seen_before(rows, i))
             fprintf(out, "%s x%u: %llu keys live at the end, %.0f bytes a key (RSS growth)\n",
-                    r->algo->name, r->threads, (unsigned long long)r->keys_live,
-                    r->bytes_per_key);
+                    r->algo->name, r->threads, (unsigned long long)r->keys_live, r->bytes_per_key);
         if (!r->has_in_flight || seen_before(rows, i))
             continue;
         uint64_t most = 0;
@@ -180,8 +179,7 @@ static const char *latency(char *buf, size_t len, uint64_t ns)
     for (size_t i = 0; i < sizeof units / sizeof *units; i++)
         if ((double)ns >= units[i].scale * 0.9995) { /* 999.6us prints as 1.00ms */
             double v = (double)ns / units[i].scale;
-            snprintf(buf, len, v < 10 ? "%.2f%s" : v < 100 ? "%.1f%s" : "%.0f%s", v,
-                     units[i].unit);
+            snprintf(buf, len, v < 10 ? "%.2f%s" : v < 100 ? "%.1f%s" : "%.0f%s", v, units[i].unit);
             return buf;
         }
     snprintf(buf, len, "%lluns", (unsigned long long)ns);
@@ -220,8 +218,7 @@ void rl_table_replay(FILE *out, const struct rl_result *rows, size_t count)
         fprintf(out, "%-*s%s %8s %8s %8s %8s %8s %8s %8s %9s %9s %9s %9s %6s %5s\n", width,
                 r->algo->name, rep, latency(p50, sizeof p50, r->lat_p50_ns),
                 latency(p90, sizeof p90, r->lat_p90_ns), latency(p99, sizeof p99, r->lat_p99_ns),
-                latency(p999, sizeof p999, r->lat_p999_ns),
-                latency(max, sizeof max, r->lat_max_ns),
+                latency(p999, sizeof p999, r->lat_p999_ns), latency(max, sizeof max, r->lat_max_ns),
                 latency(late, sizeof late, r->late_max_ns),
                 latency(call, sizeof call, r->svc_p99_ns), sliding, aligned, fa, fr, util,
                 rl_result_promise_held(r));

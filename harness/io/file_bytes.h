@@ -19,4 +19,13 @@ int rl_file_bytes_load(const char *path, struct rl_file_bytes *fb, char *err, si
 
 void rl_file_bytes_free(struct rl_file_bytes *fb);
 
+/* Past a UTF-8 byte-order mark at the start of data, as spreadsheets write
+ * one; data itself when there is none. Every CSV reader calls it, so a file
+ * one reader takes the other takes too. */
+static inline const char *rl_file_bytes_skip_bom(const char *data, size_t len)
+{
+    return len >= 3 && data[0] == '\xEF' && data[1] == '\xBB' && data[2] == '\xBF' ? data + 3
+                                                                                   : data;
+}
+
 #endif

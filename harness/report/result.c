@@ -9,13 +9,19 @@ uint64_t rl_result_promised_bound(const struct rl_result *r)
 {
     uint64_t limit = r->cfg.limit;
     switch (r->algo->promise) {
-    case RL_PROMISE_STRONG: return limit;
-    case RL_PROMISE_WEAK: return limit;
-    case RL_PROMISE_WINDOW: return 2 * limit;
-    case RL_PROMISE_BUCKET: return rl_config_burst(&r->cfg) + limit;
-    case RL_PROMISE_CONCURRENCY: return limit;
+    case RL_PROMISE_STRONG:
+        return limit;
+    case RL_PROMISE_WEAK:
+        return limit;
+    case RL_PROMISE_WINDOW:
+        return 2 * limit;
+    case RL_PROMISE_BUCKET:
+        return rl_config_burst(&r->cfg) + limit;
+    case RL_PROMISE_CONCURRENCY:
+        return limit;
     case RL_PROMISE_APPROX:
-    case RL_PROMISE_NONE: return 0;
+    case RL_PROMISE_NONE:
+        return 0;
     }
     return 0;
 }
@@ -29,8 +35,8 @@ const char *rl_result_promise_held(const struct rl_result *r)
         return "n/a";
     /* Judged on what certainly happened in a window: a late stamp from a
      * preempted thread is not a broken promise (checker.h). */
-    uint64_t measured = r->algo->promise == RL_PROMISE_WEAK ? r->m.certain_max_aligned
-                                                            : r->m.certain_max_sliding;
+    uint64_t measured =
+        r->algo->promise == RL_PROMISE_WEAK ? r->m.certain_max_aligned : r->m.certain_max_sliding;
     if (measured > bound)
         return "no";
     /* windows of at least I from the epoch: never more than L per I overall */
@@ -68,12 +74,11 @@ static void real(struct emitter *e, const char *name, double value)
     e->emit(e->sink, name, isfinite(value) ? e->buf : "", false);
 }
 
-static void emit_columns(struct emitter *e, const struct rl_result *r,
-                         const struct rl_context *ctx)
+static void emit_columns(struct emitter *e, const struct rl_result *r, const struct rl_context *ctx)
 {
     bool checked = r->checked, oracle = r->checked && r->complete;
     const struct rl_key_metrics *m = &r->m;
-    /* The fixed columns of DESIGN §8, in order. */
+    /* The fixed columns (docs/design.md, Outputs), in order. */
     text(e, "algo", r->algo->name);
     text(e, "family", r->algo->family);
     text(e, "promise", rl_promise_name(r->algo->promise));
@@ -113,6 +118,7 @@ static void emit_columns(struct emitter *e, const struct rl_result *r,
     u64(e, "weak_false_admits", m->weak_false_admits, oracle);
     u64(e, "weak_false_rejects", m->weak_false_rejects, oracle);
     u64(e, "oracle_admitted_cost", m->oracle_admitted_cost, oracle);
+    text(e, "orders", r->algo->orders ? r->algo->orders : "");
     text(e, "recorded", r->checked ? "yes" : "no");
     u64(e, "keys", r->keys, true);
     text(e, "worst_key", checked ? r->worst_key : "");
@@ -180,7 +186,7 @@ static void csv_emit(void *sink, const char *name, const char *value, bool is_te
 
 void rl_result_csv_header(FILE *out)
 {
-    static const struct rl_algo placeholder = {.name = "", .family = ""};
+    static const struct rl_algo placeholder = {.name = "", .family = "", .orders = ""};
     struct rl_result blank = {.algo = &placeholder, .mode = ""};
     struct rl_context ctx = {.compiler = "", .cflags = "", .allocator = "", .git_rev = ""};
     struct csv_sink sink = {out, true, true};

@@ -1,4 +1,4 @@
-/* result.h — one result row (DESIGN §8): one algorithm, workload, clock,
+/* result.h — one result row (docs/design.md, Outputs): one algorithm, workload, clock,
  * thread count and repetition, with its accuracy and speed. */
 #ifndef RL_RESULT_H
 #define RL_RESULT_H
@@ -20,16 +20,16 @@ struct rl_result {
     struct rl_config cfg;
     uint64_t keys, seed;
     uint64_t attempts, admits, rejects, errors;
-    uint64_t duration_ns;  /* stress, replay: wall time measured; sim: the trace's span */
-    double ns_per_op;      /* per thread: how long one call takes */
-    double mops;           /* all threads: million attempts per second */
-    double ratio_faa;      /* ns_per_op ÷ faa's at the same threads, NAN if none */
-    double ratio_noop;     /* Redis algorithms: ÷ redis_noop's, the server's own floor */
+    uint64_t duration_ns; /* stress, replay: wall time measured; sim: the trace's span */
+    double ns_per_op;     /* per thread: how long one call takes */
+    double mops;          /* all threads: million attempts per second */
+    double ratio_faa;     /* ns_per_op ÷ faa's at the same threads, NAN if none */
+    double ratio_noop;    /* Redis algorithms: ÷ redis_noop's, the server's own floor */
     double clock_reads_per_op;
-    bool checked;          /* accuracy metrics below were computed */
+    bool checked; /* accuracy metrics below were computed */
     struct rl_key_metrics m;
-    bool complete;         /* rejects were recorded too (oracle columns valid) */
-    char worst_key[64];    /* the key with the largest max_sliding */
+    bool complete;           /* rejects were recorded too (oracle columns valid) */
+    char worst_key[64];      /* the key with the largest max_sliding */
     uint64_t uncertainty_ns; /* largest gap between the clock reads around a recorded call */
     uint64_t dropped;        /* events a full recorder buffer could not keep */
     bool has_in_flight;      /* stress of a limiter that needs release */
@@ -39,7 +39,7 @@ struct rl_result {
     double bytes_per_key;    /* keyed stress: resident-set growth ÷ keys_live, NAN otherwise */
     /* replay only (has_latency): ns, from the merged histograms (replay.h) */
     bool has_latency;
-    double speed;            /* the trace's times were divided by this */
+    double speed; /* the trace's times were divided by this */
     uint64_t lat_p50_ns, lat_p90_ns, lat_p99_ns, lat_p999_ns, lat_max_ns; /* from the due time */
     uint64_t late_p50_ns, late_p99_ns, late_max_ns; /* actual send − due time */
     uint64_t svc_p50_ns, svc_p99_ns;                /* the call alone */

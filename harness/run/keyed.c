@@ -175,8 +175,8 @@ static void catch_up_sweeps(struct rl_keyed *k, uint64_t now_ns)
         return;
     uint64_t next = now_ns - (now_ns - due) % period + period;
     /* relaxed: only whoever moves the schedule sweeps; shard locks order the rest. */
-    if (atomic_compare_exchange_strong_explicit(&k->next_sweep_ns, &due, next,
-                                                memory_order_relaxed, memory_order_relaxed))
+    if (atomic_compare_exchange_strong_explicit(&k->next_sweep_ns, &due, next, memory_order_relaxed,
+                                                memory_order_relaxed))
         sweep_all(k, now_ns);
 }
 

@@ -13,9 +13,9 @@
 
 #include <stddef.h>
 
-/* sim on trace (keys and errors handled as options say), checked against params' (L, I) with the epoch at trace
- * t = 0. The log is handed to the caller in *log when log is not NULL
- * (for --decisions), else freed. -1 with one line in err. */
+/* sim on trace (keys and errors handled as options say), checked against params' (L, I) with the
+ * epoch at trace t = 0. The log is handed to the caller in *log when log is not NULL (for
+ * --decisions), else freed. -1 with one line in err. */
 int rl_measure_sim(const struct rl_algo *algo, const struct rl_config *cfg,
                    const struct rl_sim_options *options, const struct rl_trace *trace,
                    const char *workload, uint64_t seed, struct rl_result *r,

@@ -312,8 +312,8 @@ static struct worker *make_workers(const struct rl_replay_params *p, struct repl
         w->clock.reads = 0;
         /* Thread i's clock is off by −skew + 2·skew·i/(T−1), as in stress. */
         if (p->client_skew_ns && threads > 1)
-            w->clock.skew_ns =
-                -(int64_t)p->client_skew_ns + (int64_t)(2 * p->client_skew_ns * i / (threads - 1));
+            rl_clock_set_skew(&w->clock, -(int64_t)p->client_skew_ns +
+                                             (int64_t)(2 * p->client_skew_ns * i / (threads - 1)));
         w->cap = p->trace->len > i ? (p->trace->len - i + threads - 1) / threads : 0;
         w->events = malloc((w->cap ? w->cap : 1) * sizeof *w->events);
         if (w->events == NULL || rl_histogram_init(&w->latency) != 0 ||

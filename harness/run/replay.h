@@ -1,4 +1,4 @@
-/* replay.h — the open-loop mode (DESIGN §5): a trace's attempts are sent at
+/* replay.h — the open-loop mode (docs/design.md, Modes): a trace's attempts are sent at
  * their trace times mapped onto the wall clock, by T threads, whatever the
  * limiter's speed; decision latency is counted from the intended send time.
  *

@@ -70,8 +70,8 @@ int rl_sim_run_keyed(const struct rl_algo *algo, const struct rl_config *cfg_in,
 }
 
 int rl_sim_run(const struct rl_algo *algo, const struct rl_config *cfg,
-               const struct rl_trace *trace, struct rl_event_log *log,
-               struct rl_sim_outcome *out, char *err, size_t err_len)
+               const struct rl_trace *trace, struct rl_event_log *log, struct rl_sim_outcome *out,
+               char *err, size_t err_len)
 {
     static const struct rl_sim_options independent = {.expiry = RL_EXPIRE_NEVER};
     return rl_sim_run_keyed(algo, cfg, &independent, trace, log, out, err, err_len);

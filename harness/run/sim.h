@@ -14,8 +14,8 @@
 struct rl_sim_outcome {
     uint64_t attempts, admits, rejects; /* admits and rejects after the error policy */
     uint64_t errors;                    /* RL_ERROR answers, whatever was done with them */
-    uint64_t clock_reads; /* how often the algorithm looked at the time */
-    struct rl_keyed_stats keyed; /* keys created, expired, live at the end */
+    uint64_t clock_reads;               /* how often the algorithm looked at the time */
+    struct rl_keyed_stats keyed;        /* keys created, expired, live at the end */
 };
 
 /* Runs every attempt of trace through algo in virtual time
@@ -38,7 +38,7 @@ int rl_sim_run_keyed(const struct rl_algo *algo, const struct rl_config *cfg,
 
 /* rl_sim_run_keyed with keys that never expire: independent limiters. */
 int rl_sim_run(const struct rl_algo *algo, const struct rl_config *cfg,
-               const struct rl_trace *trace, struct rl_event_log *log,
-               struct rl_sim_outcome *out, char *err, size_t err_len);
+               const struct rl_trace *trace, struct rl_event_log *log, struct rl_sim_outcome *out,
+               char *err, size_t err_len);
 
 #endif

@@ -23,15 +23,15 @@ struct stress_shared {
     _Atomic bool go;                           /* the start line every thread waits at */
     _Atomic unsigned arrived;                  /* workers past the start line */
     unsigned threads;
-    bool oversubscribed;                       /* more workers than CPUs */
+    bool oversubscribed; /* more workers than CPUs */
     /* The harness's own count of permits held, for limiters that need
      * release: raised after the limiter admits, lowered before it is told
      * of the release, so it never exceeds the limiter's true count. */
     _Alignas(RL_CACHE_LINE) _Atomic uint64_t in_flight;
     uint64_t hold_ns;
     const struct rl_algo *algo;
-    void *state;             /* one key: the limiter itself */
-    struct rl_keyed *keyed;  /* several keys: the container, and how keys are drawn */
+    void *state;            /* one key: the limiter itself */
+    struct rl_keyed *keyed; /* several keys: the container, and how keys are drawn */
     struct rl_key_sampler sampler;
     uint64_t epoch_ns;
     bool record;
@@ -57,8 +57,8 @@ struct worker {
 
 /* One attempt on the limiter, or on the drawn key's limiter; an error is
  * counted and then turned into what the caller does with it. */
-__attribute__((always_inline)) static inline enum rl_decision decide(struct worker *w, uint32_t *key,
-                                                                    bool *failed)
+__attribute__((always_inline)) static inline enum rl_decision decide(struct worker *w,
+                                                                     uint32_t *key, bool *failed)
 {
     struct stress_shared *sh = w->shared;
     enum rl_decision d;
@@ -133,13 +133,13 @@ static void run_recorded(struct worker *w)
         if (gap > w->max_gap_ns)
             w->max_gap_ns = gap;
         if (w->len < w->cap)
-            w->events[w->len++] = (struct rl_event){.t_ns = after - sh->epoch_ns,
-                                                    .key = key,
-                                                    .n = 1,
-                                                    .thread = (uint16_t)w->index,
-                                                    .admitted = 1,
-                                                    .gap_ns = gap < UINT32_MAX ? (uint32_t)gap
-                                                                               : UINT32_MAX};
+            w->events[w->len++] =
+                (struct rl_event){.t_ns = after - sh->epoch_ns,
+                                  .key = key,
+                                  .n = 1,
+                                  .thread = (uint16_t)w->index,
+                                  .admitted = 1,
+                                  .gap_ns = gap < UINT32_MAX ? (uint32_t)gap : UINT32_MAX};
         else
             w->dropped++;
         if ((algo->flags & RL_NEEDS_RELEASE) && !failed)
@@ -298,8 +298,9 @@ int rl_stress_run(const struct rl_stress_params *p, struct rl_stress_outcome *ou
         /* Thread i's clock is off by −skew + 2·skew·i/(T−1): evenly spread
          * over ±skew, so two threads disagree by up to 2·skew. */
         if (p->client_skew_ns && p->threads > 1)
-            w->clock.skew_ns = -(int64_t)p->client_skew_ns +
-                               (int64_t)(2 * p->client_skew_ns * i / (p->threads - 1));
+            rl_clock_set_skew(&w->clock,
+                              -(int64_t)p->client_skew_ns +
+                                  (int64_t)(2 * p->client_skew_ns * i / (p->threads - 1)));
         if (p->record) {
             w->cap = cap;
             w->events = malloc(cap * sizeof *w->events);

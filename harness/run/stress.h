@@ -1,5 +1,5 @@
 /* stress.h — the closed-loop mode: T threads call acquire as fast as they
- * can on one shared limiter for a fixed time (DESIGN §5). */
+ * can on one shared limiter for a fixed time (docs/design.md, Modes). */
 #ifndef RL_STRESS_H
 #define RL_STRESS_H
 
@@ -16,30 +16,30 @@ struct rl_stress_params {
     struct rl_config cfg; /* epoch_ns is set by the run */
     unsigned threads;
     uint64_t duration_ns;
-    const char *clock;  /* a name from rl_clock_names, not "virtual" */
-    bool record;        /* stamp and keep every admit for the checker */
-    bool pin;           /* thread i on CPU i mod cores */
-    size_t record_capacity; /* admits kept per thread; 0 = sized from L, I and duration */
-    uint64_t hold_ns;       /* limiters that need release: how long each permit is held */
-    uint32_t keys;          /* > 1: each attempt draws a key, through the keyed container */
-    double zipf_s;          /* > 0: keys Zipf(s) over K, else uniform */
+    const char *clock;           /* a name from rl_clock_names, not "virtual" */
+    bool record;                 /* stamp and keep every admit for the checker */
+    bool pin;                    /* thread i on CPU i mod cores */
+    size_t record_capacity;      /* admits kept per thread; 0 = sized from L, I and duration */
+    uint64_t hold_ns;            /* limiters that need release: how long each permit is held */
+    uint32_t keys;               /* > 1: each attempt draws a key, through the keyed container */
+    double zipf_s;               /* > 0: keys Zipf(s) over K, else uniform */
     enum rl_keyed_expiry expiry; /* for keys > 1; the sweeper is a real thread here */
-    bool error_admits;      /* on RL_ERROR the caller admits (fail-open) or rejects */
-    uint64_t client_skew_ns; /* thread i's clock is off by a share of ±skew (see stress.c) */
+    bool error_admits;           /* on RL_ERROR the caller admits (fail-open) or rejects */
+    uint64_t client_skew_ns;     /* thread i's clock is off by a share of ±skew (see stress.c) */
 };
 
 struct rl_stress_outcome {
     uint64_t attempts, admits, rejects; /* admits and rejects after the error policy */
     uint64_t errors;                    /* RL_ERROR answers, whatever was done with them */
-    uint64_t clock_reads; /* by the algorithm, all threads */
-    uint64_t wall_ns;     /* first thread's start to last thread's stop */
-    double ns_per_op;     /* per thread: its busy time ÷ its calls, averaged over calls */
-    double mops;          /* attempts ÷ wall time */
-    bool interrupted;     /* SIGINT/SIGTERM cut the run short */
-    uint64_t max_in_flight; /* limiters that need release: most permits seen held at once */
+    uint64_t clock_reads;               /* by the algorithm, all threads */
+    uint64_t wall_ns;                   /* first thread's start to last thread's stop */
+    double ns_per_op;            /* per thread: its busy time ÷ its calls, averaged over calls */
+    double mops;                 /* attempts ÷ wall time */
+    bool interrupted;            /* SIGINT/SIGTERM cut the run short */
+    uint64_t max_in_flight;      /* limiters that need release: most permits seen held at once */
     struct rl_keyed_stats keyed; /* keys > 1: created, expired, live at the end */
-    double bytes_per_key; /* keys > 1: resident-set growth over the run ÷ live keys */
-    struct rl_event_log log; /* admits only (complete = false), when record */
+    double bytes_per_key;        /* keys > 1: resident-set growth over the run ÷ live keys */
+    struct rl_event_log log;     /* admits only (complete = false), when record */
 };
 
 /* Runs one measurement. -1 with one line in err when the clock, the

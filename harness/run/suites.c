@@ -11,8 +11,8 @@
 
 #define MAX_ALGOS 128
 
-static const char *const every_workload[] = {"uniform", "poisson", "onoff", "boundary", "flash",
-                                             NULL};
+static const char *const every_workload[] = {"uniform",  "poisson", "onoff",
+                                             "boundary", "flash",   NULL};
 
 /* Algorithms of algos that pass keep(), faa first (every stress row gets its
  * floor from the same run), into out; returns how many. */
@@ -55,10 +55,10 @@ static bool named(const struct rl_algo *a, const char *const *names)
 /* The memory-order family: the article's steps and the buckets at each order. */
 static bool memory_order_family(const struct rl_algo *a)
 {
-    static const char *const names[] = {"clock_faa", "fw_atomic_naive", "fw_cas_nofirst",
-                                        "fw_cas",    "fw_cas_acqrel",   "fw_mutex",
-                                        "tb_mutex",  "tb_cas",          "tb_cas_relaxed",
-                                        "gcra_cas",  NULL};
+    static const char *const names[] = {
+        "clock_faa", "fw_atomic_naive", "fw_cas_nofirst", "fw_cas",         "fw_cas_acqrel",
+        "fw_mutex",  "tb_mutex",        "tb_cas",         "tb_cas_relaxed", "gcra_cas",
+        NULL};
     return named(a, names);
 }
 
@@ -71,8 +71,8 @@ static bool representatives(const struct rl_algo *a)
 }
 
 static struct rl_stress_plan base_plan(const struct rl_algo **algos, size_t count,
-                                       const uint64_t *threads, size_t thread_count,
-                                       unsigned reps, const struct rl_config *cfg)
+                                       const uint64_t *threads, size_t thread_count, unsigned reps,
+                                       const struct rl_config *cfg)
 {
     return (struct rl_stress_plan){.algos = algos,
                                    .algo_count = count,
@@ -119,8 +119,8 @@ static void plan_threads(struct rl_suite_run *run, const struct rl_algo **algos,
     run->plan_count = 1;
 }
 
-static void plan_memory_order(struct rl_suite_run *run, const struct rl_algo **algos,
-                              size_t count, unsigned reps, const struct rl_config *cfg)
+static void plan_memory_order(struct rl_suite_run *run, const struct rl_algo **algos, size_t count,
+                              unsigned reps, const struct rl_config *cfg)
 {
     static const struct rl_algo *family[MAX_ALGOS];
     static const uint64_t threads[] = {1, 2, 4};
@@ -159,8 +159,7 @@ static void plan_keys(struct rl_suite_run *run, const struct rl_algo **algos, si
     static const struct rl_algo *reps_algos[MAX_ALGOS];
     static const uint64_t threads[] = {1, 2};
     static const uint32_t key_counts[] = {1000, 10000, 100000, 1000000};
-    static const char *const labels[] = {"1000 keys", "10000 keys", "100000 keys",
-                                         "1000000 keys"};
+    static const char *const labels[] = {"1000 keys", "10000 keys", "100000 keys", "1000000 keys"};
     size_t n = pick(algos, count, representatives, reps_algos);
     for (size_t k = 0; k < 4; k++) {
         run->plans[k] = base_plan(reps_algos, n, threads, 2, reps, cfg);

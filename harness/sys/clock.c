@@ -15,28 +15,31 @@ static uint64_t read_posix(clockid_t id)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Every reader adds the handle's skew (0 unless --client-skew): a client
+ * whose clock is off is off in every read. */
 static uint64_t read_monotonic(struct rl_clock *self)
 {
-    (void)self;
-    return read_posix(CLOCK_MONOTONIC);
+    return read_posix(CLOCK_MONOTONIC) + (uint64_t)rl_clock_state(self)->skew_ns;
 }
 
 static uint64_t read_coarse(struct rl_clock *self)
 {
-    (void)self;
-    return read_posix(CLOCK_MONOTONIC_COARSE);
+    return read_posix(CLOCK_MONOTONIC_COARSE) + (uint64_t)rl_clock_state(self)->skew_ns;
 }
 
 static uint64_t read_virtual(struct rl_clock *self)
 {
-    return self->virtual_ns;
+    const struct rl_clock_state *st = rl_clock_state(self);
+    return st->virtual_ns + (uint64_t)st->skew_ns;
 }
 
 #if defined(__x86_64__)
 static uint64_t read_tsc(struct rl_clock *self)
 {
-    uint64_t ticks = __builtin_ia32_rdtsc() - self->tsc_base;
-    return self->ns_base + (uint64_t)(((unsigned __int128)ticks * self->tsc_mult) >> 32);
+    const struct rl_clock_state *st = rl_clock_state(self);
+    uint64_t ticks = __builtin_ia32_rdtsc() - st->tsc_base;
+    return st->ns_base + (uint64_t)(((unsigned __int128)ticks * st->tsc_mult) >> 32) +
+           (uint64_t)st->skew_ns;
 }
 
 /* One calibration per process: every thread's handle must map ticks to
@@ -79,7 +82,8 @@ static void tsc_calibrate(void)
 int rl_clock_init(struct rl_clock *out, const char *name, char *err, size_t err_len)
 {
     struct rl_clock local, *clock = &local; /* *out stays untouched on failure */
-    memset(clock, 0, sizeof *clock);
+    memset(clock, 0, sizeof *clock);        /* every source byte: rl_clock_same compares them */
+    struct rl_clock_state *st = rl_clock_state(clock);
     if (strcmp(name, "monotonic") == 0) {
         clock->read = read_monotonic;
         clock->name = "monotonic";
@@ -89,26 +93,27 @@ int rl_clock_init(struct rl_clock *out, const char *name, char *err, size_t err_
     } else if (strcmp(name, "virtual") == 0) {
         clock->read = read_virtual;
         clock->name = "virtual";
-        clock->virtual_ns = RL_VIRTUAL_ORIGIN_NS;
+        st->virtual_ns = RL_VIRTUAL_ORIGIN_NS;
     } else if (strcmp(name, "tsc") == 0) {
 #if defined(__x86_64__)
         pthread_once(&tsc_calibration.once, tsc_calibrate);
         if (!tsc_calibration.ok) {
-            snprintf(err, err_len, "clock 'tsc' needs an invariant TSC (constant_tsc, nonstop_tsc)");
+            snprintf(err, err_len,
+                     "clock 'tsc' needs an invariant TSC (constant_tsc, nonstop_tsc)");
             return -1;
         }
         clock->read = read_tsc;
         clock->name = "tsc";
-        clock->tsc_base = tsc_calibration.tsc_base;
-        clock->ns_base = tsc_calibration.ns_base;
-        clock->tsc_mult = tsc_calibration.mult;
+        st->tsc_base = tsc_calibration.tsc_base;
+        st->ns_base = tsc_calibration.ns_base;
+        st->tsc_mult = tsc_calibration.mult;
 #else
         snprintf(err, err_len, "clock 'tsc' is available on x86-64 only");
         return -1;
 #endif
     } else {
-        snprintf(err, err_len,
-                 "unknown clock '%s' (accepted: monotonic, coarse, tsc, virtual)", name);
+        snprintf(err, err_len, "unknown clock '%s' (accepted: monotonic, coarse, tsc, virtual)",
+                 name);
         return -1;
     }
     *out = local;
@@ -133,7 +138,7 @@ int rl_clock_measure(const char *name, struct rl_clock_report *out, char *err, s
         previous = now;
         sink += now;
         if (clock.read == read_virtual)
-            clock.virtual_ns++; /* a simulator advancing time: 1 ns steps */
+            rl_clock_state(&clock)->virtual_ns++; /* a simulator advancing time: 1 ns steps */
     }
     out->cost_ns = (double)(read_posix(CLOCK_MONOTONIC) - start) / READS;
     out->smallest_step_ns = smallest == UINT64_MAX ? 0 : smallest;
@@ -145,7 +150,8 @@ int rl_clock_measure(const char *name, struct rl_clock_report *out, char *err, s
     else if (strcmp(name, "coarse") == 0)
         clock_getres(CLOCK_MONOTONIC_COARSE, &res);
     out->resolution_ns = (uint64_t)res.tv_sec * 1000000000u + (uint64_t)res.tv_nsec;
-    if (strcmp(name, "tsc") == 0 && clock.tsc_mult) /* one tick, rounded up */
-        out->resolution_ns = (clock.tsc_mult + 0xffffffffu) >> 32;
+    uint64_t tsc_mult = rl_clock_state(&clock)->tsc_mult;
+    if (strcmp(name, "tsc") == 0 && tsc_mult) /* one tick, rounded up */
+        out->resolution_ns = (tsc_mult + 0xffffffffu) >> 32;
     return 0;
 }

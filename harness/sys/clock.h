@@ -1,4 +1,4 @@
-/* clock.h — the clock sources behind struct rl_clock (DESIGN §4).
+/* clock.h — the clock sources behind struct rl_clock (docs/design.md, Clocks).
  *
  * The clock is an experimental variable: chosen by name once per run,
  * recorded in every result row, its cost and resolution measured.
@@ -35,15 +35,43 @@ static inline uint64_t rl_monotonic_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* What a source keeps in its handle's `source` bytes (algorithms/rl.h):
+ * the harness's alone, so an algorithm can use only read, reads and name. */
+struct rl_clock_state {
+    uint64_t virtual_ns; /* virtual: the current time, set by the simulator */
+    uint64_t tsc_base;   /* tsc: counter at calibration */
+    uint64_t ns_base;    /* tsc: monotonic ns at calibration */
+    uint64_t tsc_mult;   /* tsc: ns per tick in 32.32 fixed point */
+    int64_t skew_ns;     /* this client's clock error (--client-skew), in every read */
+};
+
+#ifdef __cplusplus /* the Google Benchmark shim includes this header */
+static_assert(sizeof(rl_clock_state) <= sizeof(rl_clock::source), "the source words hold it");
+#else
+_Static_assert(sizeof(struct rl_clock_state) <= sizeof(((struct rl_clock *)0)->source),
+               "struct rl_clock's source words hold struct rl_clock_state");
+#endif
+
+static inline struct rl_clock_state *rl_clock_state(struct rl_clock *clock)
+{
+    return (struct rl_clock_state *)(void *)clock->source;
+}
+
 static inline void rl_clock_set_virtual(struct rl_clock *clock, uint64_t now_ns)
 {
-    clock->virtual_ns = now_ns;
+    rl_clock_state(clock)->virtual_ns = now_ns;
+}
+
+/* A client whose clock runs skew_ns ahead (negative: behind) of the true one. */
+static inline void rl_clock_set_skew(struct rl_clock *clock, int64_t skew_ns)
+{
+    rl_clock_state(clock)->skew_ns = skew_ns;
 }
 
 struct rl_clock_report {
     const char *name;
-    double cost_ns;           /* mean cost of one read through the handle */
-    uint64_t resolution_ns;   /* what the source claims (clock_getres, tick length) */
+    double cost_ns;            /* mean cost of one read through the handle */
+    uint64_t resolution_ns;    /* what the source claims (clock_getres, tick length) */
     uint64_t smallest_step_ns; /* smallest nonzero difference seen between reads */
 };
 
