@@ -84,7 +84,8 @@ TEACH_BIN     := build/ratelab-teach
 TEACH_TESTS   := build/teach/ratelab-tests
 
 .PHONY: all teach jemalloc test check-unit check-teach check-tsan check-allocators bench plots \
-        alloc-compare deps clean format format-check layering-check FORCE
+        alloc-compare soak deps clean format format-check layering-check fuzz fuzz-build \
+        fuzz-deps FORCE
 .DEFAULT_GOAL := all
 
 all: $(RATELAB)
@@ -204,6 +205,15 @@ RESULTS ?= results/reference
 plots: $(RATELAB)
 	plots/render.sh plots/out $(RATELAB) $(wildcard $(RESULTS)/*.csv)
 
+# A long soak (SOAK_SECONDS per run, default 600): recorded keyed stress with
+# key churn and a long replay, RSS sampled; then ASan's leak checker over
+# the same runs, shorter. Not part of make test.
+SOAK_SECONDS ?= 600
+soak:
+	$(Q)$(MAKE) --no-print-directory SAN= MALLOC= all
+	$(Q)$(MAKE) --no-print-directory SAN=address MALLOC= all
+	sh tests/soak.sh build/ratelab build/san-address/ratelab $(SOAK_SECONDS)
+
 # The allocation-heavy configurations under both allocators in one run:
 # throughput and peak RSS, jemalloc ÷ glibc (3.5 minutes on 2 vCPUs).
 alloc-compare:
@@ -281,3 +291,64 @@ gbench-check: $(GBENCH) $(RATELAB)
 	sh harness/bench/gbench_check.sh $(GBENCH) $(RATELAB)
 
 -include $(BUILD)/obj/harness/bench/gbench_shim.d
+
+# ---- fuzzing -------------------------------------------------------------
+# make fuzz: libFuzzer targets (tests/fuzz/fuzz_*.c), built with Debian's clang
+# under ASan and UBSan (UB aborts), each run FUZZ_SECONDS over its committed
+# seeds tests/fuzz/corpus/<name>/ (and its dictionary <name>.dict). Inputs a
+# run finds go to build/fuzz/found/<name>/, never into the corpus; a crash
+# fails the run and prints its reproducer (build/fuzz/crashes/<name>/) and
+# the command that replays it. The library is compiled again with clang and
+# the same flags into build/fuzz/obj/. make fuzz-build only builds.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_OPT     ?= -O1 -g
+FUZZ_SAN     := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+                -fno-omit-frame-pointer
+FUZZ_CFLAGS   = $(STD) -Wall -Wextra $(FUZZ_OPT) $(FUZZ_SAN) $(INCLUDE) -MMD -MP
+FUZZ_TARGETS := $(patsubst tests/fuzz/%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BINS    := $(FUZZ_TARGETS:%=build/fuzz/%)
+FUZZ_LIB_OBJS := $(LIB_SRCS:%.c=build/fuzz/obj/%.o) $(LUA_GEN:build/gen/%.c=build/fuzz/obj/gen/%.o)
+# clang and its runtimes (libFuzzer's is only a Recommends of clang in Debian).
+FUZZ_DEB_PKGS := clang libclang-rt-dev
+
+fuzz: fuzz-deps
+	$(Q)$(MAKE) --no-print-directory fuzz-build
+	sh tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz-deps:
+	@missing=$$(for p in $(FUZZ_DEB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "make fuzz-deps: installing $$missing"; \
+	  if [ "$$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi; \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+build/fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(call say,FUZZCC,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+
+build/fuzz/obj/gen/%.o: build/gen/%.c
+	@mkdir -p $(dir $@)
+	$(call say,FUZZCC,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+
+# The targets themselves are held to -Werror; the library to the normal
+# build's warnings (gcc's -Werror there).
+build/fuzz/obj/tests/fuzz/%.o: FUZZ_CFLAGS += $(WARN)
+build/fuzz/obj/harness/sys/build_info.o: FUZZ_CFLAGS += $(BUILD_DEFS)
+
+build/fuzz/libratelab.a: $(FUZZ_LIB_OBJS)
+	@rm -f $@
+	$(call say,AR,$@)
+	$(Q)$(AR) rcs $@ $^
+
+build/fuzz/fuzz_%: build/fuzz/obj/tests/fuzz/fuzz_%.o build/fuzz/libratelab.a
+	$(call say,LD,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_SAN) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+-include $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_TARGETS:%=build/fuzz/obj/tests/fuzz/%.d)

@@ -207,6 +207,8 @@ static void test_csv_errors(void)
          "t_ns must be an integer from 0 to 2^64-1, not '18446744073709551616'"},
         {" 5,a,1,1,0", "t_ns must be an integer from 0 to 2^64-1, not ' 5'"},
         {"5,,1,1,0", "key is empty (a key is non-empty text without commas or control bytes)"},
+        {"5,a\rb,1,1,0",
+         "key holds a line break (a key is non-empty text without commas or control bytes)"},
         {"5,a,0,1,0", "n must be an integer from 1 to 4294967295, not '0'"},
         {"5,a,4294967296,1,0", "n must be an integer from 1 to 4294967295, not '4294967296'"},
         {"5,a,-1,1,0", "n must be an integer from 1 to 4294967295, not '-1'"},

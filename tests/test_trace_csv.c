@@ -199,6 +199,7 @@ static void test_csv_line_endings(void)
         "t_ns,key,n\r\n1,a,1\r\n2,b,3\r\n", /* CRLF */
         "t_ns,key,n\n1,a,1\n2,b,3",         /* no final newline */
         "t_ns,key,n\r\n1,a,1\n2,b,3\r",     /* mixed, CR at the very end */
+        "\xEF\xBB\xBFt_ns,key,n\n1,a,1\n2,b,3\n", /* a byte-order mark, as the log reader takes */
     };
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
         write_bytes(path, texts[i], strlen(texts[i]));
@@ -261,6 +262,11 @@ static void test_csv_errors(void)
         {"t_ns,key,n\n,a,1\n", 0, ":2:", "time is empty"},
         {"t_ns,key,n\n1,,1\n", 0, ":2:", "key is empty"},
         {"t_ns,key,n\n1,a\0b,1\n", 19, ":2:", "NUL"},
+        /* Fuzzer finding: a CR inside a key was read, and the decision-log
+         * writer refused it after the whole run. One rule now, at read. */
+        {"t_ns,key,n\n1,a\rb,1\n", 0, ":2:", "key holds a line break"},
+        {"t_ns,key,n\n1,\x1b[31mred,1\n", 0, ":2:", "key holds a control byte"},
+        {"t_ns,key,n\n1,del\x7f,1\n", 0, ":2:", "key holds a control byte"},
         {"t_ns,key,n\n1,a,0\n", 0, ":2:", "cost '0' must be a positive integer"},
         {"t_ns,key,n\n1,a,x\n", 0, ":2:", "cost 'x' is not an integer"},
         {"t_ns,key,n\n1,a,1 \n", 0, ":2:", "is not an integer"},

@@ -154,6 +154,8 @@ static int intern_batch(struct rl_key_table *kt, struct rl_trace *trace,
                         const struct pending_key *batch, size_t count, uint32_t *prev_id,
                         const char *path, char *err, size_t err_len)
 {
+    if (count == 0)
+        return 0; /* a header-only trace has no attempts array at all */
     struct rl_attempt *attempts = trace->attempts + trace->len - count;
     for (size_t j = 0; j < count; j++) {
         if (!batch[j].repeat) {

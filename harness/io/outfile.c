@@ -112,6 +112,24 @@ static int attach(struct rl_outfile *out, int fd, char *err, size_t err_len)
     return 0;
 }
 
+/* Where a symlink points: its resolved path when the target exists, else
+ * the link's text (relative to the link's folder), so a dangling link gets
+ * its target created rather than being replaced. */
+static int link_target(const char *link, char *out, size_t len)
+{
+    if (realpath(link, out) != NULL)
+        return 0;
+    char text[PATH_MAX];
+    ssize_t n = readlink(link, text, sizeof text - 1);
+    if (n < 0)
+        return -1;
+    text[n] = '\0';
+    const char *slash = strrchr(link, '/');
+    if (text[0] == '/' || slash == NULL)
+        return snprintf(out, len, "%s", text) < (int)len ? 0 : -1;
+    return snprintf(out, len, "%.*s/%s", (int)(slash - link), link, text) < (int)len ? 0 : -1;
+}
+
 int rl_outfile_open(struct rl_outfile *out, const char *path, char *err, size_t err_len)
 {
     memset(out, 0, sizeof *out);
@@ -125,9 +143,8 @@ int rl_outfile_open(struct rl_outfile *out, const char *path, char *err, size_t 
         out->fp = stdout;
         return 0;
     }
-    /* stat follows a symlink: a link to a regular file is committed at its
-     * target's place (rename would replace the link itself), so the real
-     * name is the one written. */
+    /* Anything but a regular file (stat follows links) is written in place:
+     * a rename would replace a device with a regular file. */
     struct stat st;
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
         if (S_ISDIR(st.st_mode))
@@ -139,12 +156,16 @@ int rl_outfile_open(struct rl_outfile *out, const char *path, char *err, size_t 
             return fail(err, err_len, path, "cannot write", errno);
         return attach(out, fd, err, err_len);
     }
-    char real[PATH_MAX];
-    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && realpath(path, real) != NULL &&
-        (snprintf(out->path, sizeof out->path, "%s", real) >= (int)sizeof out->path ||
-         snprintf(out->tmp_path, sizeof out->tmp_path, "%s.tmp.XXXXXX", real) >=
-             (int)sizeof out->tmp_path))
-        return fail(err, err_len, path, "cannot write", ENAMETOOLONG);
+    /* A symlink is committed at its target's place: a rename over the link
+     * would replace the link itself. */
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+        char real[PATH_MAX];
+        if (link_target(path, real, sizeof real) != 0 ||
+            snprintf(out->path, sizeof out->path, "%s", real) >= (int)sizeof out->path ||
+            snprintf(out->tmp_path, sizeof out->tmp_path, "%s.tmp.XXXXXX", real) >=
+                (int)sizeof out->tmp_path)
+            return fail(err, err_len, path, "cannot write", ENAMETOOLONG);
+    }
     pthread_once(&file_mode_once, read_umask);
     /* mkostemp: O_CREAT | O_EXCL with a random suffix, mode 0600 until
      * fchmod gives it the one mode every ratelab file has. */
@@ -184,7 +205,7 @@ int rl_outfile_commit(struct rl_outfile *out, char *err, size_t err_len)
         error = errno;
     if (error != 0) {
         rl_outfile_abort(out);
-        return fail(err, err_len, out->path, "write failed", error);
+        return fail(err, err_len, out->path, "cannot write", error);
     }
     cleanup_remove(out->slot);
     out->slot = 0;
