@@ -196,9 +196,9 @@ static void test_csv_line_endings(void)
     tmp_begin();
     const char *path = tmp_path("t.csv");
     const char *texts[] = {
-        "t_ns,key,n\r\n1,a,1\r\n2,b,3\r\n", /* CRLF */
-        "t_ns,key,n\n1,a,1\n2,b,3",         /* no final newline */
-        "t_ns,key,n\r\n1,a,1\n2,b,3\r",     /* mixed, CR at the very end */
+        "t_ns,key,n\r\n1,a,1\r\n2,b,3\r\n",       /* CRLF */
+        "t_ns,key,n\n1,a,1\n2,b,3",               /* no final newline */
+        "t_ns,key,n\r\n1,a,1\n2,b,3\r",           /* mixed, CR at the very end */
         "\xEF\xBB\xBFt_ns,key,n\n1,a,1\n2,b,3\n", /* a byte-order mark, as the log reader takes */
     };
     for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
