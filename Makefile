@@ -347,7 +347,7 @@ build/fuzz/libratelab.a: $(FUZZ_LIB_OBJS)
 	$(call say,AR,$@)
 	$(Q)$(AR) rcs $@ $^
 
-build/fuzz/fuzz_%: build/fuzz/obj/tests/fuzz/fuzz_%.o build/fuzz/libratelab.a
+$(FUZZ_BINS): build/fuzz/%: build/fuzz/obj/tests/fuzz/%.o build/fuzz/libratelab.a
 	$(call say,LD,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_SAN) $(LDFLAGS) $^ $(LDLIBS) -o $@
 

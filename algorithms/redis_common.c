@@ -18,10 +18,11 @@
  * touches it after creation; the instance's lock guards only the list. */
 struct conn {
     struct conn *next;
-    uint64_t thread;   /* the owning thread's id (thread_id()) */
-    redisContext *ctx; /* NULL: down */
-    uint64_t retry_ns; /* CLOCK_MONOTONIC: no connect attempt before this */
-    bool mask_sigpipe; /* block SIGPIPE around each command (see command()) */
+    uint64_t thread;     /* the owning thread's id (thread_id()) */
+    redisContext *ctx;   /* NULL: down */
+    uint64_t retry_ns;   /* CLOCK_MONOTONIC: no connect attempt before this */
+    uint64_t backoff_ns; /* the wait after the next failure; 0: RL_REDIS_RETRY_NS */
+    bool mask_sigpipe;   /* block SIGPIPE around each command (see command()) */
 };
 
 struct rl_redis {
@@ -155,6 +156,19 @@ static bool sigpipe_needs_mask(void)
     return true;
 }
 
+/* A failure on c: no connect attempt for the backoff, counted from now (a
+ * command that timed out has already waited RL_REDIS_TIMEOUT_MS, and a
+ * stopped server still accepts connections, so retrying at once would wait
+ * that long again on every call); each failure in a row doubles the wait,
+ * up to the command timeout. */
+static void back_off(struct conn *c)
+{
+    uint64_t most = (uint64_t)RL_REDIS_TIMEOUT_MS * 1000000;
+    uint64_t wait = c->backoff_ns ? c->backoff_ns : RL_REDIS_RETRY_NS;
+    c->retry_ns = monotonic_ns() + wait;
+    c->backoff_ns = wait < most / 2 ? wait * 2 : most;
+}
+
 static void drop(struct conn *c)
 {
     if (c->ctx)
@@ -184,8 +198,10 @@ static redisReply *command(const struct rl_redis *r, struct conn *c, int argc, c
             sigtimedwait(&pipe_only, NULL, &zero);
         pthread_sigmask(SIG_SETMASK, &old, NULL);
     }
-    if (reply == NULL)
+    if (reply == NULL) {
+        back_off(c);
         drop(c);
+    }
     return reply;
 }
 
@@ -223,13 +239,13 @@ static int ensure_connected(struct rl_redis *r, struct conn *c, bool store_sha)
                   (c->retry_ns - now) / 1000000 + 1);
         return -1;
     }
-    c->retry_ns = now + RL_REDIS_RETRY_NS; /* kept if this attempt fails */
     redisContext *ctx = connect_to(r->address);
     if (ctx == NULL || ctx->err) {
         set_error("%s: cannot connect to redis at %s: %s", r->algo, r->address,
                   ctx ? ctx->errstr : "bad address (HOST:PORT or unix:PATH)");
         if (ctx)
             redisFree(ctx);
+        back_off(c);
         return -1;
     }
     struct timeval timeout = {RL_REDIS_TIMEOUT_MS / 1000, (RL_REDIS_TIMEOUT_MS % 1000) * 1000};
@@ -237,10 +253,13 @@ static int ensure_connected(struct rl_redis *r, struct conn *c, bool store_sha)
     c->ctx = ctx;
     c->mask_sigpipe = sigpipe_needs_mask();
     if (load_scripts(r, c, store_sha) != 0) {
-        drop(c);
+        drop(c); /* a failed command backed off already; a refused script: */
+        if (now >= c->retry_ns)
+            back_off(c);
         return -1;
     }
-    c->retry_ns = 0; /* connected: after a later loss, try again at once */
+    c->retry_ns = 0; /* connected: the next failure waits RL_REDIS_RETRY_NS */
+    c->backoff_ns = 0;
     return 0;
 }
 

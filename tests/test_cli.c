@@ -1,13 +1,16 @@
 /* test_cli.c — build/ratelab as a user meets it: every bad input gets one
- * clear line on stderr and exit 2; good input exits 0. RATELAB_BIN names
+ * clear line on stderr and exit 2; good input exits 0; --help gives the
+ * exit statuses; tables show user text escaped. RATELAB_BIN names
  * the binary under test (the Makefile sets it). */
 #include "cli_run.h"
 #include "test_util.h"
 #include "algorithms/rl.h"
+#include "harness/cli/table.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -180,6 +183,125 @@ static void test_stress_decisions(void)
     unlink("/tmp/ratelab-cli-sd.csv");
 }
 
+/* sim, stress, replay and bench say what each exit status means. */
+static void test_exit_status_help(void)
+{
+    static const char *const commands[] = {"sim", "stress", "replay", "bench"};
+    static struct rl_cli_outcome o;
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
+        char args[64];
+        snprintf(args, sizeof args, "%s --help", commands[i]);
+        rl_cli_run(&o, args);
+        CU_ASSERT_EQUAL(o.status, 0);
+        const char *line = strstr(o.out, "Exit status: 0 ");
+        EXPECT(line != NULL, "ratelab %s has no Exit status line", args);
+        if (line == NULL)
+            continue;
+        EXPECT(strstr(line, ", 1 ") && strstr(line, ", 2 bad usage") && strstr(line, ", 3 "),
+               "ratelab %s: %.200s", args, line);
+        EXPECT(strstr(line, "errors") != NULL, "ratelab %s: status 3 names errors", args);
+    }
+}
+
+/* --redis: literal loopback addresses only; a name (127.evil.example) is
+ * refused before anything is looked up, with one line and exit 2. */
+static void test_redis_address_refused(void)
+{
+    static const char *const refused[] = {
+        "127.evil.example:6379",
+        "127.0.0.1.nip.io:6379",
+        "localhost.evil.example:6379",
+        "10.0.0.5:6379",
+        "[::2]:6379",
+        "::1:6379",
+        "127.1:6379",
+        "127.0.0.1:0",
+        "127.0.0.1:65536",
+        "127.0.0.1:+80",
+        "127.0.0.1",
+        "unix:",
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        char args[256];
+        snprintf(args, sizeof args,
+                 "sim --algo redis_gcra --workload uniform --duration 10ms --redis '%s'",
+                 refused[i]);
+        rl_cli_expect_usage_error(args, "--redis");
+        snprintf(args, sizeof args, "stress --algo redis_gcra --duration 10ms --redis '%s'",
+                 refused[i]);
+        rl_cli_expect_usage_error(args, "--redis");
+    }
+    rl_cli_expect_usage_error("replay --algo redis_gcra --workload uniform --redis "
+                              "127.evil.example:6379",
+                              "only loopback servers");
+}
+
+/* User text in tables is escaped: a control byte never reaches the terminal.
+ * (Trace keys with control bytes are refused when the trace is read.) */
+static void test_table_text_escaped(void)
+{
+    static const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"plain-name_1.csv", "plain-name_1.csv"},
+        {"a\x1b[31mred", "a\\x1b[31mred"},
+        {"tab\tnl\ncr\r", "tab\\x09nl\\x0acr\\x0d"},
+        {"del\x7f", "del\\x7f"},
+        {"back\\slash", "back\\\\slash"},
+        {"caf\xc3\xa9 \xe2\x82\xac", "caf\xc3\xa9 \xe2\x82\xac"}, /* é €: text */
+        {"c1\xc2\x9b", "c1\\xc2\\x9b"},                           /* U+009B, a CSI */
+        {"bidi\xe2\x80\xae", "bidi\\xe2\\x80\\xae"},              /* U+202E */
+        {"bad\xff\xc3", "bad\\xff\\xc3"},                         /* not UTF-8 */
+        {"over\xc0\xaf", "over\\xc0\\xaf"},                       /* overlong '/' */
+    };
+    char buf[128];
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        EXPECT(strcmp(rl_table_text(buf, sizeof buf, cases[i].in), cases[i].out) == 0,
+               "case %zu: got '%s', want '%s'", i, buf, cases[i].out);
+    char small[8]; /* cut short, never inside an escape */
+    CU_ASSERT_STRING_EQUAL(rl_table_text(small, sizeof small, "ab\x1b\x1b"), "ab\\x1b");
+    CU_ASSERT_STRING_EQUAL(rl_table_text(small, 1, "abc"), "");
+
+    /* through the CLI: a trace file named with an escape sequence */
+    const char *folder = "/tmp/ratelab-cli-escape";
+    char path[128];
+    mkdir(folder, 0700);
+    snprintf(path, sizeof path, "%s/\x1b[2J\x1b]0;x\x07.csv", folder);
+    write_file(path, "t_ns,key,n\n0,k\xc3\xa9y,1\n10,k\xc3\xa9y,1\n");
+    static struct rl_cli_outcome o;
+    char args[256];
+    snprintf(args, sizeof args,
+             "sim --algo fw_cas,sliding_log --limit 1 --interval 1s --trace '%s'", path);
+    rl_cli_run(&o, args);
+    CU_ASSERT_EQUAL(o.status, 0);
+    for (const char *c = o.out; *c; c++)
+        EXPECT(*c == '\n' || (unsigned char)*c >= 0x20, "byte 0x%02x in the table:\n%s",
+               (unsigned char)*c, o.out);
+    EXPECT(strstr(o.out, "sim: L=1 per 1s, \\x1b[2J\\x1b]0;x\\x07.csv:") != NULL, "%s", o.out);
+    EXPECT(strstr(o.out, " \\x1b[2J    window") != NULL, "the workload column: %s", o.out);
+    snprintf(args, sizeof args, "replay --algo fw_cas --limit 1 --interval 1s --trace '%s'", path);
+    rl_cli_run(&o, args);
+    CU_ASSERT_EQUAL(o.status, 0);
+    for (const char *c = o.out; *c; c++)
+        EXPECT(*c == '\n' || (unsigned char)*c >= 0x20, "byte 0x%02x in the replay table:\n%s",
+               (unsigned char)*c, o.out);
+    unlink(path);
+    rmdir(folder);
+}
+
+/* A recorder buffer that fills is said on stderr, not only in a CSV column:
+ * null admits everything, far more than a limiter's buffer is sized for. */
+static void test_dropped_events_warned(void)
+{
+    static struct rl_cli_outcome o;
+    rl_cli_run(&o, "stress --algo null --threads 1 --duration 300ms --record --reps 1");
+    EXPECT(o.status == 0 && strstr(o.err, "recorder's buffer filled") != NULL,
+           "status %d, stderr: %s", o.status, o.err);
+    rl_cli_run(&o, "stress --algo fw_cas --threads 1 --duration 200ms --record --reps 1");
+    EXPECT(o.status == 0 && strstr(o.err, "buffer filled") == NULL,
+           "a limiter's run warned: status %d, stderr: %s", o.status, o.err);
+}
+
 RL_TEST_SUITE("cli", {"unknown algorithm lists the valid names", test_bad_algorithm},
               {"bad durations, zero or negative limit and interval", test_bad_durations_and_limits},
               {"malformed, unsorted and missing traces", test_bad_traces},
@@ -189,4 +311,8 @@ RL_TEST_SUITE("cli", {"unknown algorithm lists the valid names", test_bad_algori
               {"sim --format csv opens with the fixed columns", test_sim_csv_columns},
               {"trace, sim --decisions and check fit together", test_round_trip},
               {"an unwritable output is refused before the run", test_unwritable_output},
-              {"stress --decisions and check --admits-only fit together", test_stress_decisions})
+              {"stress --decisions and check --admits-only fit together", test_stress_decisions},
+              {"sim, stress, replay, bench --help: the exit statuses", test_exit_status_help},
+              {"--redis: names and non-loopback addresses refused", test_redis_address_refused},
+              {"tables escape user text (trace file names)", test_table_text_escaped},
+              {"a full recorder buffer is warned about", test_dropped_events_warned})

@@ -36,12 +36,16 @@ const char rl_cli_workload_help[] =
 
 const char rl_cli_remote_help[] =
     "Redis algorithms (redis_*):\n"
-    "  --redis ADDR      use this server (HOST:PORT on loopback, or unix:PATH) instead of\n"
-    "                    starting a private redis-server on a Unix socket (persistence off,\n"
-    "                    stopped at exit)\n"
+    "  --redis ADDR      use this server instead of starting a private redis-server on a\n"
+    "                    Unix socket (persistence off, stopped at exit): unix:PATH, or\n"
+    "                    127.x.x.x:PORT, localhost:PORT, [::1]:PORT (loopback, no lookup)\n"
     "  --on-error P      what the caller does when the limiter answers error (a lost\n"
     "                    connection, a server error): reject (fail-closed, default) or\n"
     "                    admit (fail-open); errors are counted either way\n";
+
+const char rl_cli_exit_help[] =
+    "Exit status: 0 ok, 1 a run failed or was interrupted, 2 bad usage, "
+    "3 the runs finished but some decisions were errors\n";
 
 static void vreport(const char *cmd, const char *fmt, va_list ap)
 {
@@ -324,6 +328,54 @@ bool rl_cli_parse_on_error(const char *cmd, const char *arg)
     return false;
 }
 
+int rl_cli_errors_status(const char *cmd, const struct rl_result *rows, size_t count)
+{
+    unsigned long long errors = 0, attempts = 0;
+    char names[160] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (rows[i].errors == 0)
+            continue;
+        errors += rows[i].errors;
+        attempts += rows[i].attempts;
+        bool named = false; /* each algorithm once, in row order */
+        for (size_t j = 0; j < i; j++)
+            named |= rows[j].errors > 0 && rows[j].algo == rows[i].algo;
+        if (!named && used < sizeof names)
+            used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", used ? ", " : "",
+                                     rows[i].algo->name);
+    }
+    if (errors == 0)
+        return 0;
+    if (used >= sizeof names)
+        snprintf(names + sizeof names - 4, 4, "...");
+    rl_cli_progress_done();
+    fprintf(stderr,
+            "ratelab %s: warning: %llu of %llu decisions were errors (the limiter's backend "
+            "failed: %s); see the errors column\n",
+            cmd, errors, attempts, names);
+    return RL_EXIT_ERRORS;
+}
+
+void rl_cli_warn_dropped(const char *cmd, const struct rl_result *rows, size_t count)
+{
+    unsigned long long dropped = 0;
+    size_t runs = 0;
+    for (size_t i = 0; i < count; i++)
+        if (rows[i].dropped > 0) {
+            dropped += rows[i].dropped;
+            runs++;
+        }
+    if (dropped == 0)
+        return;
+    rl_cli_progress_done();
+    fprintf(stderr,
+            "ratelab %s: warning: the recorder's buffer filled in %zu run%s: %llu admits were "
+            "counted but not recorded, so those runs' verdicts are n/a unless a violation was "
+            "seen (see dropped_events; a shorter --duration records all)\n",
+            cmd, runs, runs == 1 ? "" : "s", dropped);
+}
+
 size_t rl_cli_prepare_remote(const char *cmd, const struct rl_algo **algos, size_t count,
                              const char *redis, bool skip_remote, struct rl_config *cfg)
 {
@@ -335,11 +387,12 @@ size_t rl_cli_prepare_remote(const char *cmd, const struct rl_algo **algos, size
         return count;
     char err[512];
     if (redis) {
-        if (rl_redis_address_check(redis, err, sizeof err) != 0)
+        static char address[PATH_MAX]; /* cfg->remote points here for the whole run */
+        if (rl_redis_address_check(redis, address, sizeof address, err, sizeof err) != 0)
             rl_cli_usage_error(cmd, "%s", err);
-        if (rl_redis_ping(redis, err, sizeof err) != 0)
+        if (rl_redis_ping(address, err, sizeof err) != 0)
             rl_cli_usage_error(cmd, "%s", err);
-        cfg->remote = redis;
+        cfg->remote = address;
         return count;
     }
     if (server.pid == 0 && rl_redis_server_available() &&

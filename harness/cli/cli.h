@@ -141,6 +141,23 @@ size_t rl_cli_parse_algos(const char *cmd, const char *list, const struct rl_alg
     }
 extern const char rl_cli_remote_help[];
 
+/* Exit statuses of sim, stress, replay and bench: 0 ok, 1 a run failed (or
+ * was interrupted), 2 bad usage, and this one: every run finished but some
+ * decisions were errors (the limiter's backend failed). */
+#define RL_EXIT_ERRORS 3
+
+/* The "Exit status: ..." line of their --help. */
+extern const char rl_cli_exit_help[];
+
+/* One line on stderr when a recorded run's buffer filled (dropped events):
+ * the admits were counted, not all checked. Nothing when none dropped. */
+void rl_cli_warn_dropped(const char *cmd, const struct rl_result *rows, size_t count);
+
+/* When any row counts errors, prints one warning line on stderr ("ratelab
+ * CMD: warning: N of M decisions were errors ...", M the attempts of the
+ * runs that had errors) and returns RL_EXIT_ERRORS; otherwise 0. */
+int rl_cli_errors_status(const char *cmd, const struct rl_result *rows, size_t count);
+
 /* admit | reject (fail-open or fail-closed), or exit 2. */
 bool rl_cli_parse_on_error(const char *cmd, const char *arg);
 

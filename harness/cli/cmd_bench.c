@@ -55,7 +55,8 @@ static void bench_help(void)
            "  --reps R   stress repetitions (default 3)\n"
            "  --out FILE the results CSV (default: results/<suite>-<host>.csv); a suite with\n"
            "             replays also writes their whole latency distributions beside it,\n"
-           "             as latency-FILE\n");
+           "             as latency-FILE\n\n%s",
+           rl_cli_exit_help);
 }
 
 /* Entries of a NULL-terminated list; 0 for NULL. */
@@ -264,6 +265,8 @@ int rl_cmd_bench(int argc, char **argv)
     if (replay_done)
         printf("wrote the latency distributions of the %zu replays to %s\n", replay_done,
                latency_path);
+    rl_cli_warn_dropped(cmd, rows, done);
+    int status = rl_cli_errors_status(cmd, rows, done);
     free(cdfs);
     free(rows);
     if (interrupted || failed) {
@@ -271,5 +274,5 @@ int rl_cmd_bench(int argc, char **argv)
                 failed ? "a run failed: " : "interrupted", failed ? err : "", done, out_path);
         return 1;
     }
-    return 0;
+    return status;
 }

@@ -3,6 +3,7 @@
 #include "commands.h"
 #include "parse.h"
 #include "harness/check/checker.h"
+#include "harness/report/result.h"
 #include "harness/sys/clock.h"
 
 #include <math.h>
@@ -120,12 +121,14 @@ static void print_json(const struct rl_event_log *log, const struct rl_check_res
     char buf[32];
     printf("{\n  \"total\": ");
     print_json_metrics(&res->total, res->complete);
-    printf(",\n  \"worst_key\": \"%s\"", key_name(log, res->worst_key, buf, sizeof buf));
+    printf(",\n  \"worst_key\": ");
+    rl_json_string(stdout, key_name(log, res->worst_key, buf, sizeof buf));
     if (per_key) {
         printf(",\n  \"per_key\": [");
         for (uint32_t k = 0; k < res->key_count; k++) {
-            printf("%s\n    {\"key\": \"%s\", \"metrics\": ", k ? "," : "",
-                   key_name(log, k, buf, sizeof buf));
+            printf("%s\n    {\"key\": ", k ? "," : "");
+            rl_json_string(stdout, key_name(log, k, buf, sizeof buf));
+            printf(", \"metrics\": ");
             print_json_metrics(&res->per_key[k], res->complete);
             printf("}");
         }

@@ -49,8 +49,8 @@ static void replay_help(void)
            "  --decisions FILE  write every decision (t_ns,key,n,admitted,thread; t_ns from the\n"
            "                    epoch t0, stamped when the decision was known) for ratelab\n"
            "                    check; one --algo and --reps 1\n"
-           "  --format F        table (default), csv or json on stdout\n\n%s\n%s\n%s",
-           rl_cli_limiter_help, rl_cli_workload_help, rl_cli_remote_help);
+           "  --format F        table (default), csv or json on stdout\n\n%s\n%s\n%s\n%s",
+           rl_cli_limiter_help, rl_cli_workload_help, rl_cli_remote_help, rl_cli_exit_help);
 }
 
 /* Keeps the algorithms that can run with these threads and this
@@ -81,16 +81,16 @@ static size_t usable_algos(const char *cmd, const struct rl_algo **algos, size_t
 static void print_table(const struct rl_replay_params *p, const char *trace_name,
                         const struct rl_result *rows, size_t count)
 {
-    char interval[32];
+    char interval[32], shown[1024];
     const struct rl_trace *trace = p->trace;
     double last_s = trace->len ? (double)trace->attempts[trace->len - 1].t_ns / 1e9 : 0;
     printf("replay: L=%llu per %s, %s: %zu attempts over %u key%s due within %.3f s, "
            "%u thread%s, speed %g, clock %s, %ld cpus\n\n",
            (unsigned long long)p->cfg.limit,
-           rl_format_duration(p->cfg.interval_ns, interval, sizeof interval), trace_name,
-           trace->len, trace->key_count, trace->key_count == 1 ? "" : "s", last_s / p->speed,
-           p->threads, p->threads == 1 ? "" : "s", p->speed, p->clock,
-           sysconf(_SC_NPROCESSORS_ONLN));
+           rl_format_duration(p->cfg.interval_ns, interval, sizeof interval),
+           rl_table_text(shown, sizeof shown, trace_name), trace->len, trace->key_count,
+           trace->key_count == 1 ? "" : "s", last_s / p->speed, p->threads,
+           p->threads == 1 ? "" : "s", p->speed, p->clock, sysconf(_SC_NPROCESSORS_ONLN));
     rl_table_replay(stdout, rows, count);
     printf("\np50..max: decision latency from each attempt's due time (t0 + t/speed) to its\n"
            "decision, all threads; late_max: the latest send after its due time (the harness's\n"
@@ -266,6 +266,7 @@ int rl_cmd_replay(int argc, char **argv)
         rl_event_log_write_csv(&log, decisions_path, err, sizeof err) != 0)
         rl_cli_run_error(cmd, "%s", err);
     rl_event_log_free(&log);
+    int status = rl_cli_errors_status(cmd, rows, done);
     free(cdfs);
     free(rows);
     rl_trace_free(&trace);
@@ -276,5 +277,5 @@ int rl_cmd_replay(int argc, char **argv)
                 out_path ? out_path : "");
         return 1;
     }
-    return 0;
+    return status;
 }

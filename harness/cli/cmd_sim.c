@@ -27,8 +27,8 @@ static void sim_help(void)
            "  --expiry E        idle keys: never (default: independent limiters), lazy or\n"
            "                    sweeper (expired after I·(1 + max(2, B/L)) idle)\n"
            "  --format F        table (default), csv (the columns of results/README.md) or "
-           "json\n\n%s\n%s\n%s",
-           rl_cli_limiter_help, rl_cli_workload_help, rl_cli_remote_help);
+           "json\n\n%s\n%s\n%s\n%s",
+           rl_cli_limiter_help, rl_cli_workload_help, rl_cli_remote_help, rl_cli_exit_help);
 }
 
 int rl_cmd_sim(int argc, char **argv)
@@ -141,14 +141,16 @@ int rl_cmd_sim(int argc, char **argv)
 
     rl_cli_write_rows(cmd, format, NULL, rows, algo_count);
     if (format == RL_FORMAT_TABLE) {
-        char interval[32];
+        char interval[32], shown[1024];
         printf("sim: L=%llu per %s, %s: %zu attempts over %u key%s\n\n",
                (unsigned long long)cfg.limit,
-               rl_format_duration(cfg.interval_ns, interval, sizeof interval), trace_name,
-               trace.len, trace.key_count, trace.key_count == 1 ? "" : "s");
+               rl_format_duration(cfg.interval_ns, interval, sizeof interval),
+               rl_table_text(shown, sizeof shown, trace_name), trace.len, trace.key_count,
+               trace.key_count == 1 ? "" : "s");
         rl_table_accuracy(stdout, rows, algo_count);
     }
+    int status = rl_cli_errors_status(cmd, rows, algo_count);
     free(rows);
     rl_trace_free(&trace);
-    return 0;
+    return status;
 }

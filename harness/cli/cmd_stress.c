@@ -18,45 +18,45 @@
 
 static void stress_help(void)
 {
-    printf(
-        "usage: ratelab stress --algo A[,B...|all] [--threads 1,2,4] [--duration DUR]\n"
-        "                      [--reps R] [--clock C] [--record] [--pin] [--unsafe]\n"
-        "                      [--hold DUR] [--keys K [--zipf S] [--expiry E]]\n"
-        "                      [--redis ADDR] [--on-error admit|reject] [--client-skew DUR]\n"
-        "                      [--limit L --interval DUR] [--out FILE.csv] [--format F]\n"
-        "                      [--decisions FILE.csv]\n\n"
-        "Threads start together and call acquire on one shared limiter as fast as they can\n"
-        "(closed loop) until the duration ends. Prints median ns/op (per thread: time for\n"
-        "one call) with min-max over repetitions, Mops/s (all threads), and the ratio to\n"
-        "faa, which is measured in the same run whether asked for or not. Repetitions are\n"
-        "interleaved across algorithms. A thread count above the CPUs is marked '!'.\n\n"
-        "  --threads LIST    thread counts (default 1,2)\n"
-        "  --duration DUR    per measurement (default 1s)\n"
-        "  --reps R          repetitions (default 3)\n"
-        "  --clock C         monotonic (default), coarse or tsc\n"
-        "  --record          also run each measurement recorded: every admit stamped and\n"
-        "                    checked (sliding/aligned maxima, promise held, stamp\n"
-        "                    uncertainty), and the recorder's overhead printed\n"
-        "  --pin             pin thread i to CPU i mod cores\n"
-        "  --hold DUR        limiters that need release (concurrency) hold each permit\n"
-        "                    this long before releasing it (default 0ns); the harness\n"
-        "                    counts permits held at once and reports the maximum\n"
-        "  --keys K          each attempt draws a key, uniform over K (or --zipf S), and\n"
-        "                    goes through the keyed container: 4 shards per CPU, each a\n"
-        "                    hash table behind a mutex\n"
-        "  --expiry E        idle keys: never (default), lazy (each access looks at two\n"
-        "                    other entries) or sweeper (a thread sweeps every idle/2)\n"
-        "  --client-skew DUR each thread's clock is off by a share of ±DUR, spread evenly\n"
-        "                    (thread i: −DUR + 2·DUR·i/(T−1)): clients that disagree on\n"
-        "                    the time, for limiters that trust the client's clock\n"
-        "  --unsafe          allow algorithms that are not thread-safe with > 1 thread\n"
-        "  --out FILE        write every row as CSV (temporary name, then renamed)\n"
-        "  --format F        table (default), csv or json on stdout\n"
-        "  --decisions FILE  implies --record: write the recorded run's admits\n"
-        "                    (t_ns,key,n,admitted,thread; t_ns from the limiter's epoch)\n"
-        "                    for ratelab check --admits-only (stress counts rejects but\n"
-        "                    does not log them); one --algo, one thread count, --reps 1\n\n%s\n%s",
-        rl_cli_limiter_help, rl_cli_remote_help);
+    printf("usage: ratelab stress --algo A[,B...|all] [--threads 1,2,4] [--duration DUR]\n"
+           "                      [--reps R] [--clock C] [--record] [--pin] [--unsafe]\n"
+           "                      [--hold DUR] [--keys K [--zipf S] [--expiry E]]\n"
+           "                      [--redis ADDR] [--on-error admit|reject] [--client-skew DUR]\n"
+           "                      [--limit L --interval DUR] [--out FILE.csv] [--format F]\n"
+           "                      [--decisions FILE.csv]\n\n"
+           "Threads start together and call acquire on one shared limiter as fast as they can\n"
+           "(closed loop) until the duration ends. Prints median ns/op (per thread: time for\n"
+           "one call) with min-max over repetitions, Mops/s (all threads), and the ratio to\n"
+           "faa, which is measured in the same run whether asked for or not. Repetitions are\n"
+           "interleaved across algorithms. A thread count above the CPUs is marked '!'.\n\n"
+           "  --threads LIST    thread counts (default 1,2)\n"
+           "  --duration DUR    per measurement (default 1s)\n"
+           "  --reps R          repetitions (default 3)\n"
+           "  --clock C         monotonic (default), coarse or tsc\n"
+           "  --record          also run each measurement recorded: every admit stamped and\n"
+           "                    checked (sliding/aligned maxima, promise held, stamp\n"
+           "                    uncertainty), and the recorder's overhead printed\n"
+           "  --pin             pin thread i to CPU i mod cores\n"
+           "  --hold DUR        limiters that need release (concurrency) hold each permit\n"
+           "                    this long before releasing it (default 0ns); the harness\n"
+           "                    counts permits held at once and reports the maximum\n"
+           "  --keys K          each attempt draws a key, uniform over K (or --zipf S), and\n"
+           "                    goes through the keyed container: 4 shards per CPU, each a\n"
+           "                    hash table behind a mutex\n"
+           "  --expiry E        idle keys: never (default), lazy (each access looks at two\n"
+           "                    other entries) or sweeper (a thread sweeps every idle/2)\n"
+           "  --client-skew DUR each thread's clock is off by a share of ±DUR, spread evenly\n"
+           "                    (thread i: −DUR + 2·DUR·i/(T−1)): clients that disagree on\n"
+           "                    the time, for limiters that trust the client's clock\n"
+           "  --unsafe          allow algorithms that are not thread-safe with > 1 thread\n"
+           "  --out FILE        write every row as CSV (temporary name, then renamed)\n"
+           "  --format F        table (default), csv or json on stdout\n"
+           "  --decisions FILE  implies --record: write the recorded run's admits\n"
+           "                    (t_ns,key,n,admitted,thread; t_ns from the limiter's epoch)\n"
+           "                    for ratelab check --admits-only (stress counts rejects but\n"
+           "                    does not log them); one --algo, one thread count, --reps "
+           "1\n\n%s\n%s\n%s",
+           rl_cli_limiter_help, rl_cli_remote_help, rl_cli_exit_help);
 }
 
 int rl_cmd_stress(int argc, char **argv)
@@ -279,6 +279,8 @@ int rl_cmd_stress(int argc, char **argv)
         rl_event_log_write_csv(&decisions, decisions_path, err, sizeof err) != 0)
         rl_cli_run_error(cmd, "%s", err);
     rl_event_log_free(&decisions);
+    rl_cli_warn_dropped(cmd, rows, done);
+    int status = rl_cli_errors_status(cmd, rows, done);
     free(rows);
     if (interrupted || failed) {
         fprintf(stderr, "ratelab stress: %s%s after %zu of %zu runs%s%s\n",
@@ -286,5 +288,5 @@ int rl_cmd_stress(int argc, char **argv)
                 out_path ? "; the finished runs were written to " : "", out_path ? out_path : "");
         return 1;
     }
-    return 0;
+    return status;
 }

@@ -4,16 +4,54 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* s[0..len) as a plain decimal, digits [. digits], converted exactly to
+ * ns for a unit of 10^unit_digits ns, rounded half up at the nanosecond.
+ * 1 done, 0 when s is not a plain decimal, -1 when it is too long. */
+static int exact_decimal_ns(const char *s, size_t len, unsigned unit_digits, uint64_t unit_ns,
+                            uint64_t *out_ns)
+{
+    size_t i = 0, digits = 0, frac_digits = 0;
+    uint64_t whole = 0, frac = 0;
+    bool too_big = false, round_up = false;
+    for (; i < len && isdigit((unsigned char)s[i]); i++, digits++) {
+        unsigned d = (unsigned)(s[i] - '0');
+        if (whole > (UINT64_MAX - d) / 10)
+            too_big = true;
+        else
+            whole = whole * 10 + d;
+    }
+    if (i < len && s[i] == '.')
+        for (i++; i < len && isdigit((unsigned char)s[i]); i++, digits++, frac_digits++) {
+            unsigned d = (unsigned)(s[i] - '0');
+            if (frac_digits < unit_digits)
+                frac = frac * 10 + d;
+            else if (frac_digits == unit_digits)
+                round_up = d >= 5;
+        }
+    if (i != len || digits == 0)
+        return 0;
+    for (size_t k = frac_digits; k < unit_digits; k++)
+        frac *= 10;
+    frac += round_up; /* at most 10^9: no wrap below */
+    if (too_big || whole > (UINT64_MAX - frac) / unit_ns)
+        return -1;
+    *out_ns = whole * unit_ns + frac;
+    return 1;
+}
 
 int rl_parse_duration_ns(const char *text, uint64_t *out_ns, char *err, size_t err_len)
 {
     static const struct {
         const char *suffix;
-        double ns;
-    } units[] = {{"ns", 1}, {"us", 1e3}, {"µs", 1e3}, {"ms", 1e6}, {"s", 1e9}};
+        unsigned digits; /* the unit is 10^digits ns */
+        uint64_t ns;
+    } units[] = {
+        {"ns", 0, 1}, {"us", 3, 1000}, {"µs", 3, 1000}, {"ms", 6, 1000000}, {"s", 9, 1000000000}};
     const char *accepted = "a number with a unit: ns, us, ms or s, e.g. 250ms";
     if (text == NULL || *text == '\0' || isspace((unsigned char)*text) || *text == '-' ||
         *text == '+') {
@@ -24,19 +62,31 @@ int rl_parse_duration_ns(const char *text, uint64_t *out_ns, char *err, size_t e
     errno = 0;
     char *end;
     double value = strtod(text, &end);
-    if (end == text || errno != 0 || !isfinite(value)) {
+    int strtod_errno = errno;
+    if (end == text || !isfinite(value)) {
         snprintf(err, err_len, "duration '%s' is not valid (expected %s)", text, accepted);
         return -1;
     }
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
         if (strcmp(end, units[i].suffix) != 0)
             continue;
-        double ns = value * units[i].ns;
-        if (ns >= 18446744073709551615.0) {
+        int exact =
+            exact_decimal_ns(text, (size_t)(end - text), units[i].digits, units[i].ns, out_ns);
+        if (exact == 1)
+            return 0;
+        /* Not a plain decimal: an exponent form through a double. Hex
+         * floats ("0x1p3s") are strtod's, not a duration. */
+        double ns = value * (double)units[i].ns;
+        if (exact == 0 && (strtod_errno != 0 || memchr(text, 'x', (size_t)(end - text)) ||
+                           memchr(text, 'X', (size_t)(end - text)))) {
+            snprintf(err, err_len, "duration '%s' is not valid (expected %s)", text, accepted);
+            return -1;
+        }
+        if (exact == -1 || ns >= 18446744073709551616.0) {
             snprintf(err, err_len, "duration '%s' is too long (at most about 584 years)", text);
             return -1;
         }
-        *out_ns = (uint64_t)llround(ns);
+        *out_ns = (uint64_t)round(ns); /* below 2^64, where every double is whole */
         return 0;
     }
     snprintf(err, err_len, "duration '%s' has %s (expected %s)", text,
@@ -82,28 +132,42 @@ int rl_parse_double(const char *text, double min_exclusive, double *out, char *e
 int rl_parse_u64_list(const char *text, uint64_t min, uint64_t max, uint64_t *items,
                       size_t max_items, size_t *count, char *err, size_t err_len)
 {
-    char buf[1024];
-    if (text == NULL || strlen(text) >= sizeof buf) {
-        snprintf(err, err_len, "list is empty or too long");
+    char item[1024];
+    *count = 0;
+    if (text == NULL || *text == '\0') {
+        snprintf(err, err_len, "list is empty (expected numbers separated by commas, e.g. 1,2,4)");
         return -1;
     }
-    strcpy(buf, text);
-    *count = 0;
-    char *save = NULL;
-    for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+    if (strlen(text) >= sizeof item) {
+        snprintf(err, err_len, "list is too long (at most %zu characters)", sizeof item - 1);
+        return -1;
+    }
+    for (const char *p = text;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (len == 0) {
+            snprintf(err, err_len,
+                     "list '%s' has an empty item %s (expected numbers separated by single "
+                     "commas, e.g. 1,2,4)",
+                     text,
+                     p == text ? "at the start"
+                     : comma   ? "between two commas"
+                               : "at the end");
+            return -1;
+        }
         if (*count == max_items) {
             snprintf(err, err_len, "list '%s' has more than %zu items", text, max_items);
             return -1;
         }
+        memcpy(item, p, len); /* fits: the whole list does */
+        item[len] = '\0';
         if (rl_parse_u64(item, min, max, &items[*count], err, err_len) != 0)
             return -1;
         (*count)++;
+        if (comma == NULL)
+            return 0;
+        p = comma + 1;
     }
-    if (*count == 0) {
-        snprintf(err, err_len, "list '%s' is empty", text);
-        return -1;
-    }
-    return 0;
 }
 
 const char *rl_format_duration(uint64_t ns, char *buf, size_t buf_len)
@@ -116,5 +180,18 @@ const char *rl_format_duration(uint64_t ns, char *buf, size_t buf_len)
         snprintf(buf, buf_len, "%gus", (double)ns / 1e3);
     else
         snprintf(buf, buf_len, "%lluns", (unsigned long long)ns);
+    return buf;
+}
+
+const char *rl_format_duration_ns(uint64_t ns, char *buf, size_t buf_len)
+{
+    static const struct {
+        uint64_t ns;
+        const char *unit;
+    } units[] = {{1000000000, "s"}, {1000000, "ms"}, {1000, "us"}, {1, "ns"}};
+    size_t i = 0;
+    while (ns % units[i].ns != 0)
+        i++;
+    snprintf(buf, buf_len, "%llu%s", (unsigned long long)(ns / units[i].ns), units[i].unit);
     return buf;
 }

@@ -8,7 +8,9 @@
 #include <stdint.h>
 
 /* "250ms", "1.5s", "100us", "40ns" (also "µs"); a unit is required, since a
- * bare number is ambiguous. Values are rounded to whole nanoseconds. */
+ * bare number is ambiguous. Values are rounded to whole nanoseconds (half
+ * away from zero); a plain decimal ("1.5s", "18446744073709551615ns") is
+ * converted exactly, an exponent form ("1e3ms") through a double. */
 int rl_parse_duration_ns(const char *text, uint64_t *out_ns, char *err, size_t err_len);
 
 /* A decimal integer in [min, max]. */
@@ -18,11 +20,21 @@ int rl_parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out, ch
 /* A finite decimal number greater than min_exclusive. */
 int rl_parse_double(const char *text, double min_exclusive, double *out, char *err, size_t err_len);
 
-/* "1,2,4": up to max_items integers in [min, max]; *count gets how many. */
+/* "1,2,4": up to max_items integers in [min, max]; *count gets how many.
+ * Every item must be there: "1,,2", ",1" and "1," are refused. */
 int rl_parse_u64_list(const char *text, uint64_t min, uint64_t max, uint64_t *items,
                       size_t max_items, size_t *count, char *err, size_t err_len);
 
 /* Formats a duration for humans: "1s", "250ms", "1.5us", "40ns". */
 const char *rl_format_duration(uint64_t ns, char *buf, size_t buf_len);
+
+/* Room for any rl_format_duration_ns text: 20 digits, a unit, the NUL. */
+#define RL_DURATION_BUF_LEN 24
+
+/* The shortest exact form with a unit: a whole number of the largest unit
+ * that divides ns ("2s", "1500ms", "250us", "7ns"; 0 is "0s"), which
+ * rl_parse_duration_ns reads back as ns. Returns buf; the text is cut short
+ * only when buf_len is under RL_DURATION_BUF_LEN. */
+const char *rl_format_duration_ns(uint64_t ns, char *buf, size_t buf_len);
 
 #endif

@@ -6,6 +6,68 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The length of a UTF-8 sequence at s that a terminal shows as text: a
+ * shortest-form code point from U+00A0 up, not a surrogate and not a
+ * bidirectional control (U+200E/F, U+202A-E, U+2066-9); 0 otherwise. */
+static size_t printable_utf8(const unsigned char *s)
+{
+    size_t len = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc0 ? 2 : 0;
+    if (len == 0 || s[0] >= 0xf5)
+        return 0;
+    uint32_t cp = s[0] & (0x7f >> len);
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (s[i] & 0x3f);
+    }
+    static const uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < least[len] || cp < 0xa0 || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+        return 0;
+    if (cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
+        (cp >= 0x2066 && cp <= 0x2069))
+        return 0;
+    return len;
+}
+
+const char *rl_table_text(char *buf, size_t len, const char *text)
+{
+    size_t used = 0;
+    if (len == 0)
+        return buf;
+    for (const unsigned char *c = (const unsigned char *)(text ? text : ""); *c;) {
+        char piece[8];
+        size_t step = printable_utf8(c), n = step;
+        if (step) {
+            memcpy(piece, c, step);
+        } else if (*c == '\\') {
+            memcpy(piece, "\\\\", 2);
+            step = 1, n = 2;
+        } else if (*c >= 0x20 && *c < 0x7f) {
+            piece[0] = (char)*c;
+            step = n = 1;
+        } else {
+            snprintf(piece, sizeof piece, "\\x%02x", *c);
+            step = 1, n = 4;
+        }
+        if (used + n >= len)
+            break;
+        memcpy(buf + used, piece, n);
+        used += n;
+        c += step;
+    }
+    buf[used] = '\0';
+    return buf;
+}
+
+/* Whether any of rows counts errors: the tables show an errors column then. */
+static bool any_errors(const struct rl_result *rows, size_t count, const char *mode)
+{
+    for (size_t i = 0; i < count; i++)
+        if (rows[i].errors > 0 && (mode == NULL || strcmp(rows[i].mode, mode) == 0))
+            return true;
+    return false;
+}
+
 /* The name column's width: the longest name shown, at least 20. */
 static int name_width(const struct rl_result *rows, size_t count)
 {
@@ -25,9 +87,10 @@ static void ratio(char *buf, size_t len, uint64_t value, uint64_t limit)
 void rl_table_accuracy(FILE *out, const struct rl_result *rows, size_t count)
 {
     int width = name_width(rows, count);
-    fprintf(out, "%-*s %-10s %-11s %10s %10s %9s %9s %9s %10s %10s %7s %5s\n", width, "algo",
-            "workload", "promise", "admits", "rejects", "sliding/L", "aligned/L", "strong_v",
-            "false_adm", "false_rej", "util", "held");
+    bool errors = any_errors(rows, count, "sim");
+    fprintf(out, "%-*s %-10s %-11s %10s %10s%s %9s %9s %9s %10s %10s %7s %5s\n", width, "algo",
+            "workload", "promise", "admits", "rejects", errors ? "     errors" : "", "sliding/L",
+            "aligned/L", "strong_v", "false_adm", "false_rej", "util", "held");
     for (size_t i = 0; i < count; i++) {
         const struct rl_result *r = &rows[i];
         if (!r->checked || strcmp(r->mode, "sim") != 0)
@@ -42,9 +105,13 @@ void rl_table_accuracy(FILE *out, const struct rl_result *rows, size_t count)
             snprintf(fa, sizeof fa, "%llu", (unsigned long long)r->m.false_admits);
             snprintf(fr, sizeof fr, "%llu", (unsigned long long)r->m.false_rejects);
         }
-        fprintf(out, "%-*s %-10.10s %-11s %10llu %10llu %9s %9s %9llu %10s %10s %7s %5s\n", width,
-                r->algo->name, r->workload, rl_promise_name(r->algo->promise),
-                (unsigned long long)r->admits, (unsigned long long)r->rejects, sliding, aligned,
+        char workload[11], errs[32] = ""; /* 10 bytes at most, no escape cut in two */
+        if (errors)
+            snprintf(errs, sizeof errs, " %10llu", (unsigned long long)r->errors);
+        fprintf(out, "%-*s %-10s %-11s %10llu %10llu%s %9s %9s %9llu %10s %10s %7s %5s\n", width,
+                r->algo->name, rl_table_text(workload, sizeof workload, r->workload),
+                rl_promise_name(r->algo->promise), (unsigned long long)r->admits,
+                (unsigned long long)r->rejects, errs, sliding, aligned,
                 (unsigned long long)r->m.strong_violations, fa, fr, util,
                 rl_result_promise_held(r));
     }
@@ -85,9 +152,10 @@ static bool seen_before(const struct rl_result *rows, size_t i)
 void rl_table_speed(FILE *out, const struct rl_result *rows, size_t count)
 {
     int width = name_width(rows, count);
-    fprintf(out, "%-*s %7s %9s %17s %9s %7s %7s %9s %9s %5s %9s\n", width, "algo", "threads",
-            "ns/op", "(min-max)", "Mops/s", "x faa", "x noop", "sliding/L", "aligned/L", "held",
-            "uncert");
+    bool errors = any_errors(rows, count, "stress");
+    fprintf(out, "%-*s %7s %9s %17s %9s %7s %7s%s %9s %9s %5s %9s\n", width, "algo", "threads",
+            "ns/op", "(min-max)", "Mops/s", "x faa", "x noop", errors ? "      errors" : "",
+            "sliding/L", "aligned/L", "held", "uncert");
     double *ns = malloc((count ? count : 1) * sizeof *ns);
     double *mops = malloc((count ? count : 1) * sizeof *mops);
     double *faa = malloc((count ? count : 1) * sizeof *faa);
@@ -103,6 +171,7 @@ void rl_table_speed(FILE *out, const struct rl_result *rows, size_t count)
             any_unrecorded |= rows[j].algo == lead->algo && rows[j].threads == lead->threads &&
                               !rows[j].checked && strcmp(rows[j].mode, "stress") == 0;
         size_t n = 0, nf = 0, nn = 0;
+        unsigned long long error_count = 0; /* over every repetition */
         const struct rl_result *worst = NULL;
         const char *held = "-"; /* "no" if any run broke the promise, else "yes" if one held */
         for (size_t j = i; j < count; j++) {
@@ -112,6 +181,7 @@ void rl_table_speed(FILE *out, const struct rl_result *rows, size_t count)
                 continue;
             if (r->checked && (worst == NULL || r->m.max_sliding > worst->m.max_sliding))
                 worst = r;
+            error_count += r->errors;
             const char *verdict = rl_result_promise_held(r);
             if (strcmp(verdict, "no") == 0 || (strcmp(verdict, "yes") == 0 && *held != 'n'))
                 held = verdict;
@@ -127,6 +197,8 @@ void rl_table_speed(FILE *out, const struct rl_result *rows, size_t count)
             if (isfinite(r->ratio_noop))
                 noop[nn++] = r->ratio_noop;
         }
+        if (error_count > 0 && strcmp(held, "yes") == 0)
+            held = "n/a"; /* as rl_result_promise_held: errors are never yes */
         struct spread s_ns = spread_of(ns, n), s_mops = spread_of(mops, n),
                       s_faa = spread_of(faa, nf), s_noop = spread_of(noop, nn);
         char range[48], x_faa[16] = "-", x_noop[16] = "-", sliding[16] = "-", aligned[16] = "-",
@@ -141,9 +213,13 @@ void rl_table_speed(FILE *out, const struct rl_result *rows, size_t count)
             ratio(aligned, sizeof aligned, worst->m.max_aligned, worst->cfg.limit);
             snprintf(uncert, sizeof uncert, "%lluns", (unsigned long long)worst->uncertainty_ns);
         }
-        fprintf(out, "%-*s %5u%s %9.1f %17s %9.3f %7s %7s %9s %9s %5s %9s\n", width,
+        char errs[32] = "";
+        if (errors)
+            snprintf(errs, sizeof errs, " %11llu", error_count);
+        fprintf(out, "%-*s %6u%s %9.1f %17s %9.3f %7s %7s%s %9s %9s %5s %9s\n", width,
                 lead->algo->name, lead->threads, lead->threads > lead->cpus ? "!" : " ",
-                s_ns.median, range, s_mops.median, x_faa, x_noop, sliding, aligned, held, uncert);
+                s_ns.median, range, s_mops.median, x_faa, x_noop, errs, sliding, aligned, held,
+                uncert);
     }
     for (size_t i = 0; i < count; i++) {
         const struct rl_result *r = &rows[i];
@@ -189,12 +265,15 @@ static const char *latency(char *buf, size_t len, uint64_t ns)
 void rl_table_replay(FILE *out, const struct rl_result *rows, size_t count)
 {
     int width = name_width(rows, count);
-    bool reps = false;
-    for (size_t i = 0; i < count; i++)
+    bool reps = false, errors = false;
+    for (size_t i = 0; i < count; i++) {
         reps |= rows[i].rep > 1;
-    fprintf(out, "%-*s%s %8s %8s %8s %8s %8s %8s %8s %9s %9s %9s %9s %6s %5s\n", width, "algo",
+        errors |= rows[i].has_latency && rows[i].errors > 0;
+    }
+    fprintf(out, "%-*s%s %8s %8s %8s %8s %8s %8s %8s%s %9s %9s %9s %9s %6s %5s\n", width, "algo",
             reps ? " rep" : "", "p50", "p90", "p99", "p99.9", "max", "late_max", "call_p99",
-            "sliding/L", "aligned/L", "false_adm", "false_rej", "util", "held");
+            errors ? "     errors" : "", "sliding/L", "aligned/L", "false_adm", "false_rej", "util",
+            "held");
     for (size_t i = 0; i < count; i++) {
         const struct rl_result *r = &rows[i];
         if (!r->has_latency)
@@ -212,15 +291,17 @@ void rl_table_replay(FILE *out, const struct rl_result *rows, size_t count)
             snprintf(fa, sizeof fa, "%llu", (unsigned long long)r->m.false_admits);
             snprintf(fr, sizeof fr, "%llu", (unsigned long long)r->m.false_rejects);
         }
-        char rep[16] = "";
+        char rep[16] = "", errs[32] = "";
         if (reps)
             snprintf(rep, sizeof rep, " %3u", r->rep);
-        fprintf(out, "%-*s%s %8s %8s %8s %8s %8s %8s %8s %9s %9s %9s %9s %6s %5s\n", width,
+        if (errors)
+            snprintf(errs, sizeof errs, " %10llu", (unsigned long long)r->errors);
+        fprintf(out, "%-*s%s %8s %8s %8s %8s %8s %8s %8s%s %9s %9s %9s %9s %6s %5s\n", width,
                 r->algo->name, rep, latency(p50, sizeof p50, r->lat_p50_ns),
                 latency(p90, sizeof p90, r->lat_p90_ns), latency(p99, sizeof p99, r->lat_p99_ns),
                 latency(p999, sizeof p999, r->lat_p999_ns), latency(max, sizeof max, r->lat_max_ns),
                 latency(late, sizeof late, r->late_max_ns),
-                latency(call, sizeof call, r->svc_p99_ns), sliding, aligned, fa, fr, util,
+                latency(call, sizeof call, r->svc_p99_ns), errs, sliding, aligned, fa, fr, util,
                 rl_result_promise_held(r));
     }
 }

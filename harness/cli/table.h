@@ -7,6 +7,15 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* Tables show user-provided text (trace file names, keys) only through
+ * this: bytes a terminal would act on (controls, escape sequences, invalid
+ * UTF-8, C1 and bidirectional controls) become \xNN, a backslash \\, and
+ * the rest is copied. Returns buf, always terminated; cut short to fit. */
+const char *rl_table_text(char *buf, size_t len, const char *text);
+
+/* Every table gets an `errors` column (RL_ERROR answers, summed over
+ * repetitions in the speed table) when any of its rows has errors. */
+
 /* One line per sim row: promise beside measured accuracy. */
 void rl_table_accuracy(FILE *out, const struct rl_result *rows, size_t count);
 

@@ -26,7 +26,8 @@ uint64_t rl_result_promised_bound(const struct rl_result *r)
     return 0;
 }
 
-const char *rl_result_promise_held(const struct rl_result *r)
+/* The verdict before errors are taken into account. */
+static const char *judged(const struct rl_result *r)
 {
     uint64_t bound = rl_result_promised_bound(r);
     if (r->algo->promise == RL_PROMISE_CONCURRENCY)
@@ -43,6 +44,17 @@ const char *rl_result_promise_held(const struct rl_result *r)
     if (r->algo->promise == RL_PROMISE_WINDOW && r->m.window_excess > 0)
         return "no";
     return r->dropped ? "n/a" : "yes";
+}
+
+const char *rl_result_promise_held(const struct rl_result *r)
+{
+    const char *verdict = judged(r);
+    /* Decisions the limiter did not make (its backend failed) say nothing
+     * about its promise: a run with errors is never `yes`, but a violation
+     * among the decisions it did make still shows as `no`. */
+    if (r->errors > 0 && strcmp(verdict, "yes") == 0)
+        return "n/a";
+    return verdict;
 }
 
 /* ---- one column list for both formats ---------------------------------- */
@@ -205,7 +217,7 @@ void rl_result_csv_row(FILE *out, const struct rl_result *r, const struct rl_con
 
 /* ---- JSON --------------------------------------------------------------- */
 
-static void json_string(FILE *out, const char *value)
+void rl_json_string(FILE *out, const char *value)
 {
     fputc('"', out);
     for (const unsigned char *c = (const unsigned char *)value; *c; c++) {
@@ -224,10 +236,10 @@ static void json_emit(void *sink, const char *name, const char *value, bool is_t
     struct csv_sink *s = sink;
     fputs(s->first ? "    " : ",\n    ", s->out);
     s->first = false;
-    json_string(s->out, name);
+    rl_json_string(s->out, name);
     fputs(": ", s->out);
     if (is_text)
-        json_string(s->out, value);
+        rl_json_string(s->out, value);
     else
         fputs(*value ? value : "null", s->out);
 }

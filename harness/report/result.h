@@ -45,8 +45,9 @@ struct rl_result {
     uint64_t svc_p50_ns, svc_p99_ns;                /* the call alone */
 };
 
-/* "yes", "no", or "n/a" (nothing checked, nothing promised, or events
- * dropped without a violation among those kept). Judged on the certain
+/* "yes", "no", or "n/a" (nothing checked, nothing promised, events
+ * dropped without a violation among those kept, or some decisions were
+ * errors without a violation among the others). Judged on the certain
  * maxima (checker.h), equal to the plain ones in sim. A `window` promise also
  * fails on a nonzero window_excess (checker.h); `concurrency` is judged on
  * max_in_flight, measured in stress only. */
@@ -58,6 +59,9 @@ uint64_t rl_result_promised_bound(const struct rl_result *r);
 
 /* Writes one CSV field, quoted when it holds a comma, a quote or a newline. */
 void rl_csv_field(FILE *out, const char *value);
+
+/* value as a JSON string, quotes included (\", \\ and control bytes escaped). */
+void rl_json_string(FILE *out, const char *value);
 
 void rl_result_csv_header(FILE *out);
 void rl_result_csv_row(FILE *out, const struct rl_result *r, const struct rl_context *ctx);

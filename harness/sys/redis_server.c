@@ -1,6 +1,8 @@
 /* redis_server.c — start, wait for, and stop a private redis-server. */
 #include "redis_server.h"
 
+#include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <hiredis/hiredis.h>
@@ -10,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -64,6 +68,9 @@ bool rl_redis_server_available(void)
     return find_binary() != NULL;
 }
 
+/* "unix:PATH" or "HOST:PORT", HOST a literal address ("[::1]" loses its
+ * brackets: hiredis takes "::1"). Callers check user input first
+ * (rl_redis_address_check), so no name reaches the resolver. */
 static redisContext *connect_to(const char *address, int timeout_ms)
 {
     struct timeval timeout = {timeout_ms / 1000, (timeout_ms % 1000) * 1000};
@@ -73,8 +80,11 @@ static redisContext *connect_to(const char *address, int timeout_ms)
     const char *colon = strrchr(address, ':');
     if (colon == NULL || (size_t)(colon - address) >= sizeof host)
         return NULL;
-    memcpy(host, address, (size_t)(colon - address));
-    host[colon - address] = '\0';
+    const char *start = address, *end = colon;
+    if (*start == '[' && end > start + 1 && end[-1] == ']')
+        start++, end--;
+    memcpy(host, start, (size_t)(end - start));
+    host[end - start] = '\0';
     return redisConnectWithTimeout(host, atoi(colon + 1), timeout);
 }
 
@@ -99,26 +109,68 @@ int rl_redis_ping(const char *address, char *err, size_t err_len)
     return ok ? 0 : -1;
 }
 
-int rl_redis_address_check(const char *address, char *err, size_t err_len)
+/* A port: 1 to 65535 in decimal digits only (no sign, space or 0x). */
+static bool parse_port(const char *text, long *port)
 {
-    if (strncmp(address, "unix:", 5) == 0 && address[5] != '\0')
+    *port = 0;
+    if (*text == '\0' || strlen(text) > 5)
+        return false;
+    for (const char *c = text; *c; c++) {
+        if (*c < '0' || *c > '9')
+            return false;
+        *port = *port * 10 + (*c - '0');
+    }
+    return *port >= 1 && *port <= 65535;
+}
+
+int rl_redis_address_check(const char *address, char *canonical, size_t canonical_len, char *err,
+                           size_t err_len)
+{
+    if (strncmp(address, "unix:", 5) == 0 && address[5] != '\0') {
+        if (canonical)
+            snprintf(canonical, canonical_len, "%s", address);
         return 0;
+    }
     const char *colon = strrchr(address, ':');
-    char *end = NULL;
-    long port = colon ? strtol(colon + 1, &end, 10) : 0;
-    if (colon == NULL || end == colon + 1 || *end != '\0' || port < 1 || port > 65535) {
-        snprintf(err, err_len, "--redis '%s' is not HOST:PORT or unix:PATH", address);
+    long port;
+    if (colon == NULL || colon == address || !parse_port(colon + 1, &port)) {
+        snprintf(err, err_len,
+                 "--redis '%s' is not HOST:PORT (127.x.x.x, localhost or [::1], port 1-65535) or "
+                 "unix:PATH",
+                 address);
         return -1;
     }
+    char host[64];
     size_t host_len = (size_t)(colon - address);
-    if (!((host_len == 9 && strncmp(address, "localhost", 9) == 0) ||
-          strncmp(address, "127.", 4) == 0 || strncmp(address, "[::1]", 5) == 0)) {
+    bool loopback = false;
+    if (host_len < sizeof host) {
+        memcpy(host, address, host_len);
+        host[host_len] = '\0';
+        struct in_addr v4;
+        struct in6_addr v6;
+        /* Literal addresses only, parsed here: a name is never looked up,
+         * and "localhost" is taken to mean 127.0.0.1 without asking anyone.
+         * inet_pton takes exactly four dotted decimals for IPv4. */
+        if (strcmp(host, "localhost") == 0) {
+            loopback = true;
+            snprintf(host, sizeof host, "127.0.0.1");
+        } else if (inet_pton(AF_INET, host, &v4) == 1) {
+            loopback = (ntohl(v4.s_addr) >> 24) == 127;
+        } else if (host_len > 2 && host[0] == '[' && host[host_len - 1] == ']') {
+            char inner[64];
+            snprintf(inner, sizeof inner, "%.*s", (int)(host_len - 2), host + 1);
+            loopback = inet_pton(AF_INET6, inner, &v6) == 1 && IN6_IS_ADDR_LOOPBACK(&v6);
+        }
+    }
+    if (!loopback) {
         snprintf(err, err_len,
                  "--redis '%s': only loopback servers (127.x.x.x, localhost, [::1]) or unix "
                  "sockets are used",
                  address);
         return -1;
     }
+    if (canonical)
+        snprintf(canonical, canonical_len, "%s:%ld", host, port);
     return 0;
 }
 
@@ -189,6 +241,87 @@ static int spawn(struct rl_redis_server *server, const char *binary, char *err, 
     return -1;
 }
 
+/* ---- folders left by a killed run --------------------------------------- */
+
+#define FOLDER_PREFIX "ratelab-redis-"
+#define OWNER_FILE    "owner.pid"
+/* A folder without an owner file this old was left by a build before the
+ * owner file, not one whose start is just writing it. */
+#define UNOWNED_AGE_S 600
+
+/* Everything a server folder may hold; anything else keeps it (rmdir fails). */
+static const char *const folder_files[] = {"redis.sock", "redis.log", "dump.rdb", OWNER_FILE};
+
+static const char *temp_root(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    return tmp && *tmp ? tmp : "/tmp";
+}
+
+static void remove_folder(const char *dir)
+{
+    char path[PATH_MAX + 16];
+    for (size_t i = 0; i < sizeof folder_files / sizeof *folder_files; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, folder_files[i]);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+/* Whether something listens on dir's socket: a connection is taken or
+ * queued (a stopped server still queues), or the queue is full. */
+static bool socket_listening(const char *dir)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    if (snprintf(sa.sun_path, sizeof sa.sun_path, "%s/redis.sock", dir) >= (int)sizeof sa.sun_path)
+        return true; /* cannot tell: keep it */
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return true;
+    bool listening = connect(fd, (struct sockaddr *)&sa, sizeof sa) == 0 || errno == EAGAIN ||
+                     errno == EINPROGRESS;
+    close(fd);
+    return listening;
+}
+
+/* Whether the process that made dir is gone: its owner file names a pid
+ * that no longer exists. Without the file, only when the folder is old. */
+static bool owner_gone(const char *dir, const struct stat *st)
+{
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/%s", dir, OWNER_FILE);
+    FILE *f = fopen(path, "r");
+    long pid = 0;
+    bool read = f && fscanf(f, "%ld", &pid) == 1 && pid > 0;
+    if (f)
+        fclose(f);
+    if (!read)
+        return time(NULL) - st->st_mtime > UNOWNED_AGE_S;
+    return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+void rl_redis_server_sweep(void)
+{
+    const char *root = temp_root();
+    DIR *d = opendir(root);
+    if (d == NULL)
+        return;
+    uid_t me = getuid();
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        if (strncmp(e->d_name, FOLDER_PREFIX, strlen(FOLDER_PREFIX)) != 0)
+            continue;
+        char dir[PATH_MAX];
+        if (snprintf(dir, sizeof dir, "%s/%s", root, e->d_name) >= (int)sizeof dir)
+            continue;
+        struct stat st;
+        if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != me)
+            continue;
+        if (owner_gone(dir, &st) && !socket_listening(dir))
+            remove_folder(dir);
+    }
+    closedir(d);
+}
+
 int rl_redis_server_start(struct rl_redis_server *server, char *err, size_t err_len)
 {
     memset(server, 0, sizeof *server);
@@ -197,10 +330,24 @@ int rl_redis_server_start(struct rl_redis_server *server, char *err, size_t err_
         snprintf(err, err_len, "redis-server not found (install it: make deps)");
         return -1;
     }
-    const char *tmp = getenv("TMPDIR");
-    snprintf(server->dir, sizeof server->dir, "%s/ratelab-redis-XXXXXX", tmp ? tmp : "/tmp");
+    rl_redis_server_sweep();
+    snprintf(server->dir, sizeof server->dir, "%s/" FOLDER_PREFIX "XXXXXX", temp_root());
     if (mkdtemp(server->dir) == NULL) {
         snprintf(err, err_len, "cannot make a temporary folder for redis: %s", strerror(errno));
+        return -1;
+    }
+    /* Who made it, so that a later run can tell the folder of a run that
+     * was killed (SIGKILL runs no cleanup) from one still in use. */
+    char owner[PATH_MAX + 16];
+    snprintf(owner, sizeof owner, "%s/" OWNER_FILE, server->dir);
+    FILE *f = fopen(owner, "wx");
+    bool written = f && fprintf(f, "%ld\n", (long)getpid()) > 0;
+    if (f && fclose(f) != 0)
+        written = false;
+    if (!written) {
+        snprintf(err, err_len, "cannot write %s: %s", owner, strerror(errno));
+        remove_folder(server->dir);
+        server->dir[0] = '\0';
         return -1;
     }
     snprintf(server->address, sizeof server->address, "unix:%.4000s/redis.sock", server->dir);
@@ -240,6 +387,7 @@ void rl_redis_server_stop(struct rl_redis_server *server)
 {
     if (server->pid > 0) {
         kill(server->pid, SIGTERM);
+        kill(server->pid, SIGCONT); /* a stopped server handles SIGTERM only once continued */
         int status;
         for (int waited_ms = 0; waited_ms < 2000; waited_ms += 10) {
             if (waitpid(server->pid, &status, WNOHANG) == server->pid) {
@@ -252,13 +400,7 @@ void rl_redis_server_stop(struct rl_redis_server *server)
         rl_redis_server_kill(server);
     }
     if (server->dir[0]) {
-        char path[PATH_MAX + 16];
-        const char *files[] = {"redis.sock", "redis.log", "dump.rdb"};
-        for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
-            snprintf(path, sizeof path, "%s/%s", server->dir, files[i]);
-            unlink(path);
-        }
-        rmdir(server->dir);
+        remove_folder(server->dir);
         server->dir[0] = '\0';
     }
     track(server, false);

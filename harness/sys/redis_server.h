@@ -5,6 +5,9 @@
  * The server is our child and is told to die with us (PR_SET_PDEATHSIG), and
  * an atexit handler stops every server still running, so neither a failed
  * run nor an interrupted one leaves a server behind. No TCP port is opened.
+ * A run killed outright (SIGKILL) runs no cleanup and leaves its folder; the
+ * folder names its owner (owner.pid), and the next start removes the folders
+ * whose owner is gone and whose socket no longer listens.
  */
 #ifndef RL_REDIS_SERVER_H
 #define RL_REDIS_SERVER_H
@@ -28,6 +31,11 @@ bool rl_redis_server_available(void);
  * (its log's last line is quoted). */
 int rl_redis_server_start(struct rl_redis_server *server, char *err, size_t err_len);
 
+/* Removes this user's $TMPDIR/ratelab-redis-* folders (default /tmp) whose
+ * owner process is gone (owner.pid; a folder without it when older than 10
+ * minutes) and whose socket does not listen. Called by start. */
+void rl_redis_server_sweep(void);
+
 /* SIGTERM, then SIGKILL after 2 s; removes the socket, log and folder.
  * Safe to call twice. */
 void rl_redis_server_stop(struct rl_redis_server *server);
@@ -40,12 +48,18 @@ void rl_redis_server_kill(struct rl_redis_server *server);
  * -1 with one line in err as for start. */
 int rl_redis_server_restart(struct rl_redis_server *server, char *err, size_t err_len);
 
-/* Sends PING to address ("unix:PATH" or "HOST:PORT"). -1 with one line in
- * err when nothing answers PONG within a second. */
+/* Sends PING to address ("unix:PATH" or "HOST:PORT", HOST a literal address,
+ * "[::1]" for IPv6). -1 with one line in err when nothing answers PONG
+ * within a second. */
 int rl_redis_ping(const char *address, char *err, size_t err_len);
 
-/* Checks that an address given by the user has one of the two forms and
- * names a loopback host for TCP. -1 with one line in err. */
-int rl_redis_address_check(const char *address, char *err, size_t err_len);
+/* Checks an address given by the user: unix:PATH, or PORT (1-65535, digits)
+ * after a loopback host written as a literal: 127.0.0.0/8 as four dotted
+ * decimals, [::1], or localhost, taken to mean 127.0.0.1. No name is ever
+ * looked up (127.evil.example is refused). The form to connect to goes into
+ * canonical (unless NULL): localhost:P becomes 127.0.0.1:P, the rest stays.
+ * -1 with one line in err. */
+int rl_redis_address_check(const char *address, char *canonical, size_t canonical_len, char *err,
+                           size_t err_len);
 
 #endif
