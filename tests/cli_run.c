@@ -33,7 +33,7 @@ unsigned long rl_cli_csv_number(const char *csv, const char *row, const char *co
     return strtoul(row, NULL, 10);
 }
 
-static void slurp(const char *path, char *buf, size_t len)
+void rl_cli_slurp(const char *path, char *buf, size_t len)
 {
     FILE *f = fopen(path, "r");
     size_t n = f ? fread(buf, 1, len - 1, f) : 0;
@@ -53,8 +53,8 @@ void rl_cli_run(struct rl_cli_outcome *o, const char *args)
              err_path);
     int raw = system(command);
     o->status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    slurp(out_path, o->out, sizeof o->out);
-    slurp(err_path, o->err, sizeof o->err);
+    rl_cli_slurp(out_path, o->out, sizeof o->out);
+    rl_cli_slurp(err_path, o->err, sizeof o->err);
     o->err_lines = 0;
     for (const char *c = o->err; *c; c++)
         o->err_lines += *c == '\n';

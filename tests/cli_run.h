@@ -3,12 +3,17 @@
 #ifndef RL_TEST_CLI_RUN_H
 #define RL_TEST_CLI_RUN_H
 
+#include <stddef.h>
+
 struct rl_cli_outcome {
     int status; /* exit status, -1 if it did not exit */
     char out[65536];
     char err[4096];
     int err_lines;
 };
+
+/* A file's first len - 1 bytes into buf, NUL-terminated ("" if unreadable). */
+void rl_cli_slurp(const char *path, char *buf, size_t len);
 
 /* Runs `ratelab ARGS` through the shell, stdout and stderr captured. */
 void rl_cli_run(struct rl_cli_outcome *o, const char *args);

@@ -8,8 +8,10 @@
 
 #include <hiredis/hiredis.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static struct rl_redis_server server;
 
@@ -78,4 +80,27 @@ void rl_expect_remote(const char *name, uint64_t limit, uint64_t interval_ns, ui
                    got == 'E' ? rl_redis_last_error() : "");
         }
     algo->destroy(state);
+}
+
+pid_t rl_test_child_pid(pid_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid, (int)pid);
+    FILE *f = fopen(path, "r");
+    pid_t found = 0;
+    if (f && fgets(line, sizeof line, f))
+        found = (pid_t)atoi(line);
+    if (f)
+        fclose(f);
+    return found;
+}
+
+void rl_test_server_folder(pid_t redis, char *dir, size_t len)
+{
+    char link[64];
+    snprintf(link, sizeof link, "/proc/%d/cwd", (int)redis);
+    ssize_t n = redis > 0 ? readlink(link, dir, len - 1) : -1;
+    dir[n > 0 ? n : 0] = '\0';
+    if (strstr(dir, "/ratelab-redis-") == NULL)
+        dir[0] = '\0';
 }

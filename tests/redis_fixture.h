@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* The test server's address ("unix:PATH"), starting it if it is not
  * running; a failed start is a fatal assertion. rl_redis_server's atexit
@@ -23,6 +24,14 @@ void rl_test_redis_stop(void);
 long long rl_test_redis_command(const char *addr, const char *command);
 
 void rl_test_sleep_ms(unsigned ms);
+
+/* The first child of process pid (a ratelab run's private redis-server),
+ * from /proc; 0 when it has none yet. */
+pid_t rl_test_child_pid(pid_t pid);
+
+/* The folder a private redis-server runs in (its ratelab-redis-* working
+ * folder) into dir; "" before it got there. */
+void rl_test_server_folder(pid_t redis, char *dir, size_t len);
 
 /* rl_expect_decisions for a remote algorithm on the test server in virtual
  * time: the steps on key 7, then again on key 8, which must not see key 7's

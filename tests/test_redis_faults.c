@@ -3,6 +3,8 @@
  * its results whole and cleans up; a restarted server without the scripts is
  * handled by reloading them (NOSCRIPT). Through the CLI, a killed or frozen
  * server ends the run with exit 3, a warning line and the errors shown. */
+#include "cli_run.h"
+#include "redis_fixture.h"
 #include "test_util.h"
 #include "harness/check/checker.h"
 #include "harness/report/result.h"
@@ -142,40 +144,6 @@ static void test_verdict_with_errors(void)
 
 /* ---- the CLI: a killed or frozen server -------------------------------- */
 
-static pid_t child_redis(pid_t parent)
-{
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/task/%d/children", parent, parent);
-    FILE *f = fopen(path, "r");
-    pid_t found = 0;
-    if (f && fgets(line, sizeof line, f))
-        found = (pid_t)atoi(line);
-    if (f)
-        fclose(f);
-    return found;
-}
-
-/* The folder of a private redis-server: its working folder (it runs in
- * its ratelab-redis-* folder); "" before it got there. */
-static void server_folder(pid_t redis, char *dir, size_t len)
-{
-    char link[64];
-    snprintf(link, sizeof link, "/proc/%d/cwd", (int)redis);
-    ssize_t n = redis > 0 ? readlink(link, dir, len - 1) : -1;
-    dir[n > 0 ? n : 0] = '\0';
-    if (strstr(dir, "/ratelab-redis-") == NULL)
-        dir[0] = '\0';
-}
-
-static void slurp(const char *path, char *buf, size_t len)
-{
-    FILE *f = fopen(path, "r");
-    size_t n = f ? fread(buf, 1, len - 1, f) : 0;
-    buf[n] = '\0';
-    if (f)
-        fclose(f);
-}
-
 /* DBSIZE of the server at the socket path, -1 when it does not answer. */
 static long long keys_held(const char *socket_path)
 {
@@ -233,8 +201,8 @@ static void run_with_fault(const char *const *args, int sig, long after_ms, int 
     pid_t redis = 0;
     for (int ms = 0; ms < 5000 && (redis == 0 || o->dir[0] == '\0'); ms += 10) {
         sleep_ms(10);
-        redis = child_redis(pid);
-        server_folder(redis, o->dir, sizeof o->dir);
+        redis = rl_test_child_pid(pid);
+        rl_test_server_folder(redis, o->dir, sizeof o->dir);
     }
     char socket_path[4200];
     snprintf(socket_path, sizeof socket_path, "%s/redis.sock", o->dir);
@@ -268,8 +236,8 @@ static void run_with_fault(const char *const *args, int sig, long after_ms, int 
     } else if (WIFEXITED(status)) {
         o->status = WEXITSTATUS(status);
     }
-    slurp(out_path, o->out, sizeof o->out);
-    slurp(err_path, o->err, sizeof o->err);
+    rl_cli_slurp(out_path, o->out, sizeof o->out);
+    rl_cli_slurp(err_path, o->err, sizeof o->err);
     for (const char *c = o->err; *c; c++)
         o->err_lines += *c == '\n';
     unlink(out_path);
@@ -388,7 +356,7 @@ static void test_cli_stress_killed(void)
     struct stat st;
     EXPECT(o.dir[0] && stat(o.dir, &st) != 0, "%s was left behind", o.dir); /* cleaned up */
     static char csv[65536];
-    slurp(out, csv, sizeof csv);
+    rl_cli_slurp(out, csv, sizeof csv);
     int rows = 0;
     for (const char *c = strchr(csv, '\n'); c && c[1]; c = strchr(c + 1, '\n'))
         rows++;
@@ -434,7 +402,7 @@ static void test_cli_replay_killed(void)
     run_with_fault(args, SIGKILL, 300, 30, &o);
     expect_errors_reported("replay, server killed", &o, "replay", true);
     static char csv[65536];
-    slurp(out, csv, sizeof csv);
+    rl_cli_slurp(out, csv, sizeof csv);
     char cell[64];
     EXPECT(strtoull(csv_cell(csv, "redis_gcra", "errors", cell, sizeof cell), NULL, 10) > 0,
            "errors column '%s'", cell);

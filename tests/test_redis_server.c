@@ -104,32 +104,6 @@ static const char *ratelab_bin(void)
     return getenv("RATELAB_BIN") ? getenv("RATELAB_BIN") : "build/ratelab";
 }
 
-/* The first child of pid (its private redis-server), 0 if none yet. */
-static pid_t first_child(pid_t pid)
-{
-    char path[64], line[256];
-    snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid, (int)pid);
-    FILE *f = fopen(path, "r");
-    pid_t found = 0;
-    if (f && fgets(line, sizeof line, f))
-        found = (pid_t)atoi(line);
-    if (f)
-        fclose(f);
-    return found;
-}
-
-/* The folder of a private redis-server: its working folder (it runs in
- * its ratelab-redis-* folder); "" before it got there. */
-static void server_folder(pid_t redis, char *dir, size_t len)
-{
-    char link[64];
-    snprintf(link, sizeof link, "/proc/%d/cwd", (int)redis);
-    ssize_t n = redis > 0 ? readlink(link, dir, len - 1) : -1;
-    dir[n > 0 ? n : 0] = '\0';
-    if (strstr(dir, "/ratelab-redis-") == NULL)
-        dir[0] = '\0';
-}
-
 static bool gone(pid_t pid)
 {
     waitpid(pid, NULL, WNOHANG); /* ours only if we are its subreaper */
@@ -156,8 +130,8 @@ static void test_killed_run_folder_swept(void)
     struct stat st;
     for (int ms = 0; ms < 5000 && (redis == 0 || dir[0] == '\0'); ms += 10) {
         rl_test_sleep_ms(10);
-        redis = first_child(pid);
-        server_folder(redis, dir, sizeof dir);
+        redis = rl_test_child_pid(pid);
+        rl_test_server_folder(redis, dir, sizeof dir);
     }
     EXPECT(redis > 0 && dir[0], "no private redis-server with a folder under ratelab (pid %d)",
            (int)pid);

@@ -14,6 +14,7 @@
 #ifndef RL_TRACE_H
 #define RL_TRACE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -49,6 +50,12 @@ int rl_trace_name_keys(struct rl_trace *trace, uint32_t count);
  * its line number: "trace.csv:17: ..."), a zero cost, or a time earlier
  * than the line before (unsorted). */
 int rl_trace_read_csv(const char *path, struct rl_trace *out, char *err, size_t err_len);
+
+/* The same, and with unsorted set a time earlier than the line before is
+ * accepted: attempts are kept in file order (times going backwards, as when
+ * several threads read the clock and then call the limiter). */
+int rl_trace_read_csv_order(const char *path, bool unsorted, struct rl_trace *out, char *err,
+                            size_t err_len);
 
 /* Writes the trace to path through a temporary file and a rename, so a
  * killed writer leaves no half file. Refuses (-1, nothing written) a trace

@@ -179,8 +179,8 @@ static int intern_batch(struct rl_key_table *kt, struct rl_trace *trace,
 }
 
 /* Parses the attempts after the header; 0 or -1 with err set. */
-static int parse_body(const char *path, const char *p, const char *end, struct rl_trace *out,
-                      char *err, size_t err_len)
+static int parse_body(const char *path, const char *p, const char *end, bool unsorted,
+                      struct rl_trace *out, char *err, size_t err_len)
 {
     struct rl_key_table kt;
     if (rl_key_table_init(&kt) != 0 || rl_trace_reserve(out, count_lines(p, end)) != 0) {
@@ -236,10 +236,10 @@ static int parse_body(const char *path, const char *p, const char *end, struct r
         if (s != le || s == n_start || n == 0 || n > UINT32_MAX)
             goto slow;
 
-        if (t < prev_t) {
+        if (t < prev_t && !unsorted) {
             rl_set_err(err, err_len,
                        "%s:%zu: time %llu is earlier than the line before (%llu); traces must be "
-                       "sorted by t_ns",
+                       "sorted by t_ns (sim --unsorted takes times that go back)",
                        path, line_no, (unsigned long long)t, (unsigned long long)prev_t);
             rc = -1;
             break;
@@ -275,6 +275,12 @@ static int parse_body(const char *path, const char *p, const char *end, struct r
 
 int rl_trace_read_csv(const char *path, struct rl_trace *out, char *err, size_t err_len)
 {
+    return rl_trace_read_csv_order(path, false, out, err, err_len);
+}
+
+int rl_trace_read_csv_order(const char *path, bool unsorted, struct rl_trace *out, char *err,
+                            size_t err_len)
+{
     memset(out, 0, sizeof *out);
     struct rl_file_bytes fb;
     if (rl_file_bytes_load(path, &fb, err, err_len) != 0)
@@ -296,7 +302,7 @@ int rl_trace_read_csv(const char *path, struct rl_trace *out, char *err, size_t 
                        path, rl_quote_field(q, sizeof q, p, (size_t)(le - p)));
         rc = -1;
     } else {
-        rc = parse_body(path, nl ? nl + 1 : end, end, out, err, err_len);
+        rc = parse_body(path, nl ? nl + 1 : end, end, unsorted, out, err, err_len);
     }
     rl_file_bytes_free(&fb);
     if (rc != 0)

@@ -2,6 +2,7 @@
  * time order measures the sliding and aligned windows and replays the same
  * attempts through the strong and weak oracles. */
 #include "checker.h"
+#include "harness/io/errmsg.h"
 
 #include <errno.h>
 #include <math.h>
@@ -95,16 +96,6 @@ static void *alloc_big(size_t bytes)
         madvise((void *)start, end - start, MADV_HUGEPAGE); /* a hint: failure is harmless */
     }
     return p;
-}
-
-static void set_err(char *err, size_t err_len, const char *fmt, ...)
-{
-    if (err == NULL || err_len == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, err_len, fmt, ap);
-    va_end(ap);
 }
 
 /* The aligned grid [epoch + k·I, epoch + (k+1)·I) is the grid anchored at
@@ -285,19 +276,19 @@ int rl_check(struct rl_event_log *log, const struct rl_check_params *params,
 {
     memset(out, 0, sizeof *out);
     if (params->limit == 0) {
-        set_err(err, err_len, "check: limit must be at least 1, not 0");
+        rl_set_err(err, err_len, "check: limit must be at least 1, not 0");
         return -1;
     }
     if (params->interval_ns == 0) {
-        set_err(err, err_len, "check: interval_ns must be at least 1, not 0");
+        rl_set_err(err, err_len, "check: interval_ns must be at least 1, not 0");
         return -1;
     }
     uint64_t key_count = log->key_count;
     for (size_t i = 0; i < log->len; i++)
         key_count = max_u64(key_count, (uint64_t)log->events[i].key + 1);
     if (key_count > UINT32_MAX) {
-        set_err(err, err_len, "check: key id %u is out of range (at most %u)", UINT32_MAX,
-                UINT32_MAX - 1);
+        rl_set_err(err, err_len, "check: key id %u is out of range (at most %u)", UINT32_MAX,
+                   UINT32_MAX - 1);
         return -1;
     }
     rl_event_log_sort(log);
@@ -307,8 +298,8 @@ int rl_check(struct rl_event_log *log, const struct rl_check_params *params,
     struct key_event *grouped =
         per_key && ends ? group_by_key(log, (uint32_t)key_count, ends) : NULL;
     if (grouped == NULL) {
-        set_err(err, err_len, "check: cannot check %zu events over %llu keys: %s", log->len,
-                (unsigned long long)key_count, strerror(ENOMEM));
+        rl_set_err(err, err_len, "check: cannot check %zu events over %llu keys: %s", log->len,
+                   (unsigned long long)key_count, strerror(ENOMEM));
         free(per_key);
         free(ends);
         return -1;
@@ -318,7 +309,7 @@ int rl_check(struct rl_event_log *log, const struct rl_check_params *params,
         longest = max_u64(longest, ends[k] - (k ? ends[k - 1] : 0));
     struct early_admit *heap = alloc_big(longest * sizeof *heap);
     if (heap == NULL) {
-        set_err(err, err_len, "check: cannot check %zu events: %s", log->len, strerror(ENOMEM));
+        rl_set_err(err, err_len, "check: cannot check %zu events: %s", log->len, strerror(ENOMEM));
         free(grouped);
         free(per_key);
         free(ends);

@@ -3,6 +3,7 @@
  * time lives in event_log_sort.c. */
 #include "event_log.h"
 
+#include "harness/io/errmsg.h"
 #include "harness/io/file_bytes.h"
 #include "harness/io/key_table.h"
 #include "harness/io/outfile.h"
@@ -17,16 +18,6 @@ _Static_assert(sizeof(struct rl_event) == 24, "recorder buffers assume 24-byte e
 
 #define HEADER     "t_ns,key,n,admitted,thread"
 #define HEADER_LEN (sizeof HEADER - 1)
-
-static void set_err(char *err, size_t err_len, const char *fmt, ...)
-{
-    if (err == NULL || err_len == 0)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, err_len, fmt, ap);
-    va_end(ap);
-}
 
 /* Appends one event, doubling the array when full. -1 with errno ENOMEM,
  * the log unchanged. */
@@ -85,8 +76,8 @@ static void field_err(char *err, size_t err_len, const char *path, size_t line, 
                       const char *s, const char *e)
 {
     int shown = e - s > 40 ? 40 : (int)(e - s);
-    set_err(err, err_len, "%s:%zu: %s, not '%.*s%s'", path, line, what, shown, s,
-            e - s > 40 ? "..." : "");
+    rl_set_err(err, err_len, "%s:%zu: %s, not '%.*s%s'", path, line, what, shown, s,
+               e - s > 40 ? "..." : "");
 }
 
 static const char *line_end(const char *p, const char *end)
@@ -114,13 +105,14 @@ static int parse_events(const char *path, const char *p, const char *end, struct
                 commas++;
             }
         if (le == p) {
-            set_err(err, err_len, "%s:%zu: empty line (each line is t_ns,key,n,admitted,thread)",
-                    path, line);
+            rl_set_err(err, err_len, "%s:%zu: empty line (each line is t_ns,key,n,admitted,thread)",
+                       path, line);
             return -1;
         }
         if (commas != 4) {
-            set_err(err, err_len, "%s:%zu: expected 5 fields t_ns,key,n,admitted,thread, found %d",
-                    path, line, commas + 1);
+            rl_set_err(err, err_len,
+                       "%s:%zu: expected 5 fields t_ns,key,n,admitted,thread, found %d", path, line,
+                       commas + 1);
             return -1;
         }
         stop[4] = le;
@@ -136,9 +128,9 @@ static int parse_events(const char *path, const char *p, const char *end, struct
         size_t key_len = (size_t)(stop[1] - key);
         const char *problem = rl_key_problem(key, key_len);
         if (problem != NULL) {
-            set_err(err, err_len,
-                    "%s:%zu: key %s (a key is non-empty text without commas or control bytes)",
-                    path, line, problem);
+            rl_set_err(err, err_len,
+                       "%s:%zu: key %s (a key is non-empty text without commas or control bytes)",
+                       path, line, problem);
             return -1;
         }
         if (!parse_uint(start[2], stop[2], UINT32_MAX, &v) || v == 0) {
@@ -161,9 +153,9 @@ static int parse_events(const char *path, const char *p, const char *end, struct
         bool too_many = false;
         int64_t id = rl_key_table_intern(kt, key, key_len, rl_key_hash(key, key_len), &too_many);
         if (id < 0) {
-            set_err(err, err_len, "%s:%zu: cannot intern key: %s", path, line,
-                    too_many ? "more than 2^31 distinct keys, or a key over 4 GB"
-                             : strerror(ENOMEM));
+            rl_set_err(err, err_len, "%s:%zu: cannot intern key: %s", path, line,
+                       too_many ? "more than 2^31 distinct keys, or a key over 4 GB"
+                                : strerror(ENOMEM));
             return -1;
         }
         ev.key = (uint32_t)id;
@@ -184,7 +176,8 @@ int rl_event_log_read_csv(const char *path, struct rl_event_log *out, char *err,
     const char *le = eol > p && eol[-1] == '\r' ? eol - 1 : eol;
     if ((size_t)(le - p) != HEADER_LEN || memcmp(p, HEADER, HEADER_LEN) != 0) {
         if (p == end)
-            set_err(err, err_len, "%s:1: header must be '%s', but the file is empty", path, HEADER);
+            rl_set_err(err, err_len, "%s:1: header must be '%s', but the file is empty", path,
+                       HEADER);
         else
             field_err(err, err_len, path, 1, "header must be '" HEADER "'", p, le);
         rl_file_bytes_free(&ft);
@@ -201,12 +194,13 @@ int rl_event_log_read_csv(const char *path, struct rl_event_log *out, char *err,
     int rc = 0;
     struct rl_key_table kt;
     if (rl_key_table_init(&kt) != 0) {
-        set_err(err, err_len, "%s: %s", path, strerror(ENOMEM));
+        rl_set_err(err, err_len, "%s: %s", path, strerror(ENOMEM));
         rc = -1;
     } else if (lines > 0) {
         out->events = malloc(lines * sizeof *out->events);
         if (out->events == NULL) {
-            set_err(err, err_len, "%s: cannot hold %zu events: %s", path, lines, strerror(ENOMEM));
+            rl_set_err(err, err_len, "%s: cannot hold %zu events: %s", path, lines,
+                       strerror(ENOMEM));
             rc = -1;
         }
         out->cap = lines;
@@ -236,20 +230,20 @@ static int check_writable(const struct rl_event_log *log, const char *path, char
         const char *name = log->key_names[k];
         const char *problem = name ? rl_key_problem(name, strlen(name)) : "has no name";
         if (problem != NULL) {
-            set_err(err, err_len,
-                    "%s: key %u %s (a key is non-empty text without commas or control bytes)", path,
-                    (unsigned)k, problem);
+            rl_set_err(err, err_len,
+                       "%s: key %u %s (a key is non-empty text without commas or control bytes)",
+                       path, (unsigned)k, problem);
             return -1;
         }
     }
     for (size_t i = 0; i < log->len; i++) {
         const struct rl_event *ev = &log->events[i];
         if (ev->n == 0 || ev->admitted > 1 || (log->key_names && ev->key >= log->key_count)) {
-            set_err(err, err_len,
-                    "%s: event %zu cannot be written: n must be at least 1, admitted 0 or 1 and "
-                    "the key named (n %u, admitted %u, key %u of %u names)",
-                    path, i, (unsigned)ev->n, (unsigned)ev->admitted, (unsigned)ev->key,
-                    (unsigned)log->key_count);
+            rl_set_err(err, err_len,
+                       "%s: event %zu cannot be written: n must be at least 1, admitted 0 or 1 and "
+                       "the key named (n %u, admitted %u, key %u of %u names)",
+                       path, i, (unsigned)ev->n, (unsigned)ev->admitted, (unsigned)ev->key,
+                       (unsigned)log->key_count);
             return -1;
         }
     }

@@ -59,6 +59,7 @@ enum rl_cli_option {
     OPT_SPEED,
     OPT_LATENCY_OUT,
     OPT_ADMITS_ONLY,
+    OPT_UNSORTED,
 };
 
 #define RL_CLI_HELP_OPTION                                                                         \

@@ -9,7 +9,6 @@
 #include "harness/sys/clock.h"
 #include "harness/sys/interrupt.h"
 
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,8 +222,8 @@ int rl_cmd_replay(int argc, char **argv)
     if (trace_path) {
         if (rl_trace_read_csv(trace_path, &trace, err, sizeof err) != 0)
             rl_cli_usage_error(cmd, "%s", err);
-        snprintf(trace_name, sizeof trace_name, "%s", trace_path);
-        snprintf(trace_name, sizeof trace_name, "%s", basename(trace_name));
+        const char *slash = strrchr(trace_path, '/'); /* the file's name is the workload */
+        snprintf(trace_name, sizeof trace_name, "%s", slash ? slash + 1 : trace_path);
     } else {
         rl_cli_workload_build(cmd, &workload, &params.cfg, &generated, &trace);
         snprintf(trace_name, sizeof trace_name, "%s", generated.name);

@@ -6,7 +6,6 @@
 #include "table.h"
 #include "harness/run/measure.h"
 
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +14,7 @@ static void sim_help(void)
 {
     printf("usage: ratelab sim --algo A[,B...|all] [--limit L --interval DUR] [--burst B]\n"
            "                   (--trace FILE | --workload W [workload options])\n"
-           "                   [--decisions FILE] [--expiry E] [--format F]\n"
+           "                   [--unsorted] [--decisions FILE] [--expiry E] [--format F]\n"
            "                   [--redis ADDR] [--on-error admit|reject]\n\n"
            "Replays every attempt on one thread in virtual time (deterministic), one limiter\n"
            "instance per key, and checks the decisions: max admitted cost in any sliding\n"
@@ -23,6 +22,8 @@ static void sim_help(void)
            "ideal strong oracle, utilization, and whether the algorithm's promise held.\n\n"
            "  --algo LIST       algorithms to run (see ratelab list), or all\n"
            "  --trace FILE      a trace CSV with header t_ns,key,n\n"
+           "  --unsorted        accept a trace whose times go back (as when threads read the\n"
+           "                    clock, then call the limiter): decided in file order\n"
            "  --decisions FILE  write every decision (t_ns,key,n,admitted,thread); one --algo\n"
            "  --expiry E        idle keys: never (default: independent limiters), lazy or\n"
            "                    sweeper (expired after I·(1 + max(2, B/L)) idle)\n"
@@ -38,6 +39,7 @@ int rl_cmd_sim(int argc, char **argv)
                                             RL_CLI_WORKLOAD_OPTIONS,
                                             {"algo", required_argument, NULL, OPT_ALGO},
                                             {"trace", required_argument, NULL, OPT_TRACE},
+                                            {"unsorted", no_argument, NULL, OPT_UNSORTED},
                                             {"decisions", required_argument, NULL, OPT_DECISIONS},
                                             {"format", required_argument, NULL, OPT_FORMAT},
                                             {"expiry", required_argument, NULL, OPT_EXPIRY},
@@ -45,6 +47,7 @@ int rl_cmd_sim(int argc, char **argv)
                                             {0}};
     const char *cmd = "sim", *algo_list = NULL, *trace_path = NULL, *decisions_path = NULL;
     enum rl_cli_format format = RL_FORMAT_TABLE;
+    bool unsorted = false;
     struct rl_sim_options sim_options = {.expiry = RL_EXPIRE_NEVER};
     const char *redis = NULL;
     struct rl_config cfg;
@@ -61,6 +64,9 @@ int rl_cmd_sim(int argc, char **argv)
             break;
         case OPT_TRACE:
             trace_path = optarg;
+            break;
+        case OPT_UNSORTED:
+            unsorted = true;
             break;
         case OPT_DECISIONS:
             decisions_path = optarg;
@@ -113,10 +119,10 @@ int rl_cmd_sim(int argc, char **argv)
     struct rl_workload_params params = {.seed = 0};
     char trace_name[256];
     if (trace_path) {
-        if (rl_trace_read_csv(trace_path, &trace, err, sizeof err) != 0)
+        if (rl_trace_read_csv_order(trace_path, unsorted, &trace, err, sizeof err) != 0)
             rl_cli_usage_error(cmd, "%s", err);
-        snprintf(trace_name, sizeof trace_name, "%s", trace_path);
-        snprintf(trace_name, sizeof trace_name, "%s", basename(trace_name));
+        const char *slash = strrchr(trace_path, '/'); /* the file's name is the workload */
+        snprintf(trace_name, sizeof trace_name, "%s", slash ? slash + 1 : trace_path);
     } else {
         rl_cli_workload_build(cmd, &workload, &cfg, &params, &trace);
         snprintf(trace_name, sizeof trace_name, "%s", params.name);

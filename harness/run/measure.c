@@ -59,7 +59,10 @@ int rl_measure_sim(const struct rl_algo *algo, const struct rl_config *cfg,
     r->admits = sim.admits;
     r->rejects = sim.rejects;
     r->errors = sim.errors;
-    r->duration_ns = trace->len ? trace->attempts[trace->len - 1].t_ns : 0;
+    r->duration_ns = 0; /* the latest time: an --unsorted trace may end earlier */
+    for (size_t i = 0; i < trace->len; i++)
+        if (trace->attempts[i].t_ns > r->duration_ns)
+            r->duration_ns = trace->attempts[i].t_ns;
     r->ns_per_op = r->mops = r->ratio_faa = r->ratio_noop = NAN; /* sim: accuracy, not speed */
     r->bytes_per_key = NAN;
     r->clock_reads_per_op = sim.attempts ? (double)sim.clock_reads / (double)sim.attempts : NAN;
