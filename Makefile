@@ -84,7 +84,7 @@ TEACH_BIN     := build/ratelab-teach
 TEACH_TESTS   := build/teach/ratelab-tests
 
 .PHONY: all teach jemalloc test check-unit check-teach check-tsan check-allocators bench plots \
-        alloc-compare soak deps clean format format-check layering-check fuzz fuzz-build \
+        alloc-compare soak conformance conformance-quick conformance-speed deps clean format format-check layering-check fuzz fuzz-build \
         fuzz-deps FORCE
 .DEFAULT_GOAL := all
 
@@ -173,6 +173,7 @@ test: deps
 	$(MAKE) --no-print-directory check-teach
 	$(MAKE) --no-print-directory SAN=thread MALLOC= check-tsan
 	$(MAKE) --no-print-directory SAN= MALLOC= check-allocators
+	$(MAKE) --no-print-directory SAN= MALLOC= conformance-quick
 
 check-unit: $(TESTS) $(RATELAB)
 	RATELAB_BIN=$(RATELAB) $(TESTS)
@@ -204,6 +205,27 @@ RESULTS ?= results/reference
 
 plots: $(RATELAB)
 	plots/render.sh plots/out $(RATELAB) $(wildcard $(RESULTS)/*.csv)
+
+# Conformance against the peers' own code (tests/conformance/README.md):
+# x/time/rate, Guava, Linux ___ratelimit, nginx limit_req. Installs their
+# Debian packages itself (not make deps). CONFORMANCE_TRACES a peer
+# (default 40), CONFORMANCE_SEED (default 1), PEERS to pick some.
+CONFORMANCE_TRACES ?= 40
+CONFORMANCE_SEED   ?= 1
+PEERS              ?= go guava linux nginx
+conformance: $(RATELAB)
+	sh tests/conformance/run.sh $(RATELAB) results/conformance.csv $(CONFORMANCE_TRACES) \
+	    $(CONFORMANCE_SEED) $(PEERS)
+
+# make test's subset: 3 traces a peer, only the peers whose packages are
+# present (the others are named as skipped); the summary stays in build/.
+conformance-quick: $(RATELAB)
+	CONFORMANCE_INSTALLED_ONLY=1 sh tests/conformance/run.sh $(RATELAB) \
+	    build/conformance-quick.csv 3 $(CONFORMANCE_SEED) $(PEERS)
+
+# The peers' limiters beside tb_mutex and tb_cas in one run (ratios).
+conformance-speed: $(RATELAB)
+	sh tests/conformance/speed.sh $(RATELAB) results/conformance-speed.csv
 
 # A long soak (SOAK_SECONDS per run, default 600): recorded keyed stress with
 # key churn and a long replay, RSS sampled; then ASan's leak checker over
@@ -239,7 +261,7 @@ deps:
 # Every C and C++ source under the checked-in .clang-format (Debian's
 # clang-format). format rewrites them; format-check (part of make test)
 # fails on the first file that differs and names it.
-FORMAT_SRCS = $(sort $(wildcard algorithms/*.[ch] workloads/*.[ch] tests/*.[ch] \
+FORMAT_SRCS = $(sort $(wildcard algorithms/*.[ch] workloads/*.[ch] tests/*.[ch] tests/fuzz/*.[ch] \
                 harness/*/*.[ch] harness/*/*.cc))
 
 format:

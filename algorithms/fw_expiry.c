@@ -12,14 +12,19 @@
  * while the cost fits in L. A time read before another thread's newer
  * window is counted in that window rather than restarting it.
  *
+ * Not Linux's ___ratelimit: the kernel opens a new window only when
+ * jiffies is after begin + interval, so an attempt at exactly begin + I is
+ * still in the old window there and opens a new one here. That rule, one
+ * tick later, is fw_trylock's; tests/conformance/linux compares both with
+ * the kernel's own code.
+ *
  * Memory orders: mutex.
  *
  * Races accepted: none.
  *
  * Sources: the .NET article's cache-expiry counter, "How does .Net
  * simulate session-level semaphores, limit the http interface call
- * frequency", http://www.cnblogs.com/1996V/p/8127576.html; the semantics
- * of Linux's ___ratelimit (lib/ratelimit.c) without its trylock.
+ * frequency", http://www.cnblogs.com/1996V/p/8127576.html.
  */
 #include "rl.h"
 
@@ -79,7 +84,7 @@ const struct rl_algo rl_fw_expiry_algo = {
     .name = "fw_expiry",
     .family = "fixed_window",
     .summary =
-        "counter expiring I after its first attempt (.NET cache counter, Linux ___ratelimit)",
+        "counter expiring I after its first attempt: new window at now - begin >= I (.NET cache)",
     .promise = RL_PROMISE_WINDOW,
     .flags = RL_THREAD_SAFE,
     .orders = "mutex",

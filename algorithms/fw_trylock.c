@@ -1,6 +1,7 @@
 /* fw_trylock.c — Linux's ___ratelimit (lib/ratelimit.c) as it behaves: a
  * fixed window that starts at the first attempt after the previous one
- * expired (as fw_expiry), and a lock that is only ever tried.
+ * expired (as fw_expiry's, but expiring one tick later), and a lock that is
+ * only ever tried.
  *
  * Promise: window.
  *
@@ -8,17 +9,26 @@
  *
  * Decision: when another caller holds the lock, the attempt is rejected at
  * once — the kernel returns 0, "suppress", rather than spin in a path that
- * may run with interrupts off. The kernel's documented semantics, kept:
+ * may run with interrupts off. The kernel's semantics (v6.1), kept:
  *   - the lock is taken with a trylock; failing it rejects and records
  *     nothing (the attempt is not even counted as missed);
- *   - the first call starts the window (rs->begin was 0);
- *   - the window restarts when begin + interval is before now, i.e. when
- *     now − begin > I, strictly: a window is I plus one clock tick long
- *     (fw_expiry restarts at ≥ I);
- *   - within the window at most burst calls pass; with cost n here, L is
- *     the burst and an attempt passes when used + n ≤ L.
+ *   - the first call starts the window (rs->begin was 0; here a flag, as
+ *     a 64-bit kernel's jiffies, starting at INITIAL_JIFFIES, never reads 0);
+ *   - the window restarts when time_is_before_jiffies(begin + interval),
+ *     i.e. now − begin > I, strictly: the kernel's window is [begin,
+ *     begin + interval] in jiffies, inclusive, one tick longer than I.
+ *     Here the tick is 1 ns, so at times that are whole jiffies this
+ *     decides as the kernel does, attempt by attempt (fw_expiry restarts
+ *     at ≥ I: one tick earlier);
+ *   - every call that gets the lock may restart the window, admitted or
+ *     not; a rejected call changes nothing else (the kernel counts it in
+ *     rs->missed, for its "callbacks suppressed" message only);
+ *   - within the window at most burst calls pass: L is the burst. The
+ *     kernel has no cost; here an attempt of cost n passes whole when
+ *     used + n ≤ L, which is the kernel's rule at n = 1.
  * The clock is read after the lock is taken, as the kernel reads jiffies
  * inside it, so a contended attempt does not look at the time at all.
+ * Checked against the kernel's own code by tests/conformance/linux.
  *
  * Memory orders: acquire/release: the trylock is an acquire exchange, its
  * unlock a release store that publishes the window to the next holder.
@@ -31,7 +41,8 @@
  * the windows still fill (attempts outnumber L ten-thousandfold), so the
  * loss shows as wasted attempts, not as lower utilization.
  *
- * Sources: Linux, lib/ratelimit.c (___ratelimit).
+ * Sources: Linux v6.1, lib/ratelimit.c (___ratelimit),
+ * https://elixir.bootlin.com/linux/v6.1/source/lib/ratelimit.c.
  */
 #include "rl.h"
 
@@ -94,7 +105,7 @@ static enum rl_decision fw_trylock_acquire(void *state, struct rl_clock *clock, 
 const struct rl_algo rl_fw_trylock_algo = {
     .name = "fw_trylock",
     .family = "fixed_window",
-    .summary = "Linux ___ratelimit: window from the first attempt after expiry, trylock rejects",
+    .summary = "Linux ___ratelimit: new window once now - begin > I (strictly), trylock rejects",
     .promise = RL_PROMISE_WINDOW,
     .flags = RL_THREAD_SAFE,
     .orders = "acquire/release",

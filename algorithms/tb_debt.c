@@ -30,6 +30,27 @@
  * idle. The burst setting B is not used: SmoothBursty has no capacity for
  * requests, only for stored permits. Creation is the epoch.
  *
+ * A key first seen long after the epoch: every key's limiter counts from
+ * the run's epoch, not from the key's first attempt. ratelab sim builds a
+ * key's state at its first attempt, but with the run's epoch for every key
+ * (trace t = 0; harness/run/sim.c, keyed.c), so a key first seen at t
+ * starts with no debt and min(L, t·L/I) permits stored: from t ≥ I on it
+ * starts full, as if idle since the epoch, and at t takes any n ≤ L with
+ * no debt left, or L + 1 requests of n = 1. A Guava RateLimiter created at
+ * that moment starts empty with its ticket at t: its first request passes
+ * too, but owes all of its n permits (n·T), so with n = 1 it passes one
+ * request at t and one per T after. Example (L = 3, I = 3000 ns, a key
+ * first seen at 30000 with n = 3, then n = 1 at 30000): here both pass
+ * (3 stored spent, 1 charged); Guava passes the first and, in debt until
+ * 33000, refuses the second. Keys first seen at the epoch start alike in
+ * both, and a key's two states meet once it has idled I past its debt.
+ * Expiry (sim --expiry lazy|sweeper) keeps this: a dropped key comes back
+ * full, as it would have been, where a Guava limiter evicted from a cache
+ * comes back empty. The Guava conformance driver creates each key's
+ * limiter at its first attempt, so such keys decide differently there
+ * (tests/conformance/guava/README.md); `--created-at epoch` creates them
+ * at the epoch, as here.
+ *
  * Time that goes backwards: a read before nextFreeTicket is refused, as
  * any request inside the debt is; nextFreeTicket is never before the last
  * grant's read, so a stale read neither stores permits nor moves the

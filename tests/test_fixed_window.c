@@ -3,6 +3,8 @@
 #include "decide.h"
 #include "test_util.h"
 
+#include <string.h>
+
 #define I 1000
 
 /* The C++ article's steps agree on one thread, so one table serves all six. */
@@ -67,7 +69,8 @@ static void test_article_reads_clock_lazily(void)
 }
 
 /* The window starts at the first attempt after expiry, admitted or not:
- * 1400 opens a new window (unlike the article's, above). */
+ * 1400 opens a new window (unlike the article's, above). Expiry is the .NET
+ * cache counter's, now − begin ≥ I: 1000 opens a new window. */
 static void test_expiry(void)
 {
     rl_expect_decisions("fw_expiry", 3, I, 0,
@@ -80,6 +83,25 @@ static void test_expiry(void)
     /* L = 5: a rejected attempt costs nothing here. */
     rl_expect_decisions("fw_expiry", 5, I, 0,
                         RL_STEPS({0, 3, 'A'}, {1, 3, 'R'}, {2, 2, 'A'}, {3, 1, 'R'}, {4, 6, 'R'}));
+}
+
+/* fw_expiry is not Linux's ___ratelimit, whose window [begin, begin + I]
+ * is one tick longer (fw_trylock's, tests/conformance/linux): with whole
+ * ticks of 1000 ns (jiffies at HZ = 10^6) the two part only at
+ * now − begin = I, where the kernel is still in the old window. */
+static void test_expiry_is_not_linux(void)
+{
+    rl_expect_decisions("fw_expiry", 1, I, 0,
+                        RL_STEPS({0, 1, 'A'}, {1000, 1, 'A'}, /* .NET: expired at I */
+                                 {2000, 1, 'A'}, {2999, 1, 'R'}, {3000, 1, 'A'}));
+    rl_expect_decisions("fw_trylock", 1, I, 0,
+                        RL_STEPS({0, 1, 'A'}, {1000, 1, 'R'}, /* Linux: not yet */
+                                 {2000, 1, 'A'}, {2999, 1, 'R'}, {3000, 1, 'R'}, {4000, 1, 'A'}));
+    /* `ratelab list` claims Linux only for the algorithm that decides as it. */
+    const char *summary = rl_registry_find("fw_expiry")->summary;
+    CU_ASSERT_PTR_NULL(strstr(summary, "Linux"));
+    CU_ASSERT_PTR_NULL(strstr(summary, "ratelimit"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(rl_registry_find("fw_trylock")->summary, "___ratelimit"));
 }
 
 /* Windows are [k·I, (k+1)·I) from the epoch: 999 and 1000 are in different
@@ -135,6 +157,7 @@ RL_TEST_SUITE("fixed_window",
               {"article steps: costs n > 1 and n > L", test_article_costs},
               {"fw_cas reads the clock only on its slow path", test_article_reads_clock_lazily},
               {"fw_expiry: window from the first attempt after expiry", test_expiry},
+              {"fw_expiry: a tick before Linux's", test_expiry_is_not_linux},
               {"fw_aligned: epoch-aligned windows, closed windows", test_aligned},
               {"baselines null, faa, clock_faa", test_baselines},
               {"registry entries complete and unique", test_registry})

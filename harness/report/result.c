@@ -102,7 +102,10 @@ static void emit_columns(struct emitter *e, const struct rl_result *r, const str
     u64(e, "rep", r->rep, true);
     u64(e, "limit", r->cfg.limit, true);
     u64(e, "interval_ns", r->cfg.interval_ns, true);
-    u64(e, "burst", rl_config_burst(&r->cfg), true);
+    /* leaky_nginx (family leaky_bucket) reads cfg.burst as nginx's burst=, 0 when unset (rl.h) */
+    u64(e, "burst",
+        strcmp(r->algo->family, "leaky_bucket") == 0 ? r->cfg.burst : rl_config_burst(&r->cfg),
+        true);
     u64(e, "attempts", r->attempts, true);
     u64(e, "admits", r->admits, true);
     u64(e, "rejects", r->rejects, true);

@@ -1,0 +1,2 @@
+/* linux/bits.h — shim: see ../kshim.h. */
+#include "../kshim.h"

@@ -1,0 +1,2 @@
+/* linux/export.h — shim: see ../kshim.h. */
+#include "../kshim.h"

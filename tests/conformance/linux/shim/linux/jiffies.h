@@ -1,0 +1,2 @@
+/* linux/jiffies.h — shim: see ../kshim.h. */
+#include "../kshim.h"

@@ -1,0 +1,2 @@
+/* linux/param.h — shim: see ../kshim.h. */
+#include "../kshim.h"

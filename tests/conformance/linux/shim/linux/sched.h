@@ -1,0 +1,2 @@
+/* linux/sched.h — shim: see ../kshim.h. */
+#include "../kshim.h"

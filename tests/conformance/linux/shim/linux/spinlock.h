@@ -1,0 +1,2 @@
+/* linux/spinlock.h — shim: see ../kshim.h. */
+#include "../kshim.h"

@@ -1,0 +1,2 @@
+/* linux/spinlock_types_raw.h — shim: see ../kshim.h. */
+#include "../kshim.h"
