@@ -5,8 +5,12 @@
 #include "cli_run.h"
 #include "test_util.h"
 #include "algorithms/rl.h"
+#include "harness/cli/parse.h"
 #include "harness/cli/table.h"
+#include "harness/sys/load.h"
 
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,8 +105,8 @@ static void test_bad_usage(void)
 
 static void test_help_everywhere(void)
 {
-    static const char *const commands[] = {"list",  "sim",    "stress", "trace",
-                                           "check", "clocks", "bench"};
+    static const char *const commands[] = {"list",  "sim",    "stress", "replay", "trace",
+                                           "check", "clocks", "keys",   "bench"};
     static struct rl_cli_outcome o;
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
         char args[64];
@@ -318,6 +322,337 @@ static void test_dropped_events_warned(void)
            "a limiter's run warned: status %d, stderr: %s", o.status, o.err);
 }
 
+/* A file written by --out, and the first line of a CSV. */
+static char file_text[65536];
+
+static size_t header_len(const char *csv)
+{
+    return strcspn(csv, "\n");
+}
+
+/* Every command that produces results takes --format table|csv|json and
+ * --out FILE (CSV, written whole; - is standard output, then without the
+ * table). For each: the csv view opens with its header, json is an array
+ * (check's an object), --out FILE holds the csv view's header and as many
+ * lines, --out - puts that CSV on stdout alone, and --out - beside
+ * --format json is refused. */
+static void test_format_and_out_everywhere(void)
+{
+    static const struct {
+        const char *args, *header;
+    } commands[] = {
+        {"sim --algo fw_cas,tb_cas --workload boundary --limit 10 --interval 1s",
+         "algo,family,promise,mode,"},
+        {"check --events /tmp/ratelab-cli-fmt-d.csv --limit 10 --interval 1s --per-key",
+         "key,attempts,admits,"},
+        {"list", "name,family,promise,runs,orders,summary"},
+        {"clocks", "clock,ns_per_read,resolution_ns,smallest_step_ns,"},
+        {"keys --algo fw_cas --keys 1000,2000 --churn 4", "algo,measure,expiry,keys,"},
+        {"stress --algo fw_cas --threads 1 --reps 1 --duration 20ms", "algo,family,promise,mode,"},
+        {"replay --algo fw_cas --workload uniform --duration 20ms --limit 50 --interval 10ms",
+         "algo,family,promise,mode,"},
+    };
+    static struct rl_cli_outcome o, csv;
+    const char *out = "/tmp/ratelab-cli-fmt-out.csv";
+    rl_cli_run(&o, "sim --algo fw_cas --workload boundary --limit 10 --interval 1s "
+                   "--decisions /tmp/ratelab-cli-fmt-d.csv");
+    CU_ASSERT_EQUAL_FATAL(o.status, 0);
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
+        char args[512];
+        const char *cmd = commands[i].args;
+        snprintf(args, sizeof args, "%s --format csv", cmd);
+        rl_cli_run(&csv, args);
+        EXPECT(csv.status == 0 &&
+                   strncmp(csv.out, commands[i].header, strlen(commands[i].header)) == 0,
+               "%s: exit %d, stdout:\n%.300s\nstderr: %s", args, csv.status, csv.out, csv.err);
+        int rows = rl_cli_lines(csv.out);
+        EXPECT(rows >= 2, "%s: %d lines", args, rows);
+
+        snprintf(args, sizeof args, "%s --format json", cmd);
+        rl_cli_run(&o, args);
+        size_t len = strlen(o.out);
+        bool object = strncmp(cmd, "check", 5) == 0;
+        EXPECT(o.status == 0 && len > 3 && o.out[0] == (object ? '{' : '[') &&
+                   strcmp(o.out + len - 2, object ? "}\n" : "]\n") == 0,
+               "%s: exit %d: %.300s", args, o.status, o.out);
+
+        unlink(out);
+        snprintf(args, sizeof args, "%s --out %s", cmd, out);
+        rl_cli_run(&o, args);
+        rl_cli_slurp(out, file_text, sizeof file_text);
+        EXPECT(o.status == 0, "%s: exit %d: %s", args, o.status, o.err);
+        EXPECT(header_len(file_text) == header_len(csv.out) &&
+                   strncmp(file_text, csv.out, header_len(csv.out)) == 0,
+               "%s: the file's header differs from --format csv's:\n%.300s", args, file_text);
+        EXPECT(rl_cli_lines(file_text) == rows, "%s: %d lines in the file, %d in --format csv",
+               args, rl_cli_lines(file_text), rows);
+        if (strncmp(cmd, "list", 4) != 0) /* list's table: the names, as in the file */
+            EXPECT(strncmp(o.out, commands[i].header, strlen(commands[i].header)) != 0,
+                   "%s: stdout is not the table: %.200s", args, o.out);
+
+        snprintf(args, sizeof args, "%s --out -", cmd);
+        rl_cli_run(&o, args);
+        EXPECT(o.status == 0 && strncmp(o.out, csv.out, header_len(csv.out) + 1) == 0 &&
+                   rl_cli_lines(o.out) == rows,
+               "%s: exit %d, not the CSV alone:\n%.400s", args, o.status, o.out);
+
+        snprintf(args, sizeof args, "%s --out - --format json", cmd);
+        rl_cli_expect_usage_error(args, "--out - writes CSV to standard output");
+    }
+    /* the two that had them keep them */
+    rl_cli_run(&o, "bench --help");
+    CU_ASSERT_PTR_NOT_NULL(strstr(o.out, "--format F"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(o.out, "--out FILE"));
+    rl_cli_expect_usage_error("list --format yaml", "unknown format");
+    rl_cli_expect_usage_error("clocks --out /nonexistent-dir/c.csv", "no folder");
+    unlink(out);
+    unlink("/tmp/ratelab-cli-fmt-d.csv");
+}
+
+/* trace --out - writes the trace to standard output, and says so. */
+static void test_trace_to_stdout(void)
+{
+    static struct rl_cli_outcome o;
+    rl_cli_run(&o, "trace --workload uniform --limit 10 --interval 1ms --duration 10ms --out -");
+    CU_ASSERT_EQUAL_FATAL(o.status, 0);
+    CU_ASSERT_EQUAL(strncmp(o.out, "t_ns,key,n\n0,", 13), 0);
+    unsigned long attempts = 0;
+    EXPECT(sscanf(o.err, "wrote %lu attempts over 1 key to standard output", &attempts) == 1 &&
+               attempts > 0 && rl_cli_lines(o.out) == (int)attempts + 1,
+           "stderr: %s, %d lines on stdout", o.err, rl_cli_lines(o.out));
+    rl_cli_run(&o, "trace --help");
+    CU_ASSERT_PTR_NOT_NULL(strstr(o.out, "--out -"));
+}
+
+/* --help lists what the command uses and nothing else: trace and check
+ * build no limiter, so no --burst or --slots (check refuses them; trace
+ * still takes them from scripts that pass one set of options to trace and
+ * sim alike). Every option a --help lists is one the command accepts. */
+static void test_help_lists_used_options(void)
+{
+    static const char *const commands[] = {"list",  "sim",    "stress", "replay", "trace",
+                                           "check", "clocks", "keys",   "bench"};
+    static struct rl_cli_outcome help, o;
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
+        char args[256];
+        snprintf(args, sizeof args, "%s --help", commands[i]);
+        rl_cli_run(&help, args);
+        CU_ASSERT_EQUAL(help.status, 0);
+        /* the options of the option lists: lines that start with --NAME */
+        for (const char *line = help.out; *line;
+             line += strcspn(line, "\n") + (line[strcspn(line, "\n")] != 0)) {
+            const char *word = line + strspn(line, " ");
+            if (strncmp(word, "--", 2) != 0)
+                continue;
+            char option[64];
+            snprintf(option, sizeof option, "%.*s", (int)strcspn(word, " \n"), word);
+            snprintf(args, sizeof args, "%s %s", commands[i], option);
+            rl_cli_run(&o, args);
+            EXPECT(strstr(o.err, "unrecognized option") == NULL,
+                   "ratelab %s --help lists %s, which it refuses: %s", commands[i], option, o.err);
+        }
+    }
+    rl_cli_run(&help, "trace --help");
+    EXPECT(strstr(help.out, "--burst") == NULL && strstr(help.out, "--slots") == NULL,
+           "trace --help: %s", help.out);
+    EXPECT(strstr(help.out, "--limit") != NULL && strstr(help.out, "--interval") != NULL,
+           "trace --help: %s", help.out);
+    rl_cli_run(&help, "check --help");
+    EXPECT(strstr(help.out, "--burst") == NULL && strstr(help.out, "--slots") == NULL,
+           "check --help: %s", help.out);
+    rl_cli_expect_usage_error("check --events /dev/null --burst 5", "unrecognized option");
+    rl_cli_expect_usage_error("check --events /dev/null --slots 5", "unrecognized option");
+    rl_cli_run(&o, "trace --workload uniform --duration 10ms --burst 5 --slots 3 --out /dev/null");
+    EXPECT(o.status == 0, "trace with --burst: exit %d: %s", o.status, o.err);
+    rl_cli_run(&help, "sim --help");
+    CU_ASSERT_PTR_NOT_NULL(strstr(help.out, "--burst"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(help.out, "--slots"));
+}
+
+/* Every table ends with a footer that names each of its columns that is
+ * not a plain word: its last paragraph, after a blank line. */
+static void expect_footer(const char *args, const char *header_start)
+{
+    static const char *const plain[] = {"algo",    "workload", "promise", "threads", "admits",
+                                        "rejects", "errors",   "metric",  "value",   "clock",
+                                        "keys",    "key",      "rep",     NULL};
+    static struct rl_cli_outcome o;
+    rl_cli_run(&o, args);
+    EXPECT_FATAL(o.status == 0, "%s: exit %d: %s", args, o.status, o.err);
+    const char *header = NULL; /* the line whose first word is header_start */
+    for (const char *line = o.out; *line && header == NULL;) {
+        const char *word = line + strspn(line, " ");
+        if (strncmp(word, header_start, strlen(header_start)) == 0 &&
+            word[strlen(header_start)] == ' ')
+            header = line;
+        line += strcspn(line, "\n");
+        line += *line == '\n';
+    }
+    EXPECT_FATAL(header != NULL, "%s: no table with a header '%s':\n%s", args, header_start, o.out);
+    const char *footer = strstr(header, "\n\n");
+    for (const char *next = footer; next; next = strstr(next + 2, "\n\n"))
+        footer = next;
+    EXPECT_FATAL(footer != NULL, "%s: nothing after the table:\n%s", args, o.out);
+    size_t header_end = strcspn(header, "\n");
+    for (size_t at = 0; at < header_end;) {
+        at += strspn(header + at, " ");
+        size_t len = strcspn(header + at, " \n");
+        if (len == 0)
+            break;
+        char column[64];
+        snprintf(column, sizeof column, "%.*s", (int)len, header + at);
+        at += len;
+        bool is_plain = false;
+        for (size_t p = 0; plain[p]; p++)
+            is_plain |= strcmp(plain[p], column) == 0;
+        if (!is_plain)
+            EXPECT(strstr(footer, column) != NULL, "%s: the footer does not explain '%s':%s", args,
+                   column, footer);
+    }
+}
+
+static void test_table_footers(void)
+{
+    expect_footer("sim --algo fw_cas,tb_cas --workload boundary --limit 10 --interval 1s", "algo");
+    expect_footer("stress --algo fw_cas --threads 1 --reps 1 --duration 20ms", "algo");
+    expect_footer("replay --algo fw_cas --threads 1,2 --reps 2 --workload uniform --duration 20ms "
+                  "--limit 50 --interval 10ms",
+                  "algo");
+    expect_footer("clocks", "clock");
+    expect_footer("keys --algo fw_cas --keys 1000 --churn 4", "keys");
+    static struct rl_cli_outcome o;
+    rl_cli_run(&o, "sim --algo fw_cas --workload boundary --limit 10 --interval 1s "
+                   "--decisions /tmp/ratelab-cli-foot-d.csv");
+    CU_ASSERT_EQUAL_FATAL(o.status, 0);
+    expect_footer("check --events /tmp/ratelab-cli-foot-d.csv --limit 10 --interval 1s --per-key",
+                  "key");
+    unlink("/tmp/ratelab-cli-foot-d.csv");
+}
+
+/* Times in tables carry a unit, exact where configured, else three decimals. */
+static void test_durations_with_units(void)
+{
+    static const struct {
+        uint64_t ns;
+        const char *text;
+    } cases[] = {
+        {0, "0ns"},
+        {999, "999ns"},
+        {1000, "1.000us"},
+        {1500, "1.500us"},
+        {999499, "999.499us"},
+        {999999, "1.000ms"}, /* rounded up into the next unit */
+        {12068398, "12.068ms"},
+        {1500000000, "1.500s"},
+        {UINT64_MAX, "18446744073.710s"},
+    };
+    char buf[RL_DURATION_BUF_LEN];
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        EXPECT(strcmp(rl_format_duration_human(cases[i].ns, buf, sizeof buf), cases[i].text) == 0,
+               "%llu ns: '%s', want '%s'", (unsigned long long)cases[i].ns, buf, cases[i].text);
+    /* the stress table's uncert column */
+    static struct rl_cli_outcome o;
+    rl_cli_run(&o, "stress --algo fw_cas --threads 1 --reps 1 --duration 20ms --record");
+    CU_ASSERT_EQUAL_FATAL(o.status, 0);
+    const char *row = strstr(o.out, "\nfw_cas ");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(row);
+    const char *last = row + strcspn(row + 1, "\n");
+    while (last > row && *last != ' ')
+        last--;
+    double value = 0;
+    char unit[8] = "";
+    EXPECT(sscanf(last, " %lf%7[a-z]", &value, unit) == 2 &&
+               (strcmp(unit, "ns") == 0 || strcmp(unit, "us") == 0 || strcmp(unit, "ms") == 0 ||
+                strcmp(unit, "s") == 0),
+           "uncert '%.*s'", (int)strcspn(last, "\n"), last);
+    EXPECT(strstr(o.out, "e+") == NULL, "an exponent in: %s", o.out);
+}
+
+/* rep counts from 1 in every mode: sim's one run is 1, stress and replay
+ * number their repetitions 1..R. */
+static void test_rep_counts_alike(void)
+{
+    static struct rl_cli_outcome o;
+    rl_cli_run(&o, "sim --algo fw_cas --workload boundary --limit 10 --interval 1s --format csv");
+    CU_ASSERT_EQUAL_FATAL(o.status, 0);
+    EXPECT_EQ(rl_cli_csv_number(o.out, strchr(o.out, '\n') + 1, "rep"), 1);
+    rl_cli_run(&o, "stress --algo fw_cas --threads 1 --reps 2 --duration 10ms --format csv");
+    CU_ASSERT_EQUAL_FATAL(o.status, 0);
+    /* faa, fw_cas of rep 1, then of rep 2 */
+    const char *row = strchr(o.out, '\n') + 1;
+    for (unsigned want = 1, i = 0; i < 4 && *row; i++, row = strchr(row, '\n') + 1) {
+        want = i < 2 ? 1 : 2;
+        EXPECT_EQ(rl_cli_csv_number(o.out, row, "rep"), want);
+    }
+}
+
+/* Every stress and replay row carries the load at its start: load_1m and
+ * runnable, numbers from /proc/loadavg (or RATELAB_LOADAVG); sim has none.
+ * On a busy machine stderr gets one warning line per command. (The test
+ * binary points RATELAB_LOADAVG at a calm file for every other test, so
+ * their stderr stays exact on a busy machine: test_main.c.) */
+static void test_load_recorded(void)
+{
+    struct rl_load load;
+    CU_ASSERT(rl_load_parse("0.52 0.58 0.59 2/345 12345\n", &load));
+    CU_ASSERT_DOUBLE_EQUAL(load.avg_1m, 0.52, 1e-9);
+    CU_ASSERT_EQUAL(load.runnable, 2);
+    CU_ASSERT_FALSE(rl_load_parse("0.52 0.58 0.59\n", &load));
+    CU_ASSERT_FALSE(rl_load_parse("", &load));
+
+    static struct rl_cli_outcome o;
+    char field[64];
+    const char *calm = getenv("RATELAB_LOADAVG");
+    unsetenv("RATELAB_LOADAVG"); /* this machine's own /proc/loadavg */
+    rl_cli_run(&o, "stress --algo fw_cas --threads 1 --reps 1 --duration 10ms --format csv");
+    CU_ASSERT_EQUAL_FATAL(o.status, 0);
+    for (const char *row = strchr(o.out, '\n') + 1; *row; row = strchr(row, '\n') + 1) {
+        char *end;
+        double avg = strtod(rl_cli_csv_field(o.out, row, "load_1m", field, sizeof field), &end);
+        EXPECT(field[0] != '\0' && *end == '\0' && isfinite(avg) && avg >= 0, "load_1m '%s'",
+               field);
+        rl_cli_csv_field(o.out, row, "runnable", field, sizeof field);
+        EXPECT(field[0] != '\0' && strspn(field, "0123456789") == strlen(field) &&
+                   strtoul(field, NULL, 10) >= 1,
+               "runnable '%s' (ratelab itself runs)", field);
+    }
+    rl_cli_run(&o, "sim --algo fw_cas --workload boundary --limit 10 --interval 1s --format csv");
+    CU_ASSERT_EQUAL_FATAL(o.status, 0);
+    const char *row = strchr(o.out, '\n') + 1;
+    EXPECT(rl_cli_csv_field(o.out, row, "load_1m", field, sizeof field)[0] == '\0', "sim: '%s'",
+           field);
+
+    const char *busy = "/tmp/ratelab-cli-loadavg";
+    write_file(busy, "9999.50 10.00 5.00 9999/10000 4242\n");
+    setenv("RATELAB_LOADAVG", busy, 1);
+    rl_cli_run(&o, "stress --algo fw_cas --threads 1 --reps 2 --duration 10ms --format csv");
+    EXPECT(o.status == 0 && o.err_lines == 1 && strstr(o.err, "runs started with the load"),
+           "not on a terminal, still one warning: %s", o.err);
+    row = strchr(o.out, '\n') + 1;
+    EXPECT(strcmp(rl_cli_csv_field(o.out, row, "load_1m", field, sizeof field), "9999.5") == 0,
+           "load_1m '%s'", field);
+    EXPECT_EQ(rl_cli_csv_number(o.out, row, "runnable"), 9999);
+    rl_cli_run_tty(&o, "stress --algo fw_cas --threads 1 --reps 2 --duration 10ms --format csv");
+    const char *warning =
+        strstr(o.err, "ratelab stress: warning: 4 of 4 runs started with the load "
+                      "above the");
+    EXPECT(o.status == 0 && warning != NULL && strchr(warning, '\n') != NULL &&
+               strstr(strchr(warning, '\n'), "warning") == NULL,
+           "one warning line for the command: %s", o.err);
+    rl_cli_run_tty(&o,
+                   "replay --algo fw_cas --workload uniform --duration 10ms --reps 2 --format csv");
+    EXPECT(o.status == 0 && strstr(o.err, "ratelab replay: warning: 2 of 2 runs") != NULL,
+           "replay: %s", o.err);
+    write_file(busy, "0.00 0.00 0.00 1/100 4242\n");
+    rl_cli_run_tty(&o, "stress --algo fw_cas --threads 1 --reps 1 --duration 10ms --format csv");
+    EXPECT(o.status == 0 && strstr(o.err, "warning") == NULL, "calm machine: %s", o.err);
+    if (calm)
+        setenv("RATELAB_LOADAVG", calm, 1);
+    else
+        unsetenv("RATELAB_LOADAVG");
+    unlink(busy);
+}
+
 RL_TEST_SUITE("cli", {"unknown algorithm lists the valid names", test_bad_algorithm},
               {"bad durations, zero or negative limit and interval", test_bad_durations_and_limits},
               {"malformed, unsorted and missing traces", test_bad_traces},
@@ -331,4 +666,12 @@ RL_TEST_SUITE("cli", {"unknown algorithm lists the valid names", test_bad_algori
               {"sim, stress, replay, bench --help: the exit statuses", test_exit_status_help},
               {"--redis: names and non-loopback addresses refused", test_redis_address_refused},
               {"tables escape user text (trace file names)", test_table_text_escaped},
-              {"a full recorder buffer is warned about", test_dropped_events_warned})
+              {"a full recorder buffer is warned about", test_dropped_events_warned},
+              {"--format and --out on every command that has results",
+               test_format_and_out_everywhere},
+              {"trace --out - writes standard output", test_trace_to_stdout},
+              {"--help lists only the options a command uses", test_help_lists_used_options},
+              {"every table ends with a footer for its abbreviations", test_table_footers},
+              {"times print with units", test_durations_with_units},
+              {"rep counts from 1 in every mode", test_rep_counts_alike},
+              {"load_1m and runnable in every stress and replay row", test_load_recorded})

@@ -53,7 +53,7 @@ static void test_small_run(void)
     CU_ASSERT_PTR_NOT_NULL_FATAL(header_end);
     CU_ASSERT_PTR_NOT_NULL(strstr(o.out, ",speed,lat_p50_ns,lat_p90_ns,lat_p99_ns,lat_p999_ns,"
                                          "lat_max_ns,late_p50_ns,late_p99_ns,late_max_ns,"
-                                         "svc_p50_ns,svc_p99_ns\n"));
+                                         "svc_p50_ns,svc_p99_ns,load_1m,runnable\n"));
     CU_ASSERT_PTR_NOT_NULL(strstr(header_end, "sliding_log,sliding_log,strong,replay,uniform,"));
     CU_ASSERT_PTR_NOT_NULL(strstr(header_end, ",2,")); /* the speed */
 }
@@ -116,10 +116,13 @@ static void test_decisions(void)
 {
     rl_cli_expect_usage_error(
         "replay --algo fw_cas,tb_cas --workload uniform --decisions /tmp/d.csv",
-        "one --algo and --reps 1");
+        "one --algo, one --threads count and --reps 1");
     rl_cli_expect_usage_error(
         "replay --algo fw_cas --reps 2 --workload uniform --decisions /tmp/d.csv",
-        "one --algo and --reps 1");
+        "one --algo, one --threads count and --reps 1");
+    rl_cli_expect_usage_error(
+        "replay --algo fw_cas --threads 1,2 --workload uniform --decisions /tmp/d.csv",
+        "one --algo, one --threads count and --reps 1");
     static struct rl_cli_outcome o;
     rl_cli_run(&o,
                "replay --algo fw_cas --threads 2 --workload boundary --limit 50 --interval 10ms "
@@ -138,7 +141,56 @@ static void test_decisions(void)
     unlink("/tmp/ratelab-replay-dec.csv");
 }
 
+/* --threads takes a list, as stress does: one row per thread count, the
+ * repetitions interleaved (every thread count of rep 1, then rep 2), each
+ * row with the load at its start. */
+static void test_threads_list(void)
+{
+    static struct rl_cli_outcome o;
+    rl_cli_run(&o, "replay --algo fw_cas --threads 1,2 --workload uniform --duration 20ms "
+                   "--limit 50 --interval 10ms --format csv");
+    CU_ASSERT_EQUAL_FATAL(o.status, 0);
+    EXPECT(rl_cli_lines(o.out) == 3, "a header and two rows:\n%s", o.out);
+    const char *row = strchr(o.out, '\n') + 1;
+    EXPECT_EQ(rl_cli_csv_number(o.out, row, "threads"), 1);
+    EXPECT_EQ(rl_cli_csv_number(o.out, row, "rep"), 1);
+    row = strchr(row, '\n') + 1;
+    EXPECT_EQ(rl_cli_csv_number(o.out, row, "threads"), 2);
+    EXPECT_EQ(rl_cli_csv_number(o.out, row, "rep"), 1);
+    char field[64], *end;
+    double load = strtod(rl_cli_csv_field(o.out, row, "load_1m", field, sizeof field), &end);
+    EXPECT(field[0] != '\0' && *end == '\0' && load >= 0, "load_1m '%s'", field);
+    EXPECT(rl_cli_csv_number(o.out, row, "runnable") >= 1, "runnable");
+
+    rl_cli_run(&o, "replay --algo fw_cas,tb_cas --threads 1,2 --reps 2 --workload uniform "
+                   "--duration 20ms --limit 50 --interval 10ms --format csv");
+    CU_ASSERT_EQUAL_FATAL(o.status, 0);
+    static const struct {
+        const char *algo;
+        unsigned threads, rep;
+    } order[] = {{"fw_cas", 1, 1}, {"tb_cas", 1, 1}, {"fw_cas", 2, 1}, {"tb_cas", 2, 1},
+                 {"fw_cas", 1, 2}, {"tb_cas", 1, 2}, {"fw_cas", 2, 2}, {"tb_cas", 2, 2}};
+    EXPECT(rl_cli_lines(o.out) == 9, "a header and eight rows:\n%s", o.out);
+    row = strchr(o.out, '\n') + 1;
+    for (size_t i = 0; i < 8 && *row; i++, row = strchr(row, '\n') + 1) {
+        EXPECT(strncmp(row, order[i].algo, strlen(order[i].algo)) == 0, "row %zu: %.40s", i, row);
+        EXPECT_EQ(rl_cli_csv_number(o.out, row, "threads"), order[i].threads);
+        EXPECT_EQ(rl_cli_csv_number(o.out, row, "rep"), order[i].rep);
+    }
+    /* the table: a threads column when the counts differ */
+    rl_cli_run(&o, "replay --algo fw_cas --threads 1,2 --workload uniform --duration 20ms "
+                   "--limit 50 --interval 10ms");
+    CU_ASSERT_EQUAL_FATAL(o.status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(o.out, "1,2 threads"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(o.out, "\nalgo                 threads "));
+    rl_cli_expect_usage_error("replay --algo fw_cas --workload uniform --threads 1,,2",
+                              "--threads");
+    rl_cli_expect_usage_error("replay --algo fw_plain --workload uniform --threads 1,2",
+                              "not thread-safe");
+}
+
 RL_TEST_SUITE("replay_cli", {"bad input: one line, exit 2", test_bad_input},
               {"a small run: table, CSV columns", test_small_run},
               {"--latency-out: the whole distribution, ending at the max", test_latency_out},
-              {"--decisions: the log check reads back", test_decisions})
+              {"--decisions: the log check reads back", test_decisions},
+              {"--threads 1,2: a row per thread count, reps interleaved", test_threads_list})

@@ -2,7 +2,6 @@
 #include "cli.h"
 
 #include "parse.h"
-#include "harness/io/outfile.h"
 #include "harness/sys/redis_server.h"
 
 #include <errno.h>
@@ -14,12 +13,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#define HELP_LIMIT    "  --limit L         admitted cost per interval (default 1000)\n"
+#define HELP_INTERVAL "  --interval DUR    interval I, e.g. 100ms, 1s (default 100ms)\n"
+
 const char rl_cli_limiter_help[] =
-    "Limiter (the same (L, I) configures every algorithm):\n"
-    "  --limit L         admitted cost per interval (default 1000)\n"
-    "  --interval DUR    interval I, e.g. 100ms, 1s (default 100ms)\n"
+    "Limiter (the same (L, I) configures every algorithm):\n" HELP_LIMIT HELP_INTERVAL
     "  --burst B         bucket capacity (default L)\n"
     "  --slots S         time-wheel slots (default 10)\n";
+
+const char rl_cli_check_window_help[] = "The limit checked against:\n" HELP_LIMIT HELP_INTERVAL;
+
+const char rl_cli_trace_window_help[] =
+    "The limit the workload's defaults scale with (no limiter runs):\n" HELP_LIMIT HELP_INTERVAL;
 
 const char rl_cli_workload_help[] =
     "Workload (seeded, deterministic; defaults scale with L and I):\n"
@@ -42,6 +47,12 @@ const char rl_cli_remote_help[] =
     "  --on-error P      what the caller does when the limiter answers error (a lost\n"
     "                    connection, a server error): reject (fail-closed, default) or\n"
     "                    admit (fail-open); errors are counted either way\n";
+
+const char rl_cli_load_help[] =
+    "Every stress and replay row records the load at its run's start, from /proc/loadavg:\n"
+    "load_1m, the 1-minute load average, and runnable, the threads runnable then\n"
+    "(ratelab's own included). When both are above the CPUs, other work shared them:\n"
+    "one warning line on stderr when it is a terminal, as progress is.\n";
 
 const char rl_cli_exit_help[] =
     "Exit status: 0 ok, 1 a run failed or was interrupted, 2 bad usage, "
@@ -421,17 +432,6 @@ enum rl_keyed_expiry rl_cli_parse_expiry(const char *cmd, const char *arg)
     rl_cli_usage_error(cmd, "unknown expiry '%s' (accepted: never, lazy, sweeper)", arg);
 }
 
-enum rl_cli_format rl_cli_parse_format(const char *cmd, const char *arg)
-{
-    if (strcmp(arg, "table") == 0)
-        return RL_FORMAT_TABLE;
-    if (strcmp(arg, "csv") == 0)
-        return RL_FORMAT_CSV;
-    if (strcmp(arg, "json") == 0)
-        return RL_FORMAT_JSON;
-    rl_cli_usage_error(cmd, "unknown format '%s' (accepted: table, csv, json)", arg);
-}
-
 static bool progress_shown;
 
 void rl_cli_require_writable(const char *cmd, const char *option, const char *path)
@@ -491,30 +491,35 @@ void rl_cli_progress_done(void)
     progress_shown = false;
 }
 
-void rl_cli_write_rows(const char *cmd, enum rl_cli_format format, const char *out_path,
-                       const struct rl_result *rows, size_t count)
+void rl_cli_warn_load(const char *cmd, const struct rl_result *rows, size_t count)
 {
-    struct rl_context ctx;
-    rl_context_init(&ctx);
-    if (format == RL_FORMAT_CSV) {
-        rl_result_csv_header(stdout);
-        for (size_t i = 0; i < count; i++)
-            rl_result_csv_row(stdout, &rows[i], &ctx);
-    } else if (format == RL_FORMAT_JSON) {
-        rl_result_json_begin(stdout);
-        for (size_t i = 0; i < count; i++)
-            rl_result_json_row(stdout, &rows[i], &ctx, i == 0);
-        rl_result_json_end(stdout);
+    size_t busy = 0, measured = 0;
+    double most_load = 0;
+    uint32_t most_runnable = 0;
+    unsigned cpus = 0;
+    for (size_t i = 0; i < count; i++) {
+        const struct rl_result *r = &rows[i];
+        if (!r->has_load)
+            continue;
+        measured++;
+        /* Busy with other work: the average alone would also count this
+         * command's own earlier runs (threads above the CPUs push it over),
+         * but at a run's start its threads are not yet running, so the
+         * runnable count is the rest of the machine and ratelab itself. */
+        if (r->load_1m > (double)r->cpus && r->runnable > r->cpus) {
+            busy++;
+            cpus = r->cpus;
+            most_load = r->load_1m > most_load ? r->load_1m : most_load;
+            most_runnable = r->runnable > most_runnable ? r->runnable : most_runnable;
+        }
     }
-    if (out_path == NULL)
+    if (busy == 0)
         return;
-    struct rl_outfile out;
-    char err[512];
-    if (rl_outfile_open(&out, out_path, err, sizeof err) != 0)
-        rl_cli_run_error(cmd, "%s", err);
-    rl_result_csv_header(out.fp);
-    for (size_t i = 0; i < count; i++)
-        rl_result_csv_row(out.fp, &rows[i], &ctx);
-    if (rl_outfile_commit(&out, err, sizeof err) != 0)
-        rl_cli_run_error(cmd, "%s", err);
+    rl_cli_progress_done();
+    fprintf(
+        stderr,
+        "ratelab %s: warning: %zu of %zu runs started with the load above the %u CPUs (1-minute "
+        "average up to %.2f, up to %u threads runnable): other work shared the CPUs; see "
+        "load_1m and runnable\n",
+        cmd, busy, measured, cpus, most_load, most_runnable);
 }

@@ -4,6 +4,7 @@
 #ifndef RL_CLI_H
 #define RL_CLI_H
 
+#include "output.h"
 #include "algorithms/rl.h"
 #include "harness/report/result.h"
 #include "harness/run/keyed.h"
@@ -66,10 +67,18 @@ enum rl_cli_option {
     {                                                                                              \
         "help", no_argument, NULL, OPT_HELP                                                        \
     }
-#define RL_CLI_LIMITER_OPTIONS                                                                     \
+/* --limit and --interval: every command that takes a limit; --burst and
+ * --slots only where an algorithm is built from them. Options that do
+ * nothing in a command are not in its --help: check takes the window only,
+ * and trace, which still accepts --burst and --slots from scripts that pass
+ * it sim's options, lists only the window. */
+#define RL_CLI_WINDOW_OPTIONS                                                                      \
     {"limit", required_argument, NULL, OPT_LIMIT},                                                 \
-        {"interval", required_argument, NULL, OPT_INTERVAL},                                       \
-        {"burst", required_argument, NULL, OPT_BURST},                                             \
+    {                                                                                              \
+        "interval", required_argument, NULL, OPT_INTERVAL                                          \
+    }
+#define RL_CLI_LIMITER_OPTIONS                                                                     \
+    RL_CLI_WINDOW_OPTIONS, {"burst", required_argument, NULL, OPT_BURST},                          \
     {                                                                                              \
         "slots", required_argument, NULL, OPT_SLOTS                                                \
     }
@@ -86,8 +95,13 @@ enum rl_cli_option {
         "factor", required_argument, NULL, OPT_FACTOR                                              \
     }
 
-/* Text for --help, shared so every subcommand describes them alike. */
+/* Text for --help, shared so every subcommand describes them alike:
+ * --limit, --interval, --burst and --slots (sim, stress, replay, keys); the
+ * first two only, for a command that builds no limiter (check: the (L, I)
+ * checked against; trace: what the workload's defaults scale with). */
 extern const char rl_cli_limiter_help[];
+extern const char rl_cli_check_window_help[];
+extern const char rl_cli_trace_window_help[];
 extern const char rl_cli_workload_help[];
 
 /* Defaults when --limit / --interval are not given. */
@@ -111,7 +125,7 @@ void rl_cli_require_writable(const char *cmd, const char *option, const char *pa
 _Noreturn void rl_cli_bad_option(const char *cmd, int code, char **argv);
 
 /* --limit, --interval, --burst, --slots into cfg; false if code is not one
- * of them. Exits 2 on a bad value. */
+ * of them (or the command's options leave it out). Exits 2 on a bad value. */
 bool rl_cli_limiter_option(const char *cmd, int code, const char *arg, struct rl_config *cfg);
 void rl_cli_limiter_defaults(struct rl_config *cfg);
 
@@ -150,6 +164,10 @@ extern const char rl_cli_remote_help[];
 /* The "Exit status: ..." line of their --help. */
 extern const char rl_cli_exit_help[];
 
+/* The load_1m and runnable columns and the warning, for the --help of
+ * stress, replay and bench. */
+extern const char rl_cli_load_help[];
+
 /* One line on stderr when a recorded run's buffer filled (dropped events):
  * the admits were counted, not all checked. Nothing when none dropped. */
 void rl_cli_warn_dropped(const char *cmd, const struct rl_result *rows, size_t count);
@@ -173,14 +191,14 @@ size_t rl_cli_prepare_remote(const char *cmd, const struct rl_algo **algos, size
 /* never | lazy | sweeper, or exit 2. */
 enum rl_keyed_expiry rl_cli_parse_expiry(const char *cmd, const char *arg);
 
-enum rl_cli_format { RL_FORMAT_TABLE, RL_FORMAT_CSV, RL_FORMAT_JSON };
-enum rl_cli_format rl_cli_parse_format(const char *cmd, const char *arg);
-
-/* Result rows on stdout as csv or json (nothing for table), and, when
- * out_path is given, as CSV in that file, written whole (outfile.h). A
- * failed write exits 1 with one line. */
-void rl_cli_write_rows(const char *cmd, enum rl_cli_format format, const char *out_path,
-                       const struct rl_result *rows, size_t count);
+/* One line on stderr when any row's run started with the load above the
+ * host's CPUs: the 1-minute average (load_1m) and the threads runnable at
+ * that instant (runnable, which does not count the run's own threads, not
+ * yet started) both above them, so other work shared the CPUs. Only when
+ * stderr is a terminal, as progress: a script reads the columns, and its
+ * stderr keeps only what it must act on. At most once per command: call it
+ * once, with every row, after any other warning. */
+void rl_cli_warn_load(const char *cmd, const struct rl_result *rows, size_t count);
 
 /* Progress on stderr, only when stderr is a terminal (docs/design.md, Outputs). */
 void rl_cli_progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -41,7 +41,8 @@ static void print_wrapped(const char *text, int indent, int width)
 
 static void bench_help(void)
 {
-    printf("usage: ratelab bench --suite NAME [--reps R] [--out FILE.csv] [--redis ADDR]\n\n"
+    printf("usage: ratelab bench --suite NAME [--reps R] [--out FILE.csv] [--format F]\n"
+           "                     [--redis ADDR]\n\n"
            "Runs a suite and writes one CSV (columns: results/README.md; every row carries\n"
            "host, CPU, cores, compiler, flags, allocator, clock, git revision and date).\n"
            "Repetitions are interleaved across algorithms; tables give the median with\n"
@@ -52,11 +53,15 @@ static void bench_help(void)
     }
     printf("\nThe Redis algorithms run against a private redis-server (or --redis ADDR);\n"
            "without redis-server they are skipped, and a line on stderr says so.\n\n"
-           "  --reps R   stress repetitions (default 3)\n"
-           "  --out FILE the results CSV (default: results/<suite>-<host>.csv); a suite with\n"
-           "             replays also writes their whole latency distributions beside it,\n"
-           "             as latency-FILE\n\n%s",
-           rl_cli_exit_help);
+           "  --reps R          stress repetitions (default 3)\n"
+           "  --out FILE        the results CSV (default: results/<suite>-<host>.csv), under a\n"
+           "                    temporary name, then renamed; a suite with replays also writes\n"
+           "                    their whole latency distributions beside it, as latency-FILE;\n"
+           "                    - writes the rows to standard output in place of the tables\n"
+           "                    (and no latency file)\n"
+           "  --format F        standard output: table (default), csv or json\n\n"
+           "%s\n%s",
+           rl_cli_load_help, rl_cli_exit_help);
 }
 
 /* Entries of a NULL-terminated list; 0 for NULL. */
@@ -147,15 +152,46 @@ static size_t run_replays(const struct rl_suite_run *run, const struct rl_config
     return count;
 }
 
+/* The tables of a finished suite, each with its footer (table.c). */
+static void print_tables(const struct rl_suite *suite, const struct rl_suite_run *run,
+                         const struct rl_context *ctx, unsigned reps, const struct rl_config *cfg,
+                         const char *out_path, const struct rl_result *rows, size_t sim_done,
+                         size_t replay_done, const size_t *plan_start, size_t plans)
+{
+    printf("bench %s on %s (%s, %u cpus), git %s\n", suite->name, ctx->host, ctx->cpu_model,
+           ctx->cores, ctx->git_rev);
+    printf("reproduce: build/ratelab bench --suite %s --reps %u --out %s\n", suite->name, reps,
+           out_path);
+    if (sim_done) {
+        char interval[RL_DURATION_BUF_LEN];
+        printf("\naccuracy (sim, virtual time, L=%llu per %s):\n", (unsigned long long)cfg->limit,
+               rl_format_duration_ns(cfg->interval_ns, interval, sizeof interval));
+        rl_table_accuracy(stdout, rows, sim_done);
+    }
+    if (replay_done) {
+        printf("\nreplay (open loop, %u threads; latency from each attempt's due time):\n",
+               run->replay_threads);
+        rl_table_replay(stdout, rows + sim_done, replay_done);
+    }
+    for (size_t i = 0; i < plans; i++) {
+        printf("\nspeed: %s (median of %u):\n", run->plan_labels[i], reps);
+        rl_table_speed(stdout, rows + plan_start[i], plan_start[i + 1] - plan_start[i]);
+        if (run->plans[i].record)
+            rl_stress_plan_print_overhead(stdout, rows + plan_start[i],
+                                          plan_start[i + 1] - plan_start[i]);
+    }
+}
+
 int rl_cmd_bench(int argc, char **argv)
 {
     static const struct option options[] = {RL_CLI_HELP_OPTION,
                                             {"suite", required_argument, NULL, OPT_SUITE},
                                             {"reps", required_argument, NULL, OPT_REPS},
-                                            {"out", required_argument, NULL, OPT_OUT},
+                                            RL_CLI_OUTPUT_OPTIONS,
                                             {"redis", required_argument, NULL, OPT_REDIS},
                                             {0}};
-    const char *cmd = "bench", *suite_name = NULL, *out_path = NULL, *redis = NULL;
+    const char *cmd = "bench", *suite_name = NULL, *redis = NULL;
+    struct rl_cli_output output = {.format = RL_FORMAT_TABLE};
     uint64_t reps = 3;
     char err[512];
     int code;
@@ -167,9 +203,6 @@ int rl_cmd_bench(int argc, char **argv)
         case OPT_SUITE:
             suite_name = optarg;
             break;
-        case OPT_OUT:
-            out_path = optarg;
-            break;
         case OPT_REDIS:
             redis = optarg;
             break;
@@ -178,7 +211,8 @@ int rl_cmd_bench(int argc, char **argv)
                 rl_cli_usage_error(cmd, "--reps: %s", err);
             break;
         default:
-            rl_cli_bad_option(cmd, code, argv);
+            if (!rl_cli_output_option(cmd, code, optarg, &output))
+                rl_cli_bad_option(cmd, code, argv);
         }
     }
     if (optind < argc)
@@ -193,10 +227,12 @@ int rl_cmd_bench(int argc, char **argv)
     struct rl_context ctx;
     rl_context_init(&ctx);
     char default_path[256];
-    if (out_path == NULL) {
+    if (output.out_path == NULL) {
         snprintf(default_path, sizeof default_path, "results/%s-%s.csv", suite->name, ctx.host);
-        out_path = default_path;
+        output.out_path = default_path;
     }
+    const char *out_path = output.out_path;
+    bool to_stdout = strcmp(out_path, "-") == 0;
     struct rl_config cfg;
     rl_cli_limiter_defaults(&cfg);
     const struct rl_algo *all[RL_CLI_MAX_ALGOS];
@@ -211,12 +247,16 @@ int rl_cmd_bench(int argc, char **argv)
         planned += rl_stress_plan_rows(&run.plans[p]);
     struct rl_result *rows = calloc(planned ? planned : 1, sizeof *rows);
     struct rl_latency_cdf *cdfs = calloc(replays ? replays : 1, sizeof *cdfs);
-    char latency_path[PATH_MAX];
+    char latency_path[PATH_MAX] = "";
+    bool replays_cdf = true;
     if (rows == NULL || cdfs == NULL)
         rl_cli_run_error(cmd, "out of memory");
-    if (rl_latency_cdf_path(out_path, latency_path, sizeof latency_path) != 0)
+    if (to_stdout) /* nothing to put the latency distributions beside */
+        replays_cdf = false;
+    else if (rl_latency_cdf_path(out_path, latency_path, sizeof latency_path) != 0)
         rl_cli_usage_error(cmd, "--out: path too long");
-    rl_cli_require_writable(cmd, "--out", out_path);
+    rl_cli_output_check(cmd, &output);
+    bool table = rl_cli_output_view(&output) == RL_FORMAT_TABLE;
 
     rl_interrupt_install();
     size_t sim_done = run_sim_grid(&run, &cfg, rows), done = sim_done;
@@ -234,44 +274,29 @@ int rl_cmd_bench(int argc, char **argv)
                                    sizeof err);
     }
     plan_start[p] = done;
-    rl_cli_write_rows(cmd, RL_FORMAT_TABLE, out_path, rows, done);
-    if (replay_done && rl_latency_cdf_write(latency_path, rows + sim_done, cdfs, replay_done, err,
-                                            sizeof err) != 0)
+    rl_cli_write_rows(cmd, &output, rows, done);
+    if (replay_done && replays_cdf &&
+        rl_latency_cdf_write(latency_path, rows + sim_done, cdfs, replay_done, err, sizeof err) !=
+            0)
         rl_cli_run_error(cmd, "%s", err);
-
-    printf("bench %s on %s (%s, %u cpus), git %s\n", suite->name, ctx.host, ctx.cpu_model,
-           ctx.cores, ctx.git_rev);
-    printf("reproduce: build/ratelab bench --suite %s --reps %llu --out %s\n", suite->name,
-           (unsigned long long)reps, out_path);
-    if (sim_done) {
-        char interval[32];
-        printf("\naccuracy (sim, virtual time, L=%llu per %s):\n", (unsigned long long)cfg.limit,
-               rl_format_duration(cfg.interval_ns, interval, sizeof interval));
-        rl_table_accuracy(stdout, rows, sim_done);
+    if (table)
+        print_tables(suite, &run, &ctx, (unsigned)reps, &cfg, out_path, rows, sim_done, replay_done,
+                     plan_start, p);
+    if (table) {
+        printf("\nwrote %zu rows to %s\n", done, out_path);
+        if (replay_done)
+            printf("wrote the latency distributions of the %zu replays to %s\n", replay_done,
+                   latency_path);
     }
-    if (replay_done) {
-        printf("\nreplay (open loop, %u threads; latency from each attempt's due time):\n",
-               run.replay_threads);
-        rl_table_replay(stdout, rows + sim_done, replay_done);
-    }
-    for (size_t i = 0; i < p; i++) {
-        printf("\nspeed: %s (median of %llu):\n", run.plan_labels[i], (unsigned long long)reps);
-        rl_table_speed(stdout, rows + plan_start[i], plan_start[i + 1] - plan_start[i]);
-        if (run.plans[i].record)
-            rl_stress_plan_print_overhead(stdout, rows + plan_start[i],
-                                          plan_start[i + 1] - plan_start[i]);
-    }
-    printf("\nwrote %zu rows to %s\n", done, out_path);
-    if (replay_done)
-        printf("wrote the latency distributions of the %zu replays to %s\n", replay_done,
-               latency_path);
     rl_cli_warn_dropped(cmd, rows, done);
     int status = rl_cli_errors_status(cmd, rows, done);
+    rl_cli_warn_load(cmd, rows, done); /* last: the errors line stays first */
     free(cdfs);
     free(rows);
     if (interrupted || failed) {
         fprintf(stderr, "ratelab bench: %s%s; the %zu finished rows were written to %s\n",
-                failed ? "a run failed: " : "interrupted", failed ? err : "", done, out_path);
+                failed ? "a run failed: " : "interrupted", failed ? err : "", done,
+                to_stdout ? "standard output" : out_path);
         return 1;
     }
     return status;

@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "parse.h"
+#include "table.h"
 #include "harness/check/checker.h"
 #include "harness/report/result.h"
 #include "harness/sys/clock.h"
@@ -13,7 +14,8 @@
 static void check_help(void)
 {
     printf("usage: ratelab check --events FILE [--limit L --interval DUR] [--epoch DUR]\n"
-           "                     [--admits-only] [--per-key] [--format table|csv|json]\n\n"
+           "                     [--admits-only] [--per-key] [--format table|csv|json]\n"
+           "                     [--out FILE.csv]\n\n"
            "Checks a decision log from ratelab (sim, replay or stress --decisions) or from\n"
            "any other system.\n"
            "FILE is CSV with header t_ns,key,n,admitted,thread (admitted 0 or 1; lines in\n"
@@ -26,8 +28,13 @@ static void check_help(void)
            "                    access log): the maxima, excesses and violations still\n"
            "                    hold, but the oracles need every attempt, so false\n"
            "                    admits/rejects and utilization are left out\n"
-           "  --per-key         one line per key as well\n\n%s",
-           rl_cli_limiter_help);
+           "  --per-key         one line per key as well\n"
+           "  --format F        standard output: table (default), csv (a line for all keys,\n"
+           "                    key *, then one per key with --per-key) or json\n"
+           "  --out FILE        also write the csv lines to FILE, under a temporary name,\n"
+           "                    then renamed; - writes them to standard output in place of\n"
+           "                    the table\n\n%s",
+           rl_cli_check_window_help);
 }
 
 static const char *const metric_names[] = {"attempts",
@@ -72,29 +79,47 @@ static const char *key_name(const struct rl_event_log *log, uint32_t key, char *
     return buf;
 }
 
-static void print_csv(const struct rl_event_log *log, const struct rl_check_result *res,
-                      bool per_key)
+/* The csv view and --out: key, every metric, utilization (results/README.md). */
+static const char *const csv_columns[] = {"key",
+                                          "attempts",
+                                          "admits",
+                                          "rejects",
+                                          "admitted_cost",
+                                          "max_sliding",
+                                          "max_aligned",
+                                          "strong_excess",
+                                          "strong_violations",
+                                          "weak_excess",
+                                          "false_admits",
+                                          "false_rejects",
+                                          "weak_false_admits",
+                                          "weak_false_rejects",
+                                          "window_excess",
+                                          "utilization",
+                                          NULL};
+
+struct checked {
+    const struct rl_event_log *log;
+    const struct rl_check_result *res;
+    bool per_key;
+};
+
+static void fill_csv(struct rl_cli_sheet *s, const void *data)
 {
-    printf("key");
-    for (size_t i = 0; metric_names[i]; i++)
-        printf(",%s", metric_names[i]);
-    printf(",utilization\n");
+    const struct checked *c = data;
+    const struct rl_check_result *res = c->res;
     unsigned long long v[16];
     char buf[32];
-    for (long k = -1; k < (per_key ? (long)res->key_count : 0); k++) {
+    for (long k = -1; k < (c->per_key ? (long)res->key_count : 0); k++) {
         const struct rl_key_metrics *m = k < 0 ? &res->total : &res->per_key[k];
         metric_values(m, v);
-        printf("%s", k < 0 ? "*" : key_name(log, (uint32_t)k, buf, sizeof buf));
+        rl_cli_sheet_text(s, k < 0 ? "*" : key_name(c->log, (uint32_t)k, buf, sizeof buf));
         for (size_t i = 0; metric_names[i]; i++)
             if (res->complete || !needs_rejects(i))
-                printf(",%llu", v[i]);
+                rl_cli_sheet_u64(s, v[i]);
             else
-                printf(",");
-        double u = rl_check_utilization(m, res->complete);
-        if (isfinite(u))
-            printf(",%.6g\n", u);
-        else
-            printf(",\n");
+                rl_cli_sheet_empty(s);
+        rl_cli_sheet_real(s, rl_check_utilization(m, res->complete));
     }
 }
 
@@ -137,6 +162,8 @@ static void print_json(const struct rl_event_log *log, const struct rl_check_res
     printf("\n}\n");
 }
 
+static void print_per_key(const struct rl_event_log *log, const struct rl_check_result *res);
+
 static void print_table(const struct rl_event_log *log, const struct rl_check_result *res,
                         const struct rl_check_params *params, bool per_key)
 {
@@ -158,8 +185,19 @@ static void print_table(const struct rl_event_log *log, const struct rl_check_re
         printf("%-20s %14.4f\n", "utilization", u);
     char buf[32];
     printf("%-20s %14s\n", "worst_key", key_name(log, res->worst_key, buf, sizeof buf));
-    if (!per_key)
-        return;
+    if (per_key)
+        print_per_key(log, res);
+    printf("\n(N L): the maximum as a multiple of L; n/a: needs the rejects, which an\n"
+           "admits-only log lacks. max_sliding, max_aligned: the most cost admitted in any\n"
+           "window [t, t+I) and [epoch + k·I, epoch + (k+1)·I); false_adm, false_rej (and the\n"
+           "false_* lines): admitted here and rejected by the oracle replaying the same attempts\n"
+           "(the sliding log; weak_: the aligned window), and the reverse; worst_key: the key\n"
+           "with the largest max_sliding. Every metric: results/README.md (check).\n");
+}
+
+static void print_per_key(const struct rl_event_log *log, const struct rl_check_result *res)
+{
+    char buf[32];
     printf("\n%-16s %10s %10s %12s %12s %10s %10s\n", "key", "admits", "rejects", "max_sliding",
            "max_aligned", "false_adm", "false_rej");
     for (uint32_t k = 0; k < res->key_count; k++) {
@@ -178,19 +216,19 @@ static void print_table(const struct rl_event_log *log, const struct rl_check_re
 int rl_cmd_check(int argc, char **argv)
 {
     static const struct option options[] = {RL_CLI_HELP_OPTION,
-                                            RL_CLI_LIMITER_OPTIONS,
+                                            RL_CLI_WINDOW_OPTIONS,
                                             {"events", required_argument, NULL, OPT_EVENTS},
                                             {"epoch", required_argument, NULL, OPT_EPOCH},
                                             {"per-key", no_argument, NULL, OPT_PER_KEY},
                                             {"admits-only", no_argument, NULL, OPT_ADMITS_ONLY},
-                                            {"format", required_argument, NULL, OPT_FORMAT},
+                                            RL_CLI_OUTPUT_OPTIONS,
                                             {0}};
     const char *cmd = "check", *events_path = NULL;
     struct rl_config cfg;
     rl_cli_limiter_defaults(&cfg);
     uint64_t epoch_ns = 0;
     bool per_key = false, admits_only = false;
-    enum rl_cli_format format = RL_FORMAT_TABLE;
+    struct rl_cli_output output = {.format = RL_FORMAT_TABLE};
     char err[512];
     int code;
     while ((code = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
@@ -211,11 +249,9 @@ int rl_cmd_check(int argc, char **argv)
         case OPT_ADMITS_ONLY:
             admits_only = true;
             break;
-        case OPT_FORMAT:
-            format = rl_cli_parse_format(cmd, optarg);
-            break;
         default:
-            if (!rl_cli_limiter_option(cmd, code, optarg, &cfg))
+            if (!rl_cli_limiter_option(cmd, code, optarg, &cfg) &&
+                !rl_cli_output_option(cmd, code, optarg, &output))
                 rl_cli_bad_option(cmd, code, argv);
         }
     }
@@ -223,6 +259,7 @@ int rl_cmd_check(int argc, char **argv)
         rl_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
     if (events_path == NULL)
         rl_cli_usage_error(cmd, "--events FILE is required (CSV: t_ns,key,n,admitted,thread)");
+    rl_cli_output_check(cmd, &output);
 
     double t0 = (double)rl_monotonic_ns() / 1e9;
     struct rl_event_log log;
@@ -237,15 +274,15 @@ int rl_cmd_check(int argc, char **argv)
         rl_cli_run_error(cmd, "%s", err);
     double t2 = (double)rl_monotonic_ns() / 1e9;
 
-    if (format == RL_FORMAT_CSV) {
-        print_csv(&log, &res, per_key);
-    } else if (format == RL_FORMAT_JSON) {
+    enum rl_cli_format view = rl_cli_output_view(&output);
+    if (view == RL_FORMAT_JSON) {
         print_json(&log, &res, per_key);
-    } else {
-        char interval[32];
-        printf("check: %zu decisions over %u keys from %s; L=%llu per %s\n", log.len, res.key_count,
-               events_path, (unsigned long long)cfg.limit,
-               rl_format_duration(cfg.interval_ns, interval, sizeof interval));
+    } else if (view == RL_FORMAT_TABLE) {
+        char interval[RL_DURATION_BUF_LEN], shown[1024];
+        printf("check: %zu decisions over %u key%s from %s; L=%llu per %s\n", log.len,
+               res.key_count, res.key_count == 1 ? "" : "s",
+               rl_table_text(shown, sizeof shown, events_path), (unsigned long long)cfg.limit,
+               rl_format_duration_ns(cfg.interval_ns, interval, sizeof interval));
         printf("read in %.2f s, checked in %.2f s (%.1f M decisions/s checked)\n\n", t1 - t0,
                t2 - t1, t2 > t1 ? (double)log.len / (t2 - t1) / 1e6 : 0.0);
         print_table(&log, &res, &params, per_key);
@@ -253,6 +290,12 @@ int rl_cmd_check(int argc, char **argv)
             printf("\nno rejects in the log: if it holds admits only, the false_* and\n"
                    "utilization lines above do not apply; run again with --admits-only\n");
     }
+    /* the csv view and --out: the same lines (a json view has its own form above) */
+    struct checked checked = {&log, &res, per_key};
+    struct rl_cli_output csv = output;
+    if (view == RL_FORMAT_JSON || view == RL_FORMAT_TABLE)
+        csv.format = RL_FORMAT_TABLE; /* shown above: only --out is left */
+    rl_cli_write_sheet(cmd, &csv, csv_columns, fill_csv, &checked);
     rl_check_result_free(&res);
     rl_event_log_free(&log);
     return 0;

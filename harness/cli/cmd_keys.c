@@ -5,18 +5,21 @@
 #include "parse.h"
 #include "harness/run/keyed.h"
 #include "harness/sys/allocator.h"
+#include "harness/sys/build_info.h"
 #include "harness/sys/clock.h"
 #include "harness/sys/rss.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define MAX_KEY_COUNTS 8
 
 static void keys_help(void)
 {
     printf("usage: ratelab keys --algo A [--keys 10000,100000,1000000] [--churn N]\n"
-           "                    [--limit L --interval DUR] [--shards N]\n\n"
+           "                    [--limit L --interval DUR] [--burst B] [--slots S]\n"
+           "                    [--shards N] [--format F] [--out FILE.csv]\n\n"
            "Memory of the keyed container (4 shards per CPU, each a hash table of per-key\n"
            "limiter states behind a mutex), measured as resident-set growth:\n"
            "  1. per key: RSS after touching K fresh keys once, minus RSS before, ÷ K;\n"
@@ -25,14 +28,78 @@ static void keys_help(void)
            "     RSS are shown at each quarter of the run for expiry never (the\n"
            "     time-wheel article's manager), lazy and sweeper; with expiry they must\n"
            "     stay flat.\n\n"
-           "  --keys LIST   key counts for part 1 (default 10000,100000,1000000)\n"
-           "  --churn N     intervals for part 2 (default 40; 0 skips it)\n"
-           "  --shards N    shards (default 4 per CPU)\n\n%s",
-           rl_cli_limiter_help);
+           "  --keys LIST       key counts for part 1 (default 10000,100000,1000000)\n"
+           "  --churn N         intervals for part 2 (default 40; 0 skips it)\n"
+           "  --shards N        shards (default 4 per CPU)\n"
+           "%s\n%s",
+           rl_cli_output_help, rl_cli_limiter_help);
+}
+
+/* What was measured, for the csv and json views and --out: one row per key
+ * count (measure per_key), then one per expiry and quarter (churn). */
+#define MAX_SAMPLES (MAX_KEY_COUNTS + 3 * 8) /* at most 7 churn samples an expiry */
+struct sample {
+    const char *measure; /* per_key | churn */
+    const char *expiry;  /* churn */
+    uint64_t keys;       /* per_key */
+    double bytes_per_key;
+    uint64_t intervals_done; /* churn: at this quarter */
+    struct rl_keyed_stats stats;
+    uint64_t rss_growth_bytes;
+};
+
+struct samples {
+    const struct rl_keyed_config *cfg;
+    struct rl_context ctx;
+    struct sample s[MAX_SAMPLES];
+    size_t count;
+};
+
+static const char *const columns[] = {
+    "algo",           "measure",     "expiry",  "keys",      "bytes_per_key",
+    "intervals_done", "live_keys",   "created", "expired",   "rss_growth_bytes",
+    "limit",          "interval_ns", "shards",  "allocator", "host",
+    "cpu_model",      "git_rev",     "date",    NULL};
+
+static void fill(struct rl_cli_sheet *s, const void *data)
+{
+    const struct samples *all = data;
+    for (size_t i = 0; i < all->count; i++) {
+        const struct sample *x = &all->s[i];
+        bool churned = strcmp(x->measure, "churn") == 0;
+        rl_cli_sheet_text(s, all->cfg->algo->name);
+        rl_cli_sheet_text(s, x->measure);
+        rl_cli_sheet_text(s, churned ? x->expiry : NULL);
+        if (churned) {
+            rl_cli_sheet_empty(s);
+            rl_cli_sheet_empty(s);
+            rl_cli_sheet_u64(s, x->intervals_done);
+            rl_cli_sheet_u64(s, x->stats.live_keys);
+            rl_cli_sheet_u64(s, x->stats.created);
+            rl_cli_sheet_u64(s, x->stats.expired);
+        } else {
+            rl_cli_sheet_u64(s, x->keys);
+            rl_cli_sheet_real(s, x->bytes_per_key);
+            for (int k = 0; k < 4; k++)
+                rl_cli_sheet_empty(s);
+        }
+        rl_cli_sheet_u64(s, x->rss_growth_bytes);
+        rl_cli_sheet_u64(s, all->cfg->cfg.limit);
+        rl_cli_sheet_u64(s, all->cfg->cfg.interval_ns);
+        if (all->cfg->shards)
+            rl_cli_sheet_u64(s, all->cfg->shards);
+        else
+            rl_cli_sheet_empty(s); /* the default: 4 per CPU */
+        rl_cli_sheet_text(s, all->ctx.allocator);
+        rl_cli_sheet_text(s, all->ctx.host);
+        rl_cli_sheet_text(s, all->ctx.cpu_model);
+        rl_cli_sheet_text(s, all->ctx.git_rev);
+        rl_cli_sheet_text(s, all->ctx.date);
+    }
 }
 
 /* RSS growth from touching `count` fresh keys once. */
-static double bytes_per_key(const struct rl_keyed_config *cfg, uint64_t count)
+static uint64_t rss_growth(const struct rl_keyed_config *cfg, uint64_t count)
 {
     rl_allocator_release();
     uint64_t before = rl_rss_bytes();
@@ -47,11 +114,13 @@ static double bytes_per_key(const struct rl_keyed_config *cfg, uint64_t count)
             rl_cli_run_error("keys", "out of memory at key %llu", (unsigned long long)key);
     uint64_t after = rl_rss_bytes();
     rl_keyed_destroy(keyed);
-    return after > before ? (double)(after - before) / (double)count : 0.0;
+    return after > before ? after - before : 0;
 }
 
-/* Churn in virtual time: each interval a new population of `active` keys. */
-static void churn(struct rl_keyed_config cfg, enum rl_keyed_expiry expiry, uint64_t intervals)
+/* Churn in virtual time: each interval a new population of `active` keys;
+ * a sample at each quarter into all, and a table line when shown. */
+static void churn(struct rl_keyed_config cfg, enum rl_keyed_expiry expiry, uint64_t intervals,
+                  bool table, struct samples *all)
 {
     enum { ACTIVE = 10000 };
     char err[256];
@@ -63,7 +132,8 @@ static void churn(struct rl_keyed_config cfg, enum rl_keyed_expiry expiry, uint6
         rl_cli_run_error("keys", "%s", err);
     struct rl_clock clock;
     rl_clock_init(&clock, "virtual", err, sizeof err);
-    printf("%-8s", rl_keyed_expiry_names[expiry]);
+    if (table)
+        printf("%-8s", rl_keyed_expiry_names[expiry]);
     uint64_t step_ns = cfg.cfg.interval_ns / (2 * ACTIVE);
     for (uint64_t i = 0; i < intervals; i++) {
         uint64_t start = RL_VIRTUAL_ORIGIN_NS + i * cfg.cfg.interval_ns;
@@ -76,15 +146,23 @@ static void churn(struct rl_keyed_config cfg, enum rl_keyed_expiry expiry, uint6
         if ((i + 1) % (intervals / 4 ? intervals / 4 : 1) == 0 || i + 1 == intervals) {
             struct rl_keyed_stats stats;
             rl_keyed_stats(keyed, &stats);
-            uint64_t rss = rl_rss_bytes();
-            printf(" %9llu %8.1f", (unsigned long long)stats.live_keys,
-                   rss > base_rss ? (double)(rss - base_rss) / 1048576.0 : 0.0);
+            uint64_t rss = rl_rss_bytes(), growth = rss > base_rss ? rss - base_rss : 0;
+            if (table)
+                printf(" %9llu %8.1f", (unsigned long long)stats.live_keys,
+                       (double)growth / 1048576.0);
+            if (all->count < MAX_SAMPLES)
+                all->s[all->count++] = (struct sample){.measure = "churn",
+                                                       .expiry = rl_keyed_expiry_names[expiry],
+                                                       .intervals_done = i + 1,
+                                                       .stats = stats,
+                                                       .rss_growth_bytes = growth};
         }
     }
     struct rl_keyed_stats stats;
     rl_keyed_stats(keyed, &stats);
-    printf("   created %llu, expired %llu\n", (unsigned long long)stats.created,
-           (unsigned long long)stats.expired);
+    if (table)
+        printf("   created %llu, expired %llu\n", (unsigned long long)stats.created,
+               (unsigned long long)stats.expired);
     rl_keyed_destroy(keyed);
 }
 
@@ -96,7 +174,9 @@ int rl_cmd_keys(int argc, char **argv)
                                             {"keys", required_argument, NULL, OPT_KEYS},
                                             {"churn", required_argument, NULL, OPT_CHURN},
                                             {"shards", required_argument, NULL, OPT_SHARDS},
+                                            RL_CLI_OUTPUT_OPTIONS,
                                             {0}};
+    struct rl_cli_output output = {.format = RL_FORMAT_TABLE};
     const char *cmd = "keys", *algo_name = NULL;
     struct rl_keyed_config cfg = {0};
     rl_cli_limiter_defaults(&cfg.cfg);
@@ -126,7 +206,8 @@ int rl_cmd_keys(int argc, char **argv)
                 rl_cli_usage_error(cmd, "--shards: %s", err);
             break;
         default:
-            if (!rl_cli_limiter_option(cmd, code, optarg, &cfg.cfg))
+            if (!rl_cli_limiter_option(cmd, code, optarg, &cfg.cfg) &&
+                !rl_cli_output_option(cmd, code, optarg, &output))
                 rl_cli_bad_option(cmd, code, argv);
         }
     }
@@ -134,6 +215,7 @@ int rl_cmd_keys(int argc, char **argv)
         rl_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
     if (algo_name == NULL)
         rl_cli_usage_error(cmd, "--algo is required (a name from ratelab list)");
+    rl_cli_output_check(cmd, &output);
     const struct rl_algo *algo[1];
     rl_cli_parse_algos(cmd, algo_name, algo, 1);
     cfg.algo = algo[0];
@@ -147,24 +229,48 @@ int rl_cmd_keys(int argc, char **argv)
         rl_cli_usage_error(cmd, "%s: %s", cfg.algo->name, err);
     cfg.algo->destroy(probe);
 
-    printf("keyed %s: memory per key (RSS growth ÷ keys, %s)\n", cfg.algo->name,
-           rl_allocator_name());
-    printf("%10s %14s\n", "keys", "bytes_per_key");
+    static struct samples all;
+    all.cfg = &cfg;
+    rl_context_init(&all.ctx);
+    bool table = rl_cli_output_view(&output) == RL_FORMAT_TABLE;
+    if (table) {
+        printf("keyed %s: memory per key (RSS growth ÷ keys, %s)\n", cfg.algo->name,
+               rl_allocator_name());
+        printf("%10s %14s\n", "keys", "bytes_per_key");
+    }
     for (size_t i = 0; i < count_n; i++) {
         rl_cli_progress("keys: %llu keys", (unsigned long long)counts[i]);
-        double per_key = bytes_per_key(&cfg, counts[i]);
+        uint64_t growth = rss_growth(&cfg, counts[i]);
+        double per_key = (double)growth / (double)counts[i];
         rl_cli_progress_done();
-        printf("%10llu %14.1f\n", (unsigned long long)counts[i], per_key);
+        if (table)
+            printf("%10llu %14.1f\n", (unsigned long long)counts[i], per_key);
+        all.s[all.count++] = (struct sample){.measure = "per_key",
+                                             .keys = counts[i],
+                                             .bytes_per_key = per_key,
+                                             .rss_growth_bytes = growth};
     }
-    if (intervals == 0)
-        return 0;
-    char interval[32], idle[32];
-    printf("\nchurn: %llu intervals of %s, 10000 new keys each, idle after %s "
-           "(live keys, RSS growth MiB at each quarter)\n",
-           (unsigned long long)intervals,
-           rl_format_duration(cfg.cfg.interval_ns, interval, sizeof interval),
-           rl_format_duration(rl_keyed_default_idle_ns(&cfg.cfg), idle, sizeof idle));
-    for (int e = RL_EXPIRE_NEVER; e <= RL_EXPIRE_SWEEPER; e++)
-        churn(cfg, (enum rl_keyed_expiry)e, intervals);
+    if (intervals > 0) {
+        char interval[RL_DURATION_BUF_LEN], idle[RL_DURATION_BUF_LEN];
+        if (table)
+            printf("\nchurn: %llu intervals of %s, 10000 new keys each, idle after %s "
+                   "(live keys, RSS growth MiB at each quarter)\n",
+                   (unsigned long long)intervals,
+                   rl_format_duration_ns(cfg.cfg.interval_ns, interval, sizeof interval),
+                   rl_format_duration_ns(rl_keyed_default_idle_ns(&cfg.cfg), idle, sizeof idle));
+        for (int e = RL_EXPIRE_NEVER; e <= RL_EXPIRE_SWEEPER; e++)
+            churn(cfg, (enum rl_keyed_expiry)e, intervals, table, &all);
+    }
+    if (table) {
+        printf("\nbytes_per_key: resident-set growth ÷ keys after touching that many fresh keys\n"
+               "once (malloc's overhead and the table's free slots included).");
+        if (intervals > 0)
+            printf(" churn: expiry never\n"
+                   "(the default), lazy or sweeper, as stress --expiry; each quarter of the run\n"
+                   "shows the keys live, then the RSS growth in MiB since before it; created,\n"
+                   "expired: per-key states made and freed over the run.");
+        printf("\n");
+    }
+    rl_cli_write_sheet(cmd, &output, columns, fill, &all);
     return 0;
 }

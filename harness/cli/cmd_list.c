@@ -5,33 +5,65 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Where an algorithm runs, as the list says it. */
+static const char *runs(const struct rl_algo *a)
+{
+    return (a->flags & RL_REMOTE)        ? "remote"
+           : (a->flags & RL_THREAD_SAFE) ? "thread-safe"
+                                         : "one-thread";
+}
+
+/* name,family,promise,runs,orders,summary (results/README.md, list). */
+static const char *const columns[] = {"name",   "family",  "promise", "runs",
+                                      "orders", "summary", NULL};
+
+static void fill(struct rl_cli_sheet *s, const void *data)
+{
+    (void)data;
+    for (const struct rl_algo *const *a = rl_registry; *a; a++) {
+        rl_cli_sheet_text(s, (*a)->name);
+        rl_cli_sheet_text(s, (*a)->family);
+        rl_cli_sheet_text(s, rl_promise_name((*a)->promise));
+        rl_cli_sheet_text(s, runs(*a));
+        rl_cli_sheet_text(s, (*a)->orders ? (*a)->orders : "");
+        rl_cli_sheet_text(s, (*a)->summary);
+    }
+}
+
 int rl_cmd_list(int argc, char **argv)
 {
-    static const struct option options[] = {RL_CLI_HELP_OPTION, {0}};
+    static const struct option options[] = {RL_CLI_HELP_OPTION, RL_CLI_OUTPUT_OPTIONS, {0}};
+    const char *cmd = "list";
+    struct rl_cli_output output = {.format = RL_FORMAT_TABLE};
     int code;
     while ((code = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
         if (code == OPT_HELP) {
-            printf("usage: ratelab list\n\n"
+            printf("usage: ratelab list [--format F] [--out FILE.csv]\n\n"
                    "One algorithm per line: name, family, promise, where it runs (thread-safe,\n"
-                   "one-thread, or remote: on a Redis server), summary.\n"
+                   "one-thread, or remote: on a Redis server), summary. The table has no header\n"
+                   "or footer, so that a script can take the first word of every line; csv and\n"
+                   "json add the memory orders each algorithm uses (orders).\n"
                    "Promises: strong (≤ L in every sliding window), weak (≤ L in every\n"
                    "epoch-aligned window), window (≤ L in each of its own windows, so ≤ 2L\n"
-                   "sliding), bucket (≤ B + L sliding), approx, none.\n");
+                   "sliding), bucket (≤ B + L sliding), concurrency (≤ L in flight), approx,\n"
+                   "none.\n\n%s",
+                   rl_cli_output_help);
             return 0;
         }
-        rl_cli_bad_option("list", code, argv);
+        if (!rl_cli_output_option(cmd, code, optarg, &output))
+            rl_cli_bad_option(cmd, code, argv);
     }
     if (optind < argc)
-        rl_cli_usage_error("list", "unexpected argument '%s'", argv[optind]);
-    int width = 0;
-    for (const struct rl_algo *const *a = rl_registry; *a; a++)
-        width = (int)strlen((*a)->name) > width ? (int)strlen((*a)->name) : width;
-    for (const struct rl_algo *const *a = rl_registry; *a; a++)
-        printf("%-*s %-16s %-11s %-11s %s\n", width, (*a)->name, (*a)->family,
-               rl_promise_name((*a)->promise),
-               ((*a)->flags & RL_REMOTE)        ? "remote"
-               : ((*a)->flags & RL_THREAD_SAFE) ? "thread-safe"
-                                                : "one-thread",
-               (*a)->summary);
+        rl_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    rl_cli_output_check(cmd, &output);
+    if (rl_cli_output_view(&output) == RL_FORMAT_TABLE) {
+        int width = 0;
+        for (const struct rl_algo *const *a = rl_registry; *a; a++)
+            width = (int)strlen((*a)->name) > width ? (int)strlen((*a)->name) : width;
+        for (const struct rl_algo *const *a = rl_registry; *a; a++)
+            printf("%-*s %-16s %-11s %-11s %s\n", width, (*a)->name, (*a)->family,
+                   rl_promise_name((*a)->promise), runs(*a), (*a)->summary);
+    }
+    rl_cli_write_sheet(cmd, &output, columns, fill, NULL);
     return 0;
 }

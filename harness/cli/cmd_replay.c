@@ -14,9 +14,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#define MAX_THREAD_COUNTS 32
+
 static void replay_help(void)
 {
-    printf("usage: ratelab replay --algo A[,B...|all] [--threads T]\n"
+    printf("usage: ratelab replay --algo A[,B...|all] [--threads 1,2,4]\n"
            "                      (--trace FILE | --workload W [workload options])\n"
            "                      [--speed X] [--limit L --interval DUR] [--burst B]\n"
            "                      [--clock C] [--reps R] [--expiry E] [--client-skew DUR]\n"
@@ -31,25 +33,27 @@ static void replay_help(void)
            "latest send after its due time, the call's own p99, and the accuracy of every\n"
            "decision, measured at the times the limiter decided them (stamps, not trace\n"
            "times). The limiter's interval is wall time: at --speed 2 the same trace arrives\n"
-           "twice as densely. Repetitions are interleaved across algorithms.\n\n"
+           "twice as densely. Repetitions are interleaved across algorithms and thread\n"
+           "counts, as in stress.\n\n"
            "  --algo LIST       algorithms to run (see ratelab list), or all (the thread-safe\n"
-           "                    ones when T > 1)\n"
-           "  --threads T       sending threads (default 1)\n"
+           "                    ones when a thread count is above 1)\n"
+           "  --threads LIST    sending thread counts, one row each (default 1)\n"
            "  --trace FILE      a trace CSV with header t_ns,key,n\n"
            "  --speed X         divide the trace's times by X > 0 (default 1; 2 = twice as fast)\n"
            "  --clock C         monotonic (default), coarse or tsc: the limiter's and the stamps'\n"
            "  --reps R          repetitions (default 1)\n"
            "  --expiry E        traces of several keys: never (default), lazy or sweeper\n"
            "  --client-skew DUR thread i's clock is off by −DUR + 2·DUR·i/(T−1), as in stress\n"
-           "  --out FILE        write every row as CSV (temporary name, then renamed)\n"
            "  --latency-out FILE  write each run's whole latency distribution: percentiles\n"
            "                    from 0 to the max, 5 to every halving of the tail (columns:\n"
            "                    results/README.md)\n"
            "  --decisions FILE  write every decision (t_ns,key,n,admitted,thread; t_ns from the\n"
            "                    epoch t0, stamped when the decision was known) for ratelab\n"
-           "                    check; one --algo and --reps 1\n"
-           "  --format F        table (default), csv or json on stdout\n\n%s\n%s\n%s\n%s",
-           rl_cli_limiter_help, rl_cli_workload_help, rl_cli_remote_help, rl_cli_exit_help);
+           "                    check; one --algo, one thread count and --reps 1\n"
+           "%s\n"
+           "%s\n%s\n%s\n%s\n%s",
+           rl_cli_output_help, rl_cli_load_help, rl_cli_limiter_help, rl_cli_workload_help,
+           rl_cli_remote_help, rl_cli_exit_help);
 }
 
 /* Keeps the algorithms that can run with these threads and this
@@ -78,24 +82,25 @@ static size_t usable_algos(const char *cmd, const struct rl_algo **algos, size_t
 }
 
 static void print_table(const struct rl_replay_params *p, const char *trace_name,
-                        const struct rl_result *rows, size_t count)
+                        const uint64_t *threads, size_t thread_count, const struct rl_result *rows,
+                        size_t count)
 {
-    char interval[32], shown[1024];
+    char interval[RL_DURATION_BUF_LEN], shown[1024];
     const struct rl_trace *trace = p->trace;
     double last_s = trace->len ? (double)trace->attempts[trace->len - 1].t_ns / 1e9 : 0;
+    char thread_list[MAX_THREAD_COUNTS * 6] = "";
+    for (size_t t = 0, used = 0; t < thread_count && used < sizeof thread_list; t++)
+        used += (size_t)snprintf(thread_list + used, sizeof thread_list - used, "%s%llu",
+                                 t ? "," : "", (unsigned long long)threads[t]);
+    bool one = thread_count == 1 && threads[0] == 1;
     printf("replay: L=%llu per %s, %s: %zu attempts over %u key%s due within %.3f s, "
-           "%u thread%s, speed %g, clock %s, %ld cpus\n\n",
+           "%s thread%s, speed %g, clock %s, %ld cpus\n\n",
            (unsigned long long)p->cfg.limit,
-           rl_format_duration(p->cfg.interval_ns, interval, sizeof interval),
+           rl_format_duration_ns(p->cfg.interval_ns, interval, sizeof interval),
            rl_table_text(shown, sizeof shown, trace_name), trace->len, trace->key_count,
-           trace->key_count == 1 ? "" : "s", last_s / p->speed, p->threads,
-           p->threads == 1 ? "" : "s", p->speed, p->clock, sysconf(_SC_NPROCESSORS_ONLN));
+           trace->key_count == 1 ? "" : "s", last_s / p->speed, thread_list, one ? "" : "s",
+           p->speed, p->clock, sysconf(_SC_NPROCESSORS_ONLN));
     rl_table_replay(stdout, rows, count);
-    printf("\np50..max: decision latency from each attempt's due time (t0 + t/speed) to its\n"
-           "decision, all threads; late_max: the latest send after its due time (the harness's\n"
-           "own delay); call_p99: the call alone, what a closed-loop tool would report.\n"
-           "sliding/L .. held: every decision at the time it was known (stamp, gap = the call);\n"
-           "false_adm/false_rej against the exact sliding log on the same attempts.\n");
 }
 
 int rl_cmd_replay(int argc, char **argv)
@@ -113,16 +118,16 @@ int rl_cmd_replay(int argc, char **argv)
         {"reps", required_argument, NULL, OPT_REPS},
         {"expiry", required_argument, NULL, OPT_EXPIRY},
         {"client-skew", required_argument, NULL, OPT_CLIENT_SKEW},
-        {"out", required_argument, NULL, OPT_OUT},
+        RL_CLI_OUTPUT_OPTIONS,
         {"latency-out", required_argument, NULL, OPT_LATENCY_OUT},
         {"decisions", required_argument, NULL, OPT_DECISIONS},
-        {"format", required_argument, NULL, OPT_FORMAT},
         {0}};
-    const char *cmd = "replay", *algo_list = NULL, *trace_path = NULL, *out_path = NULL;
+    const char *cmd = "replay", *algo_list = NULL, *trace_path = NULL;
     const char *latency_path = NULL, *decisions_path = NULL;
     const char *redis = NULL;
-    uint64_t threads = 1, reps = 1;
-    enum rl_cli_format format = RL_FORMAT_TABLE;
+    uint64_t threads[MAX_THREAD_COUNTS] = {1}, reps = 1, most_threads = 1;
+    size_t thread_count = 1;
+    struct rl_cli_output output = {.format = RL_FORMAT_TABLE};
     struct rl_replay_params params = {.speed = 1.0, .clock = "monotonic"};
     rl_cli_limiter_defaults(&params.cfg);
     struct rl_cli_workload workload = {0};
@@ -140,7 +145,8 @@ int rl_cmd_replay(int argc, char **argv)
             trace_path = optarg;
             break;
         case OPT_THREADS:
-            if (rl_parse_u64(optarg, 1, 1024, &threads, err, sizeof err) != 0)
+            if (rl_parse_u64_list(optarg, 1, 1024, threads, MAX_THREAD_COUNTS, &thread_count, err,
+                                  sizeof err) != 0)
                 rl_cli_usage_error(cmd, "--threads: %s", err);
             break;
         case OPT_SPEED:
@@ -167,21 +173,16 @@ int rl_cmd_replay(int argc, char **argv)
         case OPT_ON_ERROR:
             params.error_admits = rl_cli_parse_on_error(cmd, optarg);
             break;
-        case OPT_OUT:
-            out_path = optarg;
-            break;
         case OPT_LATENCY_OUT:
             latency_path = optarg;
             break;
         case OPT_DECISIONS:
             decisions_path = optarg;
             break;
-        case OPT_FORMAT:
-            format = rl_cli_parse_format(cmd, optarg);
-            break;
         default:
             if (!rl_cli_limiter_option(cmd, code, optarg, &params.cfg) &&
-                !rl_cli_workload_option(cmd, code, optarg, &workload))
+                !rl_cli_workload_option(cmd, code, optarg, &workload) &&
+                !rl_cli_output_option(cmd, code, optarg, &output))
                 rl_cli_bad_option(cmd, code, argv);
         }
     }
@@ -189,8 +190,8 @@ int rl_cmd_replay(int argc, char **argv)
         rl_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
     if (algo_list == NULL)
         rl_cli_usage_error(cmd, "--algo is required (a name from ratelab list, or all)");
-    if (out_path)
-        rl_cli_require_writable(cmd, "--out", out_path);
+    rl_cli_output_check(cmd, &output);
+    const char *out_path = output.out_path;
     if (latency_path)
         rl_cli_require_writable(cmd, "--latency-out", latency_path);
     if (decisions_path)
@@ -205,16 +206,17 @@ int rl_cmd_replay(int argc, char **argv)
     if (strcmp(params.clock, "virtual") == 0)
         rl_cli_usage_error(cmd,
                            "--clock virtual is for sim; replay needs monotonic, coarse or tsc");
-    params.threads = (unsigned)threads;
+    for (size_t t = 0; t < thread_count; t++)
+        most_threads = threads[t] > most_threads ? threads[t] : most_threads;
 
     const struct rl_algo *algos[RL_CLI_MAX_ALGOS];
     bool all = strcmp(algo_list, "all") == 0;
     size_t algo_count = rl_cli_parse_algos(cmd, algo_list, algos, RL_CLI_MAX_ALGOS);
     algo_count = rl_cli_prepare_remote(cmd, algos, algo_count, redis, all, &params.cfg);
-    algo_count = usable_algos(cmd, algos, algo_count, all, params.threads, &params.cfg);
-    if (decisions_path && (algo_count != 1 || reps != 1))
-        rl_cli_usage_error(cmd, "--decisions writes one run's decisions: give one --algo and "
-                                "--reps 1");
+    algo_count = usable_algos(cmd, algos, algo_count, all, (unsigned)most_threads, &params.cfg);
+    if (decisions_path && (algo_count != 1 || thread_count != 1 || reps != 1))
+        rl_cli_usage_error(cmd, "--decisions writes one run's decisions: give one --algo, one "
+                                "--threads count and --reps 1");
 
     struct rl_trace trace = {0};
     struct rl_workload_params generated = {.seed = 0};
@@ -232,7 +234,7 @@ int rl_cmd_replay(int argc, char **argv)
         rl_cli_usage_error(cmd, "the trace has no attempts");
     params.trace = &trace;
 
-    size_t planned = algo_count * reps, done = 0;
+    size_t planned = algo_count * thread_count * reps, done = 0;
     struct rl_result *rows = calloc(planned, sizeof *rows);
     struct rl_latency_cdf *cdfs = latency_path ? calloc(planned, sizeof *cdfs) : NULL;
     if (rows == NULL || (latency_path && cdfs == NULL))
@@ -241,24 +243,28 @@ int rl_cmd_replay(int argc, char **argv)
     struct rl_event_log log = {0};
     double seconds_each = (double)trace.attempts[trace.len - 1].t_ns / params.speed / 1e9;
     bool failed = false;
+    /* interleaved as stress_plan.c does: each rep runs every thread count of every algorithm */
     for (unsigned rep = 1; rep <= reps && !failed && !rl_interrupted; rep++)
-        for (size_t a = 0; a < algo_count && !failed && !rl_interrupted; a++) {
-            rl_cli_progress("replay: %zu/%zu %s rep %u, ~%.0f s left", done + 1, planned,
-                            algos[a]->name, rep, seconds_each * (double)(planned - done));
-            params.algo = algos[a];
-            if (rl_measure_replay(&params, trace_name, generated.seed, rep, &rows[done],
-                                  cdfs ? &cdfs[done] : NULL, decisions_path ? &log : NULL, err,
-                                  sizeof err) != 0)
-                failed = true;
-            else
-                done++;
-        }
+        for (size_t t = 0; t < thread_count && !failed && !rl_interrupted; t++)
+            for (size_t a = 0; a < algo_count && !failed && !rl_interrupted; a++) {
+                rl_cli_progress("replay: %zu/%zu %s x%llu rep %u, ~%.0f s left", done + 1, planned,
+                                algos[a]->name, (unsigned long long)threads[t], rep,
+                                seconds_each * (double)(planned - done));
+                params.algo = algos[a];
+                params.threads = (unsigned)threads[t];
+                if (rl_measure_replay(&params, trace_name, generated.seed, rep, &rows[done],
+                                      cdfs ? &cdfs[done] : NULL, decisions_path ? &log : NULL, err,
+                                      sizeof err) != 0)
+                    failed = true;
+                else
+                    done++;
+            }
     rl_cli_progress_done();
     bool interrupted = rl_interrupted != 0;
 
-    if (format == RL_FORMAT_TABLE)
-        print_table(&params, trace_name, rows, done);
-    rl_cli_write_rows(cmd, format, out_path, rows, done);
+    if (rl_cli_output_view(&output) == RL_FORMAT_TABLE)
+        print_table(&params, trace_name, threads, thread_count, rows, done);
+    rl_cli_write_rows(cmd, &output, rows, done);
     if (latency_path && rl_latency_cdf_write(latency_path, rows, cdfs, done, err, sizeof err) != 0)
         rl_cli_run_error(cmd, "%s", err);
     if (decisions_path && done == 1 &&
@@ -266,6 +272,7 @@ int rl_cmd_replay(int argc, char **argv)
         rl_cli_run_error(cmd, "%s", err);
     rl_event_log_free(&log);
     int status = rl_cli_errors_status(cmd, rows, done);
+    rl_cli_warn_load(cmd, rows, done); /* last: the errors line stays first */
     free(cdfs);
     free(rows);
     rl_trace_free(&trace);

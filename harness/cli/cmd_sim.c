@@ -15,7 +15,7 @@ static void sim_help(void)
     printf("usage: ratelab sim --algo A[,B...|all] [--limit L --interval DUR] [--burst B]\n"
            "                   (--trace FILE | --workload W [workload options])\n"
            "                   [--unsorted] [--decisions FILE] [--expiry E] [--format F]\n"
-           "                   [--redis ADDR] [--on-error admit|reject]\n\n"
+           "                   [--out FILE.csv] [--redis ADDR] [--on-error admit|reject]\n\n"
            "Replays every attempt on one thread in virtual time (deterministic), one limiter\n"
            "instance per key, and checks the decisions: max admitted cost in any sliding\n"
            "window and in any aligned window against L, false admits and rejects against the\n"
@@ -27,9 +27,9 @@ static void sim_help(void)
            "  --decisions FILE  write every decision (t_ns,key,n,admitted,thread); one --algo\n"
            "  --expiry E        idle keys: never (default: independent limiters), lazy or\n"
            "                    sweeper (expired after I·(1 + max(2, B/L)) idle)\n"
-           "  --format F        table (default), csv (the columns of results/README.md) or "
-           "json\n\n%s\n%s\n%s\n%s",
-           rl_cli_limiter_help, rl_cli_workload_help, rl_cli_remote_help, rl_cli_exit_help);
+           "%s\n%s\n%s\n%s\n%s",
+           rl_cli_output_help, rl_cli_limiter_help, rl_cli_workload_help, rl_cli_remote_help,
+           rl_cli_exit_help);
 }
 
 int rl_cmd_sim(int argc, char **argv)
@@ -41,12 +41,12 @@ int rl_cmd_sim(int argc, char **argv)
                                             {"trace", required_argument, NULL, OPT_TRACE},
                                             {"unsorted", no_argument, NULL, OPT_UNSORTED},
                                             {"decisions", required_argument, NULL, OPT_DECISIONS},
-                                            {"format", required_argument, NULL, OPT_FORMAT},
+                                            RL_CLI_OUTPUT_OPTIONS,
                                             {"expiry", required_argument, NULL, OPT_EXPIRY},
                                             RL_CLI_REMOTE_OPTIONS,
                                             {0}};
     const char *cmd = "sim", *algo_list = NULL, *trace_path = NULL, *decisions_path = NULL;
-    enum rl_cli_format format = RL_FORMAT_TABLE;
+    struct rl_cli_output output = {.format = RL_FORMAT_TABLE};
     bool unsorted = false;
     struct rl_sim_options sim_options = {.expiry = RL_EXPIRE_NEVER};
     const char *redis = NULL;
@@ -71,9 +71,6 @@ int rl_cmd_sim(int argc, char **argv)
         case OPT_DECISIONS:
             decisions_path = optarg;
             break;
-        case OPT_FORMAT:
-            format = rl_cli_parse_format(cmd, optarg);
-            break;
         case OPT_EXPIRY:
             sim_options.expiry = rl_cli_parse_expiry(cmd, optarg);
             break;
@@ -85,7 +82,8 @@ int rl_cmd_sim(int argc, char **argv)
             break;
         default:
             if (!rl_cli_limiter_option(cmd, code, optarg, &cfg) &&
-                !rl_cli_workload_option(cmd, code, optarg, &workload))
+                !rl_cli_workload_option(cmd, code, optarg, &workload) &&
+                !rl_cli_output_option(cmd, code, optarg, &output))
                 rl_cli_bad_option(cmd, code, argv);
         }
     }
@@ -93,6 +91,7 @@ int rl_cmd_sim(int argc, char **argv)
         rl_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
     if (algo_list == NULL)
         rl_cli_usage_error(cmd, "--algo is required (a name from ratelab list, or all)");
+    rl_cli_output_check(cmd, &output);
     if (decisions_path)
         rl_cli_require_writable(cmd, "--decisions", decisions_path);
     if ((trace_path != NULL) == workload.named)
@@ -145,16 +144,16 @@ int rl_cmd_sim(int argc, char **argv)
     }
     rl_cli_progress_done();
 
-    rl_cli_write_rows(cmd, format, NULL, rows, algo_count);
-    if (format == RL_FORMAT_TABLE) {
-        char interval[32], shown[1024];
+    if (rl_cli_output_view(&output) == RL_FORMAT_TABLE) {
+        char interval[RL_DURATION_BUF_LEN], shown[1024];
         printf("sim: L=%llu per %s, %s: %zu attempts over %u key%s\n\n",
                (unsigned long long)cfg.limit,
-               rl_format_duration(cfg.interval_ns, interval, sizeof interval),
+               rl_format_duration_ns(cfg.interval_ns, interval, sizeof interval),
                rl_table_text(shown, sizeof shown, trace_name), trace.len, trace.key_count,
                trace.key_count == 1 ? "" : "s");
         rl_table_accuracy(stdout, rows, algo_count);
     }
+    rl_cli_write_rows(cmd, &output, rows, algo_count);
     int status = rl_cli_errors_status(cmd, rows, algo_count);
     free(rows);
     rl_trace_free(&trace);

@@ -49,14 +49,14 @@ static void stress_help(void)
            "                    (thread i: −DUR + 2·DUR·i/(T−1)): clients that disagree on\n"
            "                    the time, for limiters that trust the client's clock\n"
            "  --unsafe          allow algorithms that are not thread-safe with > 1 thread\n"
-           "  --out FILE        write every row as CSV (temporary name, then renamed)\n"
-           "  --format F        table (default), csv or json on stdout\n"
            "  --decisions FILE  implies --record: write the recorded run's admits\n"
            "                    (t_ns,key,n,admitted,thread; t_ns from the limiter's epoch)\n"
            "                    for ratelab check --admits-only (stress counts rejects but\n"
-           "                    does not log them); one --algo, one thread count, --reps "
-           "1\n\n%s\n%s\n%s",
-           rl_cli_limiter_help, rl_cli_remote_help, rl_cli_exit_help);
+           "                    does not log them); one --algo, one thread count, --reps 1\n"
+           "%s\n"
+           "%s\n%s\n%s\n%s",
+           rl_cli_output_help, rl_cli_load_help, rl_cli_limiter_help, rl_cli_remote_help,
+           rl_cli_exit_help);
 }
 
 int rl_cmd_stress(int argc, char **argv)
@@ -78,16 +78,15 @@ int rl_cmd_stress(int argc, char **argv)
         {"client-skew", required_argument, NULL, OPT_CLIENT_SKEW},
         RL_CLI_REMOTE_OPTIONS,
         {"unsafe", no_argument, NULL, OPT_UNSAFE},
-        {"out", required_argument, NULL, OPT_OUT},
-        {"format", required_argument, NULL, OPT_FORMAT},
+        RL_CLI_OUTPUT_OPTIONS,
         {"decisions", required_argument, NULL, OPT_DECISIONS},
         {0}};
-    const char *cmd = "stress", *algo_list = NULL, *out_path = NULL, *redis = NULL;
+    const char *cmd = "stress", *algo_list = NULL, *redis = NULL;
     const char *decisions_path = NULL;
     uint64_t threads[MAX_THREAD_COUNTS] = {1, 2}, reps = 3;
     size_t thread_count = 2;
     bool unsafe = false;
-    enum rl_cli_format format = RL_FORMAT_TABLE;
+    struct rl_cli_output output = {.format = RL_FORMAT_TABLE};
     struct rl_stress_plan plan = {
         .duration_ns = 1000000000u, .clock = "monotonic", .progress = rl_cli_progress_line};
     rl_cli_limiter_defaults(&plan.cfg);
@@ -156,18 +155,13 @@ int rl_cmd_stress(int argc, char **argv)
         case OPT_UNSAFE:
             unsafe = true;
             break;
-        case OPT_OUT:
-            out_path = optarg;
-            break;
-        case OPT_FORMAT:
-            format = rl_cli_parse_format(cmd, optarg);
-            break;
         case OPT_DECISIONS:
             decisions_path = optarg;
             plan.record = true;
             break;
         default:
-            if (!rl_cli_limiter_option(cmd, code, optarg, &plan.cfg))
+            if (!rl_cli_limiter_option(cmd, code, optarg, &plan.cfg) &&
+                !rl_cli_output_option(cmd, code, optarg, &output))
                 rl_cli_bad_option(cmd, code, argv);
         }
     }
@@ -175,10 +169,11 @@ int rl_cmd_stress(int argc, char **argv)
         rl_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
     if (algo_list == NULL)
         rl_cli_usage_error(cmd, "--algo is required (a name from ratelab list, or all)");
-    if (out_path)
-        rl_cli_require_writable(cmd, "--out", out_path);
+    rl_cli_output_check(cmd, &output);
     if (decisions_path)
         rl_cli_require_writable(cmd, "--decisions", decisions_path);
+    const char *out_path = output.out_path;
+    bool table = rl_cli_output_view(&output) == RL_FORMAT_TABLE;
 
     struct rl_clock probe_clock;
     if (rl_clock_init(&probe_clock, plan.clock, err, sizeof err) != 0)
@@ -243,7 +238,7 @@ int rl_cmd_stress(int argc, char **argv)
 
     /* The clock is an experimental variable: measure it before the run. */
     struct rl_clock_report clock_report = {0};
-    if (format == RL_FORMAT_TABLE)
+    if (table)
         rl_clock_measure(plan.clock, &clock_report, err, sizeof err);
     size_t planned = rl_stress_plan_rows(&plan);
     struct rl_result *rows = calloc(planned, sizeof *rows);
@@ -253,34 +248,32 @@ int rl_cmd_stress(int argc, char **argv)
     bool interrupted, failed;
     size_t done = rl_stress_plan_run(&plan, cmd, rows, &interrupted, &failed, err, sizeof err);
 
-    if (format == RL_FORMAT_TABLE) {
-        char interval[32], duration[32];
+    if (table) {
+        char interval[RL_DURATION_BUF_LEN], duration[RL_DURATION_BUF_LEN];
         printf("stress: L=%llu per %s, %s a run, %u reps, clock %s, %ld cpus%s\n",
                (unsigned long long)plan.cfg.limit,
-               rl_format_duration(plan.cfg.interval_ns, interval, sizeof interval),
-               rl_format_duration(plan.duration_ns, duration, sizeof duration), plan.reps,
+               rl_format_duration_ns(plan.cfg.interval_ns, interval, sizeof interval),
+               rl_format_duration_ns(plan.duration_ns, duration, sizeof duration), plan.reps,
                plan.clock, sysconf(_SC_NPROCESSORS_ONLN), plan.pin ? ", pinned" : "");
+        char resolution[RL_DURATION_BUF_LEN];
         if (clock_report.name)
-            printf("clock %s: %.1f ns a read, resolution %llu ns (measured at start)\n",
+            printf("clock %s: %.1fns a read, resolution %s (measured at start)\n",
                    clock_report.name, clock_report.cost_ns,
-                   (unsigned long long)clock_report.resolution_ns);
+                   rl_format_duration_human(clock_report.resolution_ns, resolution,
+                                            sizeof resolution));
         printf("\n");
         rl_table_speed(stdout, rows, done);
-        printf("\nns/op: per thread, median over reps; x faa (x noop): ns/op ÷ faa's "
-               "(redis_noop's) ns/op in the same rep and thread count.\n");
-        if (plan.record)
-            printf("sliding/L, aligned/L: worst rep, from the stamps; held: judged on the admits "
-                   "certainly inside a window (stamp − gap).\n");
         if (plan.record)
             rl_stress_plan_print_overhead(stdout, rows, done);
     }
-    rl_cli_write_rows(cmd, format, out_path, rows, done);
+    rl_cli_write_rows(cmd, &output, rows, done);
     if (decisions_path && decisions.len &&
         rl_event_log_write_csv(&decisions, decisions_path, err, sizeof err) != 0)
         rl_cli_run_error(cmd, "%s", err);
     rl_event_log_free(&decisions);
     rl_cli_warn_dropped(cmd, rows, done);
     int status = rl_cli_errors_status(cmd, rows, done);
+    rl_cli_warn_load(cmd, rows, done); /* last: the errors line stays first */
     free(rows);
     if (interrupted || failed) {
         fprintf(stderr, "ratelab stress: %s%s after %zu of %zu runs%s%s\n",

@@ -170,19 +170,6 @@ int rl_parse_u64_list(const char *text, uint64_t min, uint64_t max, uint64_t *it
     }
 }
 
-const char *rl_format_duration(uint64_t ns, char *buf, size_t buf_len)
-{
-    if (ns >= 1000000000u && ns % 1000000u == 0)
-        snprintf(buf, buf_len, "%gs", (double)ns / 1e9);
-    else if (ns >= 1000000u && ns % 1000u == 0)
-        snprintf(buf, buf_len, "%gms", (double)ns / 1e6);
-    else if (ns >= 1000u)
-        snprintf(buf, buf_len, "%gus", (double)ns / 1e3);
-    else
-        snprintf(buf, buf_len, "%lluns", (unsigned long long)ns);
-    return buf;
-}
-
 const char *rl_format_duration_ns(uint64_t ns, char *buf, size_t buf_len)
 {
     static const struct {
@@ -193,5 +180,24 @@ const char *rl_format_duration_ns(uint64_t ns, char *buf, size_t buf_len)
     while (ns % units[i].ns != 0)
         i++;
     snprintf(buf, buf_len, "%llu%s", (unsigned long long)(ns / units[i].ns), units[i].unit);
+    return buf;
+}
+
+const char *rl_format_duration_human(uint64_t ns, char *buf, size_t buf_len)
+{
+    static const struct {
+        uint64_t ns;
+        const char *unit;
+    } units[] = {{1000000000, "s"}, {1000000, "ms"}, {1000, "us"}};
+    for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+        uint64_t step = units[i].ns / 1000; /* a thousandth of the unit */
+        uint64_t thousandths = ns / step + (ns % step >= (step + 1) / 2);
+        if (thousandths >= 1000) { /* 999.9996us is 1.000ms, not 1000.000us */
+            snprintf(buf, buf_len, "%llu.%03llu%s", (unsigned long long)(thousandths / 1000),
+                     (unsigned long long)(thousandths % 1000), units[i].unit);
+            return buf;
+        }
+    }
+    snprintf(buf, buf_len, "%lluns", (unsigned long long)ns);
     return buf;
 }

@@ -25,9 +25,6 @@ int rl_parse_double(const char *text, double min_exclusive, double *out, char *e
 int rl_parse_u64_list(const char *text, uint64_t min, uint64_t max, uint64_t *items,
                       size_t max_items, size_t *count, char *err, size_t err_len);
 
-/* Formats a duration for humans: "1s", "250ms", "1.5us", "40ns". */
-const char *rl_format_duration(uint64_t ns, char *buf, size_t buf_len);
-
 /* Room for any rl_format_duration_ns text: 20 digits, a unit, the NUL. */
 #define RL_DURATION_BUF_LEN 24
 
@@ -36,5 +33,20 @@ const char *rl_format_duration(uint64_t ns, char *buf, size_t buf_len);
  * rl_parse_duration_ns reads back as ns. Returns buf; the text is cut short
  * only when buf_len is under RL_DURATION_BUF_LEN. */
 const char *rl_format_duration_ns(uint64_t ns, char *buf, size_t buf_len);
+
+/* A measured duration for people: the largest unit (s, ms, us) in which it
+ * is at least 1, with three decimals, rounded half up at the last one
+ * ("12.068ms" for 12068398 ns, "1.000ms" for 999999 ns); below 1us the
+ * whole number of ns ("412ns"). Exact ones (a configured --interval) go
+ * through rl_format_duration_ns instead. Returns buf; never longer than
+ * "18446744073.710s", which fits RL_DURATION_BUF_LEN. */
+const char *rl_format_duration_human(uint64_t ns, char *buf, size_t buf_len);
+
+/* The former name of rl_format_duration_human, still called by
+ * tests/fuzz/fuzz_parse.c. */
+static inline const char *rl_format_duration(uint64_t ns, char *buf, size_t buf_len)
+{
+    return rl_format_duration_human(ns, buf, buf_len);
+}
 
 #endif

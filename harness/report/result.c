@@ -164,6 +164,8 @@ static void emit_columns(struct emitter *e, const struct rl_result *r, const str
     u64(e, "late_max_ns", r->late_max_ns, lat);
     u64(e, "svc_p50_ns", r->svc_p50_ns, lat);
     u64(e, "svc_p99_ns", r->svc_p99_ns, lat);
+    real(e, "load_1m", r->has_load ? r->load_1m : NAN);
+    u64(e, "runnable", r->runnable, r->has_load);
 }
 
 /* ---- CSV ---------------------------------------------------------------- */

@@ -16,6 +16,9 @@ struct rl_result {
     const char *mode;     /* sim | stress | replay */
     const char *workload; /* generator name, trace file, or "closed_loop" */
     const char *clock;
+    /* rep counts from 1 in every mode: the run's repetition (sim and a
+     * suite's replays run once: 1); a recorded stress run shares its
+     * unrecorded twin's number */
     unsigned threads, cpus, rep;
     struct rl_config cfg;
     uint64_t keys, seed;
@@ -43,6 +46,11 @@ struct rl_result {
     uint64_t lat_p50_ns, lat_p90_ns, lat_p99_ns, lat_p999_ns, lat_max_ns; /* from the due time */
     uint64_t late_p50_ns, late_p99_ns, late_max_ns; /* actual send − due time */
     uint64_t svc_p50_ns, svc_p99_ns;                /* the call alone */
+    /* stress and replay (has_load): how busy the machine was at the run's
+     * start, from /proc/loadavg (sys/load.h) */
+    bool has_load;
+    double load_1m;    /* the 1-minute load average */
+    uint32_t runnable; /* runnable threads, the run's own included */
 };
 
 /* "yes", "no", or "n/a" (nothing checked, nothing promised, events

@@ -3,6 +3,7 @@
 
 #include "sim.h"
 #include "harness/check/checker.h"
+#include "harness/sys/load.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +14,13 @@ static unsigned online_cpus(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (unsigned)n : 1;
+}
+
+static void set_load(struct rl_result *r, bool has_load, const struct rl_load *load)
+{
+    r->has_load = has_load;
+    r->load_1m = has_load ? load->avg_1m : NAN;
+    r->runnable = has_load ? load->runnable : 0;
 }
 
 /* Checks log against cfg and copies the metrics and worst key into r. */
@@ -52,6 +60,7 @@ int rl_measure_sim(const struct rl_algo *algo, const struct rl_config *cfg,
     r->clock = "virtual";
     r->threads = 1;
     r->cpus = online_cpus();
+    r->rep = 1; /* one run: repetition 1, as in every mode (result.h) */
     r->cfg = *cfg;
     r->keys = trace->key_count;
     r->seed = seed;
@@ -78,9 +87,12 @@ int rl_measure_stress(const struct rl_stress_params *p, unsigned rep, struct rl_
                       struct rl_event_log *log, char *err, size_t err_len)
 {
     struct rl_stress_outcome run;
+    struct rl_load load;
+    bool has_load = rl_load_read(&load); /* at the run's start */
     if (rl_stress_run(p, &run, err, err_len) != 0)
         return -1;
     memset(r, 0, sizeof *r);
+    set_load(r, has_load, &load);
     r->algo = p->algo;
     r->mode = "stress";
     r->workload = "closed_loop";
@@ -125,9 +137,12 @@ int rl_measure_replay(const struct rl_replay_params *p, const char *workload, ui
                       struct rl_event_log *log, char *err, size_t err_len)
 {
     struct rl_replay_outcome run;
+    struct rl_load load;
+    bool has_load = rl_load_read(&load); /* at the run's start */
     if (rl_replay_run(p, &run, err, err_len) != 0)
         return -1;
     memset(r, 0, sizeof *r);
+    set_load(r, has_load, &load);
     r->algo = p->algo;
     r->mode = "replay";
     r->workload = workload;

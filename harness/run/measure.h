@@ -14,7 +14,8 @@
 #include <stddef.h>
 
 /* sim on trace (keys and errors handled as options say), checked against params' (L, I) with the
- * epoch at trace t = 0. The log is handed to the caller in *log when log is not NULL (for
+ * epoch at trace t = 0; the row's rep is 1. The log is handed to the caller in *log when log is not
+ * NULL (for
  * --decisions), else freed. -1 with one line in err. */
 int rl_measure_sim(const struct rl_algo *algo, const struct rl_config *cfg,
                    const struct rl_sim_options *options, const struct rl_trace *trace,
@@ -22,13 +23,15 @@ int rl_measure_sim(const struct rl_algo *algo, const struct rl_config *cfg,
                    struct rl_event_log *log, char *err, size_t err_len);
 
 /* One stress run (checked when params->record). rep is the repetition's
- * number, for the row. A recorded run's admits are handed to the caller in
+ * number (from 1), for the row; the load at the run's start goes in it too
+ * (sys/load.h). A recorded run's admits are handed to the caller in
  * *log unless log is NULL (for --decisions). -1 with one line in err. */
 int rl_measure_stress(const struct rl_stress_params *params, unsigned rep, struct rl_result *r,
                       struct rl_event_log *log, char *err, size_t err_len);
 
 /* One replay run of params->trace (named workload, generated with seed; 0
- * for a file), checked from its complete log; rep numbers the repetition.
+ * for a file), checked from its complete log; rep numbers the repetition (from
+ * 1), and the load at the run's start is recorded as in stress.
  * The whole latency distribution goes into *cdf unless cdf is NULL, and the
  * log is handed to the caller in *log unless log is NULL (for --decisions).
  * -1 with one line in err, also when interrupted ("interrupted"). */
