@@ -4,7 +4,8 @@
 # a limit never reached). The faa and clock_faa floors are marked in each
 # group, thread counts above the host's CPUs shaded.
 # Data: summarize.awk by=limit,family,algo,threads,orders value=ns_per_op →
-# `data` (limit family algo threads orders median min max); `cpus`.
+# `data` (limit family algo threads orders median min max); paths.awk →
+# `paths` (which path each limit's runs took); `cpus`.
 load 'plots/common.gp'
 # Each algorithm's order is the CSV's `orders` column (its rl_algo says it).
 # fw_atomic_naive and fw_cas_nofirst, the article's broken steps 1 and 2,
@@ -40,7 +41,8 @@ do for [l in limits] {
     set autoscale y   # stats keeps to the current range
     stats data using (strcol(1) eq l ? $8 : NaN) nooutput
     set yrange [0:STATS_max * 1.15]
-    path = (l + 0 >= 1e9 ? 'admit path (limit never reached)' : 'overload: mostly rejects (L = '.l.')')
+    # the path as paths.awk found it from the counts
+    path = system("awk '$1 == \"".l."\" {print ($3 == \"admit\" ? \"admit path (limit never reached)\" : sprintf(\"reject path (%.2f%% rejects, L = %s)\", $4, $1))}' ".paths)
     do for [d in designs] {
         set title d.', '.path
         algos = system("awk '$1 == \"".l."\" {print $2, $3}' ".data." | awk '!seen[$0]++' | tr '\n' ' '")

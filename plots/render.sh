@@ -42,30 +42,50 @@ for csv in "$@"; do
     case $name in
     quick* | accuracy*)
         awk -F, -f "$here/accuracy.awk" "$csv" > "$data/$name-accuracy.dat"
-        workloads=$(awk '!seen[$1]++ {print $1}' "$data/$name-accuracy.dat" | tr '\n' ' ')
-        for w in $workloads; do
-            awk -v w="$w" '$1 == w {print $2, $3, $4, $5}' "$data/$name-accuracy.dat" \
-                > "$data/$name-accuracy-$w.dat"
-        done
-        draw "$name-accuracy" accuracy.gp "stem='$data/$name-accuracy'; workloads='$workloads'"
+        if [ -s "$data/$name-accuracy.dat" ]; then
+            draw "$name-accuracy" accuracy.gp "data='$data/$name-accuracy.dat'"
+        fi
         ;;
     esac
     case $name in
     latency-*)
         awk -f "$here/latency.awk" "$csv" > "$data/$name.dat"
-        draw "$name" latency.gp "data='$data/$name.dat'"
+        # the results rows of the same replays, in the file bench wrote
+        # beside it (latency-NAME.csv beside NAME.csv): percentiles of the
+        # call alone, of the lateness and of the whole
+        rows=""
+        results=$(dirname "$csv")/${name#latency-}.csv
+        if [ -f "$results" ]; then
+            rows=$data/$name-rows.dat
+            awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+                     $(col["mode"]) == "replay" && $(col["rep"]) == 1 {
+                         print $(col["workload"]), $(col["algo"]), $(col["svc_p50_ns"]), $(col["svc_p99_ns"]),
+                               $(col["late_p99_ns"]), $(col["lat_p99_ns"]), $(col["lat_max_ns"]) }' "$results" > "$rows"
+            [ -s "$rows" ] || rows=""
+        fi
+        draw "$name" latency.gp "data='$data/$name.dat'; rows='$rows'"
         ;;
     esac
     case $name in
     quick* | threads*)
-        # in-process limiters only: Redis ones, 1000× slower, get their own figure
-        summarize "$csv" family,algo,threads mops mode=stress,recorded=no,keys=1 \
-            | awk '$1 != "concurrency" && $2 !~ /^redis_/' > "$data/$name-threads.dat"
-        draw "$name-threads" threads.gp "data='$data/$name-threads.dat'; cpus=$(cpus_of "$csv")"
+        # in-process limiters only: Redis ones, 1000× slower, get their own
+        # figure. One row a design: the buckets (token, GCRA, leaky) share
+        # one, the sliding log and counter another.
+        awk -F, -f "$here/paths.awk" "$csv" > "$data/$name-paths.dat"
+        summarize "$csv" limit,family,algo,threads mops mode=stress,recorded=no,keys=1 \
+            | awk '$2 != "concurrency" && $3 !~ /^redis_/ {
+                   row = $2
+                   if (row == "gcra" || row == "leaky_bucket") row = "token_bucket"
+                   if (row == "sliding_counter") row = "sliding_log"
+                   $1 = $1 " " row; print }' > "$data/$name-threads.dat"
+        summarize "$csv" limit,algo,threads rejects/attempts mode=stress,recorded=no,keys=1 \
+            > "$data/$name-threads-rej.dat"
+        draw "$name-threads" threads.gp "data='$data/$name-threads.dat'; rej='$data/$name-threads-rej.dat'; paths='$data/$name-paths.dat'; cpus=$(cpus_of "$csv")"
         ;;
     memory-order*)
         summarize "$csv" limit,family,algo,threads,orders ns_per_op mode=stress,recorded=no > "$data/$name.dat"
-        draw "$name" memory_order.gp "data='$data/$name.dat'; cpus=$(cpus_of "$csv")"
+        awk -F, -f "$here/paths.awk" "$csv" > "$data/$name-paths.dat"
+        draw "$name" memory_order.gp "data='$data/$name.dat'; paths='$data/$name-paths.dat'; cpus=$(cpus_of "$csv")"
         ;;
     clocks*)
         # Cost from the unrecorded runs (recording adds clock reads around
@@ -74,9 +94,9 @@ for csv in "$@"; do
         # promise no rate are left out of accuracy, as in accuracy.awk.
         counts=$(summarize "$csv" threads threads mode=stress | awk '{printf "%s ", $1}')
         for t in $counts; do
-            summarize "$csv" algo,clock ns_per_op mode=stress,recorded=no,threads=$t \
+            summarize "$csv" algo,clock ns_per_op mode=stress,recorded=no,threads="$t" \
                 | awk -f "$here/pivot.awk" > "$data/$name-cost-$t.dat"
-            summarize "$csv" algo,promise,burst,limit,clock max_sliding/limit mode=stress,recorded=yes,threads=$t \
+            summarize "$csv" algo,promise,burst,limit,clock max_sliding/limit mode=stress,recorded=yes,threads="$t" \
                 | awk '$2 != "none" && $2 != "concurrency"' \
                 | awk -v keys=4 -f "$here/pivot.awk" > "$data/$name-sliding-$t.dat"
         done
@@ -96,18 +116,33 @@ for csv in "$@"; do
             | awk '$1 ~ /^redis_/' > "$data/$figure.dat"
         # a quick run on a machine without redis-server has no Redis rows
         if [ -s "$data/$figure.dat" ]; then
-            draw "$figure" redis.gp "data='$data/$figure.dat'"
+            draw "$figure" redis.gp "data='$data/$figure.dat'; cpus=$(cpus_of "$csv")"
         fi
         ;;
     esac
 done
 
-# The .NET article's picture, from real decisions.
-for algo in fw_expiry sliding_log tb_mutex; do
-    "$ratelab" sim --algo $algo --workload boundary --limit 10 --interval 1s --duration 6s \
-        --decisions "$data/boundary-$algo.csv" > /dev/null
-    awk -F, -v interval_ns=1000000000 -f "$here/boundary.awk" "$data/boundary-$algo.csv" \
-        > "$data/boundary-$algo.dat"
+# The .NET article's picture, from real decisions: the boundary workload
+# as it comes (L attempts each side of every other window edge) and the
+# article's own case (7 each side at L = 10: 3 + 7 | 7 + 3, 14 in one
+# second). Each run's results row (--format csv) gives L, B, I and the
+# promise the figure draws its bounds from.
+cases=""
+for size in L 7; do
+    size_opt=""
+    [ "$size" = L ] || size_opt="--size $size"
+    for algo in fw_expiry sliding_log tb_mutex; do
+        run=$data/boundary-$size-$algo
+        # shellcheck disable=SC2086 # size_opt is empty or two words
+        "$ratelab" sim --algo $algo --workload boundary --limit 10 --interval 1s --duration 6s \
+            $size_opt --decisions "$run-decisions.csv" --format csv > "$run.csv"
+        interval_ns=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+                               { print $(col["interval_ns"]) }' "$run.csv")
+        awk -F, -v interval_ns="$interval_ns" -f "$here/boundary.awk" "$run-decisions.csv" > "$run.dat"
+        awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+                 { print $(col["algo"]), $(col["promise"]), $(col["limit"]), $(col["burst"]),
+                         $(col["interval_ns"]), $(col["max_sliding"]) }' "$run.csv" > "$run-row.dat"
+    done
+    cases="$cases$size "
 done
-draw boundary boundary.gp \
-    "fixed='$data/boundary-fw_expiry.dat'; log='$data/boundary-sliding_log.dat'; bucket='$data/boundary-tb_mutex.dat'"
+draw boundary boundary.gp "stem='$data/boundary'; cases='$cases'; algos='fw_expiry sliding_log tb_mutex'"

@@ -1,44 +1,103 @@
-# threads.gp — throughput against threads, one panel per family, with the
-# faa floor (one atomic fetch-add) drawn in every panel and the thread
-# counts above the host's CPUs shaded.
-# Data: summarize.awk by=family,algo,threads value=mops → `data`; `cpus`.
+# threads.gp — closed-loop throughput against threads: one column a path
+# (the reject path under overload, the admit path with a limit never
+# reached; a file with one path draws one column), one row a design
+# (families of one design share a row), each algorithm's median with its
+# min–max over repetitions, the faa floor (one shared fetch-add) in every
+# group, thread counts above the host's CPUs shaded. Points of one thread
+# count stand side by side in its group, as bars would.
+# Data: `data` rows "limit row family algo threads median min max" (mops),
+# `rej` rows "limit algo threads median min max" (rejects/attempts),
+# `paths` (paths.awk: "limit interval_ns path percent label..."); `cpus`.
 load 'plots/common.gp'
-# Taller than the default: seven panels, each with its own key.
+limits = system("awk '{print $1}' ".paths." | tr '\n' ' '")
+np = words(limits)
+designs = system("awk '$2 != \"baseline\" {print $2}' ".data." | awk '!seen[$0]++' | tr '\n' ' '")
+nd = words(designs)
+height = 160 + 300 * nd
 if (out[strlen(out)-3:] eq '.svg') {
-    set terminal svg size 1400,1100 dynamic noenhanced font 'DejaVu Sans,12'
+    set terminal svg size 1500,height dynamic noenhanced font 'DejaVu Sans,12'
 } else {
-    set terminal pngcairo size 1400,1100 noenhanced font 'DejaVu Sans,12'
+    set terminal pngcairo size 1500,height noenhanced font 'DejaVu Sans,12'
 }
 set output out
-families = system("awk '$1 != \"baseline\" {print $1}' ".data." | awk '!seen[$0]++' | tr '\n' ' '")
-nf = words(families)
-cols = 3
-rows = int((nf + cols - 1) / cols)
-stats data using 3 nooutput
-most = STATS_max
-set xrange [STATS_min / 2 ** 0.3:most * 2 ** 0.3]
-edge = cpus   # oversubscribed.gp: on a threads axis the band starts at cpus
-# Fixed margins give every panel the same plot area, its key in the gap
-# to its right.
-set multiplot layout rows, cols margins 0.07, 0.89, 0.06, 0.92 spacing 0.15, 0.1 \
-    title "Closed-loop throughput against threads (median of repetitions; grey dashes: faa".\
-          (cpus < most ? sprintf("; shaded: more threads than the host's %d CPUs)", cpus) : ")") font ',14'
-set logscale x 2
+label_of(l) = system("awk '$1 == \"".l."\" {$1 = $2 = $3 = $4 = \"\"; sub(/^ +/, \"\"); print}' ".paths)
+path_of(l) = system("awk '$1 == \"".l."\" {print $3}' ".paths)
+counts = system("awk '{print $5}' ".data." | sort -n | uniq | tr '\n' ' '")
+group(t) = sum [i = 1:words(counts)] (word(counts, i) + 0 == t ? i - 1 : 0)
+most = word(counts, words(counts)) + 0
+edge = (sum [i = 1:words(counts)] (word(counts, i) + 0 <= cpus ? 1 : 0)) - 0.5
+
+# fw_trylock's false rejects: on the admit path every reject is false.
+admit_l = ''
+do for [l in limits] { if (path_of(l) eq 'admit') { admit_l = l } }
+trylock_rej = (admit_l eq '') ? '' : system("awk '$1 == \"".admit_l."\" && $2 == \"fw_trylock\" && $3 > 1 {printf \"%s%.0f%% at %s threads\", (n++ ? \", \" : \"\"), 100 * $4, $3}' ".rej)
+has_trylock = system("awk '$4 == \"fw_trylock\" {print 1; exit}' ".data) eq '1'
+note = has_trylock ? "fw_trylock rejects when its lock is taken instead of waiting for it: under contention most of its calls return at once, without looking\nat the window — cheap rejects, and false ones whenever the window had room (README: Trylock false rejects)" : ''
+if (has_trylock && trylock_rej ne '') {
+    note = note.".\nOn the admit path, where every reject is false, the median share of its calls rejected was ".trylock_rej."."
+}
+
+# One log y scale for every panel, from the data, so that panels compare.
+stats data using 7 nooutput
+ylo = STATS_min
+stats data using 8 nooutput
+yhi = STATS_max
+set yrange [ylo / 1.4:yhi * 1.4]
 set logscale y 10
-set xlabel 'threads'
-set key at graph 1.04, graph 1 left top Left reverse noopaque nobox font ',9' samplen 3
+set format y '%g'
+set xrange [-0.5:words(counts) - 0.5]
+set xtics () scale 0
+do for [i = 1:words(counts)] { set xtics add (word(counts, i) i - 1) }
+set grid noxtics ytics mytics
+set mytics 10
+
+top_px = 150.0
+bottom_px = has_trylock ? 150.0 : 70.0
+right = 0.82
+set multiplot layout nd, np margins 0.07, right, bottom_px / height, 1 - top_px / height spacing 0.07, 0.055 \
+    title "Closed-loop throughput against threads (median of repetitions; whiskers: min–max; grey dashes: faa, one shared fetch-add".\
+          (cpus < most ? sprintf(";\nshaded: more threads than the host's %d CPUs, where a thread's time includes time descheduled)", cpus) : ")") font ',14'
 load 'plots/oversubscribed.gp'
-k = 0
-do for [f in families] {
-    set title f
-    set ylabel (k % cols == 0 ? 'Mops/s (all threads)' : '')   # first column only: keys need the gap
-    k = k + 1
-    algos = system("awk '$1 == \"".f."\" {print $2}' ".data." | awk '!seen[$0]++' | tr '\n' ' '")
-    # Each line's points a little aside (a few % of a doubling), so equal
-    # values stay visible as distinct markers.
-    aside(t, i) = t * 2 ** (0.05 * (i - (words(algos) + 1) / 2.0))
-    plot for [i = 1:words(algos)] data using (strcol(2) eq word(algos, i) ? aside($3, i) : NaN):4 \
-             with linespoints ls ((i - 1) % 8 + 1) title word(algos, i), \
-         data using (strcol(2) eq 'faa' ? $3 : NaN):4 with lines dt 2 lw 2 lc rgb '#888888' title 'faa'
+set bars small
+# Column heads: the path each column shows, in paths.awk's words.
+c = 0
+do for [l in limits] {
+    c = c + 1
+    x0 = 0.07 + (right - 0.07) * (c - 0.5) / np
+    set label 10 + c label_of(l) at screen x0, screen 1 - 92.0 / height center font ',12' front
+}
+if (note ne '') {
+    set label 20 note at screen 0.07, screen 62.0 / height left font ',10' tc rgb '#333333'
+}
+r = 0
+do for [d in designs] {
+    r = r + 1
+    algos = system("awk '$2 == \"".d."\" && $3 != \"baseline\" {print $4}' ".data." | awk '!seen[$0]++' | tr '\n' ' '")
+    fams = system("awk '$2 == \"".d."\" {print $3}' ".data." | awk '!seen[$0]++' | tr '\n' ' '")
+    fams = system("echo '".fams."' | sed 's/ *$//; s/ /, /g'")
+    n = words(algos)
+    w = 0.7 / n
+    x(t, j) = group(t) - 0.35 + (j - 0.5) * w
+    c = 0
+    do for [l in limits] {
+        c = c + 1
+        set title fams font ',11' offset 0, -0.4
+        set ylabel (c == 1 ? 'million calls a second' : '')
+        set xlabel (r == nd ? 'threads' : '')
+        if (c == np) {
+            set key at screen right + 0.015, graph 1 left top Left reverse noopaque nobox font ',10' samplen 3 spacing 1.1
+        } else {
+            unset key
+        }
+        plot for [j = 1:n] data using (strcol(1) eq l && strcol(4) eq word(algos, j) ? x($5, j) : NaN):6:7:8 \
+                 with yerrorbars lw 1 lc rgb ls_color[(j - 1) % 8 + 1] ps 0 notitle, \
+             for [j = 1:n] data using (strcol(1) eq l && strcol(4) eq word(algos, j) ? x($5, j) : NaN):6 \
+                 with linespoints ls ((j - 1) % 8 + 1) lw 1.2 ps 1 title word(algos, j), \
+             data using (strcol(1) eq l && strcol(4) eq 'faa' ? group($5) - 0.45 : NaN):6:(0.9):(0) \
+                 with vectors nohead lw 3 dt 2 lc rgb '#888888' title 'faa'
+        # screen labels: the first panel draws them, the others would again
+        do for [h = 1:np] { unset label 10 + h }
+        unset label 20
+    }
 }
 unset multiplot

@@ -115,8 +115,15 @@ static void plan_threads(struct rl_suite_run *run, const struct rl_algo **algos,
         threads[thread_count++] = t;
     size_t n = pick(algos, count, local_thread_safe, safe);
     run->plans[0] = base_plan(safe, n, threads, thread_count, reps, cfg);
-    run->plan_labels[0] = "closed loop, 200 ms a run";
-    run->plan_count = 1;
+    run->plan_labels[0] = "overload (L = 1000 per 100 ms), 200 ms a run: mostly the reject path";
+    /* A limit no run reaches: every call takes the admit path, and every
+     * reject is a false one (fw_trylock's contended lock). */
+    struct rl_config admit = *cfg;
+    admit.limit = 4000000000u;
+    admit.interval_ns = 10000000000u;
+    run->plans[1] = base_plan(safe, n, threads, thread_count, reps, &admit);
+    run->plan_labels[1] = "admit path (L = 4e9 per 10 s: never reached), 200 ms a run";
+    run->plan_count = 2;
 }
 
 static void plan_memory_order(struct rl_suite_run *run, const struct rl_algo **algos, size_t count,
@@ -216,7 +223,9 @@ static const struct rl_suite quick = {
     "stress at 1 and 2 threads, recorded (about 1.5 min)",
     plan_quick};
 static const struct rl_suite threads = {
-    "threads", "every thread-safe in-process algorithm at 1, 2, 4, 8 threads (up to 2x cores)",
+    "threads",
+    "every thread-safe in-process algorithm at 1, 2, 4, 8 threads (up to 2x cores), on the "
+    "reject path (overload) and the admit path (a limit never reached)",
     plan_threads};
 static const struct rl_suite memory_order = {
     "memory-order",
