@@ -1,13 +1,17 @@
 # ratelab — one non-recursive Makefile. Build outputs go under build/.
 #
 #   make              build/ratelab (-O2 -Wall -Wextra -Werror)
-#   make test         format and layering checks, every CUnit suite, the
-#                     teaching build's suite and a ThreadSanitizer pass over
-#                     the threaded suites
-#   make bench        the quick suite: results/quick-<host>.csv and two tables
+#   make test         make deps, then format and layering checks, the Google
+#                     Benchmark build, every CUnit suite, the teaching build's
+#                     suite, a ThreadSanitizer pass over the threaded suites,
+#                     both allocators, and the quick conformance subset
+#   make bench        make deps, then the quick suite: results/quick-<host>.csv,
+#                     its tables, and its figures in plots/out/
 #   make teach        build/ratelab-teach, race points widened
 #   make deps         install missing Debian packages (nothing when present)
 #   make alloc-compare  allocation-heavy runs under glibc and jemalloc, ratios
+#   make conformance  the peers' own code, decision by decision (docs/conformance.md)
+#   make fuzz, make soak, make plots, make paper: see their sections below
 #   SAN=address|thread make …   sanitized build under build/san-<kind>/
 #   MALLOC=jemalloc make …      linked with jemalloc, under build/jemalloc/
 
@@ -41,7 +45,7 @@ endif
 # The allocator is a build switch, as in Redis: glibc's malloc by default,
 # MALLOC=jemalloc links Debian's libjemalloc (malloc, free, … replaced for the
 # whole process) into its own folder. Which malloc a run used is found at run
-# time (harness/allocator.c), so an LD_PRELOADed one is reported too. The
+# time (harness/sys/allocator.c), so an LD_PRELOADed one is reported too. The
 # sanitizers bring their own malloc, so the two switches do not combine.
 MALLOC ?=
 ifeq ($(MALLOC),jemalloc)

@@ -32,7 +32,7 @@ admit_l = ''
 do for [l in limits] { if (path_of(l) eq 'admit') { admit_l = l } }
 trylock_rej = (admit_l eq '') ? '' : system("awk '$1 == \"".admit_l."\" && $2 == \"fw_trylock\" && $3 > 1 {printf \"%s%.0f%% at %s threads\", (n++ ? \", \" : \"\"), 100 * $4, $3}' ".rej)
 has_trylock = system("awk '$4 == \"fw_trylock\" {print 1; exit}' ".data) eq '1'
-note = has_trylock ? "fw_trylock rejects when its lock is taken instead of waiting for it: under contention most of its calls return at once, without looking\nat the window — cheap rejects, and false ones whenever the window had room (README: Trylock false rejects)" : ''
+note = has_trylock ? "fw_trylock rejects when its lock is taken instead of waiting for it: under contention most of its calls return at once, without looking\nat the window — cheap rejects, and false ones whenever the window had room (docs/threads.md: Trylock rejects under contention)" : ''
 if (has_trylock && trylock_rej ne '') {
     note = note.".\nOn the admit path, where every reject is false, the median share of its calls rejected was ".trylock_rej."."
 }

@@ -2,7 +2,7 @@
 # alloc_compare.sh — the allocation-heavy configurations under glibc's malloc
 # and under jemalloc, in one run, with the ratios of throughput and memory.
 #
-#   sh harness/alloc_compare.sh GLIBC_BIN JEMALLOC_BIN     (make alloc-compare)
+#   sh harness/bench/alloc_compare.sh GLIBC_BIN JEMALLOC_BIN     (make alloc-compare)
 #
 # Each stress configuration runs as its own process, once per binary and
 # round, the two binaries back to back in ABBA order (glibc then jemalloc,

@@ -126,7 +126,7 @@ printf '%s\n' "$algos" | tr ',' '\n' | awk -v tolerance="$tolerance" -v runs="$t
                 verdict = sprintf("DISAGREE: the gap (%.1f ns) is no more than the loops differ by (null: %.1f ns)",
                                   s - g, loop_gap)
             else
-                verdict = "DISAGREE: not explained here (README.md, \"Google Benchmark\")"
+                verdict = "DISAGREE: not explained here (docs/gbench.md)"
             print row[algo] "  " verdict
         }
         printf "\nratio: Google Benchmark median ÷ ratelab stress median; within %.0f%% is agreement.\n", tolerance * 100

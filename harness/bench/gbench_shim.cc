@@ -130,7 +130,7 @@ bool leave_single_threaded_mode()
 int main(int argc, char **argv)
 {
     /* --single-threaded-process keeps glibc's single-thread fast paths, to
-     * measure what they are worth (README, "Google Benchmark"). */
+     * measure what they are worth (docs/gbench.md). */
     bool single_threaded = false;
     for (int i = 1; i < argc; i++)
         if (std::strcmp(argv[i], "--single-threaded-process") == 0) {
