@@ -444,6 +444,74 @@ static void test_unsorted_input(void)
     rl_event_log_free(&log);
 }
 
+/* A random log in time order, and the same events shuffled with the
+ * order of equal times kept (what a stable sort restores): every metric of
+ * every key, oracles included, is the same. Sizes on both sides of the
+ * sort's short path (in-place merge below 512 events, radix above), and
+ * times dense enough that a key often has equal ones. */
+static void test_unsorted_equals_sorted(void)
+{
+    static const size_t sizes[] = {40, 600, 6000};
+    uint64_t seed = 7;
+    for (size_t s = 0; s < LEN(sizes); s++) {
+        size_t len = sizes[s];
+        struct rl_event_log sorted = {.complete = true}, shuffled = {.complete = true};
+        uint64_t t = 0;
+        for (size_t i = 0; i < len; i++) {
+            t += rl_test_xorshift64(&seed) % 3; /* 0 often: equal times */
+            struct rl_event e = EV(t, (uint32_t)(rl_test_xorshift64(&seed) % 3),
+                                   (uint32_t)(1 + rl_test_xorshift64(&seed) % 2),
+                                   (uint8_t)(rl_test_xorshift64(&seed) % 3 != 0));
+            CU_ASSERT_EQUAL_FATAL(rl_event_log_push(&sorted, &e), 0);
+            CU_ASSERT_EQUAL_FATAL(rl_event_log_push(&shuffled, &e), 0);
+        }
+        struct rl_event *ev = shuffled.events;
+        for (size_t i = len; i-- > 1;) { /* Fisher–Yates */
+            size_t j = (size_t)(rl_test_xorshift64(&seed) % (i + 1));
+            struct rl_event x = ev[i];
+            ev[i] = ev[j];
+            ev[j] = x;
+        }
+        /* the k-th event at time t in the shuffle becomes the k-th in the
+         * sorted log: equal times keep their order, all else stays moved */
+        size_t *taken = calloc(len, sizeof *taken);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(taken);
+        for (size_t i = 0; i < len; i++) {
+            size_t first = 0;
+            while (sorted.events[first].t_ns != ev[i].t_ns)
+                first++;
+            ev[i] = sorted.events[first + taken[first]++];
+        }
+        free(taken);
+        bool moved = false;
+        for (size_t i = 1; i < len; i++)
+            moved |= ev[i - 1].t_ns > ev[i].t_ns;
+        EXPECT(moved, "size %zu: the shuffle left the log sorted", len);
+
+        struct rl_check_result a, b;
+        check_log(&sorted, 4, 10, 3, &a);
+        check_log(&shuffled, 4, 10, 3, &b);
+        EXPECT_FATAL(a.key_count == b.key_count, "size %zu: %u keys, %u unsorted", len, a.key_count,
+                     b.key_count);
+        EXPECT(memcmp(&a.total, &b.total, sizeof a.total) == 0, "size %zu: totals differ", len);
+        for (uint32_t k = 0; k < a.key_count; k++)
+            EXPECT(memcmp(&a.per_key[k], &b.per_key[k], sizeof a.per_key[k]) == 0,
+                   "size %zu: key %u's metrics differ", len, k);
+        EXPECT(a.total.strong_violations > 0 && a.total.false_admits > 0,
+               "size %zu: the log breaks nothing, so it tests little", len);
+        for (size_t i = 0; i < len; i++) {
+            const struct rl_event *x = &sorted.events[i], *y = &shuffled.events[i];
+            EXPECT(x->t_ns == y->t_ns && x->key == y->key && x->n == y->n &&
+                       x->admitted == y->admitted,
+                   "size %zu: event %zu sorted differently", len, i);
+        }
+        rl_check_result_free(&a);
+        rl_check_result_free(&b);
+        rl_event_log_free(&sorted);
+        rl_event_log_free(&shuffled);
+    }
+}
+
 static void test_empty_log(void)
 {
     struct rl_event_log log = {.complete = true};
@@ -727,6 +795,7 @@ RL_TEST_SUITE("checker", {"cost weighting (n > 1)", test_cost_weighting},
               {"oracles: algorithm rejects too much", test_oracle_rejects_too_much},
               {"incomplete log: no oracle, utilization NAN", test_incomplete_log},
               {"unsorted input is sorted", test_unsorted_input},
+              {"a shuffled log measures as its sorted self", test_unsorted_equals_sorted},
               {"certain maxima with stamp gaps, hand-worked", test_certain_maxima},
               {"certain maxima against a naive reference", test_certain_against_reference},
               {"empty log", test_empty_log}, {"limit 0 and interval 0 are errors", test_bad_params},

@@ -240,12 +240,16 @@ static void test_csv_errors(void)
     write_text(path, "t_ns,key,n\n1,a,1\n");
     CU_ASSERT_EQUAL(rl_event_log_read_csv(path, &log, err, sizeof err), -1);
     snprintf(want, sizeof want,
-             "%s:1: header must be 't_ns,key,n,admitted,thread', not 't_ns,key,n'", path);
+             "%s:1: header must be 't_ns,key,n,admitted,thread' (',thread' optional), not "
+             "'t_ns,key,n'",
+             path);
     CU_ASSERT_STRING_EQUAL(err, want);
     write_text(path, "");
     CU_ASSERT_EQUAL(rl_event_log_read_csv(path, &log, err, sizeof err), -1);
     snprintf(want, sizeof want,
-             "%s:1: header must be 't_ns,key,n,admitted,thread', but the file is empty", path);
+             "%s:1: header must be 't_ns,key,n,admitted,thread' (',thread' optional), but the "
+             "file is empty",
+             path);
     CU_ASSERT_STRING_EQUAL(err, want);
     unlink(path);
     CU_ASSERT_EQUAL(rl_event_log_read_csv(path, &log, err, sizeof err), -1);
@@ -258,6 +262,54 @@ static void test_csv_errors(void)
     CU_ASSERT_EQUAL(log.len, 0);
     CU_ASSERT(log.complete);
     rl_event_log_free(&log);
+    unlink(path);
+}
+
+/* Without the thread column (logs from other systems, the conformance
+ * drivers): thread 0, every line four fields, and the other errors as with
+ * five. A header that is neither form, or a line with the other count of
+ * fields, is refused with its line number. */
+static void test_csv_without_thread(void)
+{
+    const char *path = tmp_path("nothread.csv");
+    char err[512] = "", want[512];
+    struct rl_event_log log;
+    write_text(path, "t_ns,key,n,admitted\r\n9,bob,1,1\r\n3,alice,2,0\n7,bob,1,1");
+    CU_ASSERT_EQUAL_FATAL(rl_event_log_read_csv(path, &log, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(log.len, 3);
+    CU_ASSERT_EQUAL(log.key_count, 2);
+    CU_ASSERT(log.complete);
+    CU_ASSERT_EQUAL(log.events[0].t_ns, 9);
+    CU_ASSERT_EQUAL(log.events[1].n, 2);
+    CU_ASSERT_EQUAL(log.events[1].admitted, 0);
+    CU_ASSERT_EQUAL(log.events[2].key, log.events[0].key);
+    for (size_t i = 0; i < log.len; i++)
+        EXPECT_EQ(log.events[i].thread, 0);
+    rl_event_log_free(&log);
+
+    static const struct {
+        const char *text, *message;
+    } bad[] = {
+        {"t_ns,key,n,admitted\n1,a,1,1\n2,a,1,1,0\n",
+         ":3: expected 4 fields t_ns,key,n,admitted, found 5"},
+        {"t_ns,key,n,admitted\n1,a,1,1\n\n", ":3: empty line (each line is t_ns,key,n,admitted)"},
+        {"t_ns,key,n,admitted\n1,a,1,2\n", ":2: admitted must be 0 or 1, not '2'"},
+        {"t_ns,key,n,admitted\n1,a,1,\n", ":2: admitted must be 0 or 1, not ''"},
+        {"t_ns,key,n,admitted,thread\n1,a,1,1\n",
+         ":2: expected 5 fields t_ns,key,n,admitted,thread, found 4"},
+        {"t_ns,key,n,admitted,\n1,a,1,1\n", ":1: header must be"},
+        {"t_ns,key,n,admitted,threads\n1,a,1,1,0\n", ":1: header must be"},
+        {"t_ns,key,n,admit\n1,a,1,1\n", ":1: header must be"},
+    };
+    for (size_t i = 0; i < LEN(bad); i++) {
+        write_text(path, bad[i].text);
+        err[0] = '\0';
+        CU_ASSERT_EQUAL(rl_event_log_read_csv(path, &log, err, sizeof err), -1);
+        snprintf(want, sizeof want, "%s%s", path, bad[i].message);
+        EXPECT(strncmp(err, want, strlen(want)) == 0, "case %zu: got '%s', want '%s'", i, err,
+               want);
+        CU_ASSERT_PTR_NULL(log.events);
+    }
     unlink(path);
 }
 
@@ -314,4 +366,5 @@ RL_TEST_SUITE("event_log", {"sort is stable", test_sort_is_stable},
               {"CSV round trip with text keys", test_csv_round_trip},
               {"CSV with 200000 keys", test_csv_many_keys},
               {"CSV errors carry path and line", test_csv_errors},
+              {"CSV without the thread column", test_csv_without_thread},
               {"CSV write goes through tmp and rename", test_csv_write_is_atomic})

@@ -16,8 +16,12 @@
 
 _Static_assert(sizeof(struct rl_event) == 24, "recorder buffers assume 24-byte events");
 
-#define HEADER     "t_ns,key,n,admitted,thread"
-#define HEADER_LEN (sizeof HEADER - 1)
+/* The writer's header; the reader also takes it without ",thread" (logs
+ * from elsewhere, such as tests/conformance's drivers: thread 0). */
+#define HEADER          "t_ns,key,n,admitted,thread"
+#define HEADER_LEN      (sizeof HEADER - 1)
+#define HEADER_4_LEN    (sizeof "t_ns,key,n,admitted" - 1)
+#define HEADER_EXPECTED "header must be '" HEADER "' (',thread' optional)"
 
 /* Appends one event, doubling the array when full. -1 with errno ENOMEM,
  * the log unchanged. */
@@ -86,10 +90,13 @@ static const char *line_end(const char *p, const char *end)
     return nl ? nl : end;
 }
 
-/* Parses every line after the header into out; -1 with the message in err. */
-static int parse_events(const char *path, const char *p, const char *end, struct rl_event_log *out,
-                        struct rl_key_table *kt, char *err, size_t err_len)
+/* Parses every line after the header into out; fields is 5, or 4 when the
+ * header has no thread column. -1 with the message in err. */
+static int parse_events(const char *path, const char *p, const char *end, int fields,
+                        struct rl_event_log *out, struct rl_key_table *kt, char *err,
+                        size_t err_len)
 {
+    const char *names = fields == 5 ? HEADER : "t_ns,key,n,admitted";
     for (size_t line = 2; p < end; line++) {
         const char *eol = line_end(p, end);
         const char *le = eol > p && eol[-1] == '\r' ? eol - 1 : eol;
@@ -105,17 +112,15 @@ static int parse_events(const char *path, const char *p, const char *end, struct
                 commas++;
             }
         if (le == p) {
-            rl_set_err(err, err_len, "%s:%zu: empty line (each line is t_ns,key,n,admitted,thread)",
-                       path, line);
+            rl_set_err(err, err_len, "%s:%zu: empty line (each line is %s)", path, line, names);
             return -1;
         }
-        if (commas != 4) {
-            rl_set_err(err, err_len,
-                       "%s:%zu: expected 5 fields t_ns,key,n,admitted,thread, found %d", path, line,
-                       commas + 1);
+        if (commas != fields - 1) {
+            rl_set_err(err, err_len, "%s:%zu: expected %d fields %s, found %d", path, line, fields,
+                       names, commas + 1);
             return -1;
         }
-        stop[4] = le;
+        stop[fields - 1] = le;
         struct rl_event ev;
         uint64_t v;
         if (!parse_uint(start[0], stop[0], UINT64_MAX, &v)) {
@@ -144,7 +149,8 @@ static int parse_events(const char *path, const char *p, const char *end, struct
             return -1;
         }
         ev.admitted = (uint8_t)(start[3][0] - '0');
-        if (!parse_uint(start[4], stop[4], UINT16_MAX, &v)) {
+        v = 0; /* no thread column: thread 0 */
+        if (fields == 5 && !parse_uint(start[4], stop[4], UINT16_MAX, &v)) {
             field_err(err, err_len, path, line, "thread must be an integer from 0 to 65535",
                       start[4], stop[4]);
             return -1;
@@ -174,12 +180,13 @@ int rl_event_log_read_csv(const char *path, struct rl_event_log *out, char *err,
     const char *p = rl_file_bytes_skip_bom(ft.data, ft.len), *end = ft.data + ft.len;
     const char *eol = line_end(p, end);
     const char *le = eol > p && eol[-1] == '\r' ? eol - 1 : eol;
-    if ((size_t)(le - p) != HEADER_LEN || memcmp(p, HEADER, HEADER_LEN) != 0) {
+    size_t header_len = (size_t)(le - p);
+    if ((header_len != HEADER_LEN && header_len != HEADER_4_LEN) ||
+        memcmp(p, HEADER, header_len) != 0) {
         if (p == end)
-            rl_set_err(err, err_len, "%s:1: header must be '%s', but the file is empty", path,
-                       HEADER);
+            rl_set_err(err, err_len, "%s:1: " HEADER_EXPECTED ", but the file is empty", path);
         else
-            field_err(err, err_len, path, 1, "header must be '" HEADER "'", p, le);
+            field_err(err, err_len, path, 1, HEADER_EXPECTED, p, le);
         rl_file_bytes_free(&ft);
         return -1;
     }
@@ -206,7 +213,7 @@ int rl_event_log_read_csv(const char *path, struct rl_event_log *out, char *err,
         out->cap = lines;
     }
     if (rc == 0)
-        rc = parse_events(path, p, end, out, &kt, err, err_len);
+        rc = parse_events(path, p, end, header_len == HEADER_LEN ? 5 : 4, out, &kt, err, err_len);
     rl_file_bytes_free(&ft);
     if (rc < 0) {
         rl_key_table_free(&kt);

@@ -2,7 +2,8 @@
  *
  * The recorder produces one; `ratelab sim --decisions` writes one; `ratelab
  * check --events` reads one from ratelab or from any other system. CSV
- * header `t_ns,key,n,admitted,thread`; admitted is 0 or 1.
+ * header `t_ns,key,n,admitted,thread`; admitted is 0 or 1. The reader also
+ * takes `t_ns,key,n,admitted` (every line then has four fields; thread 0).
  */
 #ifndef RL_EVENT_LOG_H
 #define RL_EVENT_LOG_H
@@ -36,9 +37,10 @@ struct rl_event_log {
 
 int rl_event_log_push(struct rl_event_log *log, const struct rl_event *event);
 
-/* Reads a decision log CSV; complete is set (rejects are expected in such a
- * file). -1 with one line in err: missing file, bad header, malformed line
- * with its number. Lines need not be sorted by time. */
+/* Reads a decision log CSV, with or without the thread column; complete is
+ * set (rejects are expected in such a file). -1 with one line in err:
+ * missing file, bad header, malformed line with its number. Lines need not
+ * be sorted by time: they are kept in file order (rl_check sorts them). */
 int rl_event_log_read_csv(const char *path, struct rl_event_log *out, char *err, size_t err_len);
 
 /* Writes through a temporary file and a rename. -1 with a reason in err. */

@@ -100,7 +100,6 @@ enum rl_cli_option {
  * first two only, for a command that builds no limiter (check: the (L, I)
  * checked against; trace: what the workload's defaults scale with). */
 extern const char rl_cli_limiter_help[];
-extern const char rl_cli_check_window_help[];
 extern const char rl_cli_trace_window_help[];
 extern const char rl_cli_workload_help[];
 

@@ -13,28 +13,46 @@
 
 static void check_help(void)
 {
-    printf("usage: ratelab check --events FILE [--limit L --interval DUR] [--epoch DUR]\n"
+    printf("usage: ratelab check --events FILE --limit L --interval DUR [--epoch DUR]\n"
+           "                     [--promise strong|weak|window|bucket [--burst B]]\n"
            "                     [--admits-only] [--per-key] [--format table|csv|json]\n"
            "                     [--out FILE.csv]\n\n"
            "Checks a decision log from ratelab (sim, replay or stress --decisions) or from\n"
-           "any other system.\n"
-           "FILE is CSV with header t_ns,key,n,admitted,thread (admitted 0 or 1; lines in\n"
-           "any order). Reports per key and worst key: max admitted cost in any sliding\n"
-           "window [t, t+I) and any aligned window [epoch+kI, epoch+(k+1)I), the excess over\n"
-           "L, strong violations, and false admits/rejects against ideal strong (sliding\n"
-           "log) and weak (aligned window) oracles replaying the same attempts.\n\n"
+           "any other system, and with --promise judges it as sim judges an algorithm.\n"
+           "FILE is CSV with header t_ns,key,n,admitted,thread, or t_ns,key,n,admitted\n"
+           "(thread 0); admitted is 0 or 1. Lines may come in any order: they are sorted by\n"
+           "time, stably (equal times keep their file order), before anything is measured.\n"
+           "Reports per key and worst key: max admitted cost in any sliding window [t, t+I)\n"
+           "and any aligned window [epoch+kI, epoch+(k+1)I), the excess over L, strong\n"
+           "violations, and false admits/rejects against ideal strong (sliding log) and weak\n"
+           "(aligned window) oracles replaying the same attempts.\n\n"
+           "The limit checked against (both required):\n"
+           "  --limit L         admitted cost per interval\n"
+           "  --interval DUR    interval I, e.g. 100ms, 1s\n\n"
+           "  --promise P       judge the log by promise P and print held yes or no, by\n"
+           "                    sim's rule (docs/design.md, Definitions), for every key:\n"
+           "                    strong  max_sliding <= L\n"
+           "                    weak    max_aligned <= L (aligned from --epoch)\n"
+           "                    window  max_sliding <= 2L and window_excess = 0\n"
+           "                    bucket  max_sliding <= B + L\n"
+           "                    (concurrency is judged on permits held at once, which\n"
+           "                    needs release events: stress measures it, a log cannot)\n"
+           "  --burst B         bucket capacity for --promise bucket (default L)\n"
            "  --epoch DUR       where aligned windows start, in log time (default 0ns)\n"
            "  --admits-only     the log holds admits only (stress --decisions, a service's\n"
-           "                    access log): the maxima, excesses and violations still\n"
-           "                    hold, but the oracles need every attempt, so false\n"
-           "                    admits/rejects and utilization are left out\n"
+           "                    access log): the maxima, excesses, violations and the\n"
+           "                    promise still hold, but the oracles need every attempt, so\n"
+           "                    false admits/rejects and utilization are left out\n"
            "  --per-key         one line per key as well\n"
            "  --format F        standard output: table (default), csv (a line for all keys,\n"
-           "                    key *, then one per key with --per-key) or json\n"
+           "                    key *, then one per key with --per-key; with --promise, the\n"
+           "                    columns promise and held) or json\n"
            "  --out FILE        also write the csv lines to FILE, under a temporary name,\n"
            "                    then renamed; - writes them to standard output in place of\n"
-           "                    the table\n\n%s",
-           rl_cli_check_window_help);
+           "                    the table\n\n"
+           "Exit status: 0 the promise held (or no --promise), 1 the promise is broken\n"
+           "(or the check failed: out of memory, an --out file not written; one line on\n"
+           "stderr then), 2 bad input (options, or a log that cannot be read).\n");
 }
 
 static const char *const metric_names[] = {"attempts",
@@ -98,9 +116,65 @@ static const char *const csv_columns[] = {"key",
                                           "utilization",
                                           NULL};
 
+/* ---- --promise ----------------------------------------------------------- */
+
+/* The promises a decision log can be judged by, by name; exits 2 on any
+ * other. concurrency bounds the permits held at once, which needs the
+ * releases, and a log has only decisions. */
+static enum rl_promise parse_promise(const char *cmd, const char *arg)
+{
+    static const enum rl_promise judged[] = {RL_PROMISE_STRONG, RL_PROMISE_WEAK, RL_PROMISE_WINDOW,
+                                             RL_PROMISE_BUCKET};
+    for (size_t i = 0; i < sizeof judged / sizeof judged[0]; i++)
+        if (strcmp(arg, rl_promise_name(judged[i])) == 0)
+            return judged[i];
+    if (strcmp(arg, rl_promise_name(RL_PROMISE_CONCURRENCY)) == 0)
+        rl_cli_usage_error(cmd, "--promise concurrency cannot be judged from a decision log: it "
+                                "bounds permits held at once, and a log has no releases (stress "
+                                "measures it as max_in_flight)");
+    rl_cli_usage_error(cmd, "unknown --promise '%s' (accepted: strong, weak, window, bucket)", arg);
+}
+
+/* The promise to judge, with the limit (and burst) it is judged against. */
+struct judge {
+    bool given;
+    enum rl_promise promise;
+    struct rl_config cfg;
+};
+
+/* sim's verdict, from the one rule there is (report/result.c,
+ * rl_result_promise_held): a result row of an algorithm making this promise
+ * whose decisions were all checked, none dropped and none an error. So
+ * "yes" or "no", judged on the certain maxima, which equal the plain ones
+ * in a log (no certainty gaps). */
+static struct rl_result judged_row(const struct judge *j, const struct rl_algo *algo,
+                                   const struct rl_key_metrics *m)
+{
+    return (struct rl_result){.algo = algo, .cfg = j->cfg, .checked = true, .m = *m};
+}
+
+static const char *promise_held(const struct judge *j, const struct rl_key_metrics *m)
+{
+    const struct rl_algo algo = {.name = "check", .promise = j->promise};
+    struct rl_result r = judged_row(j, &algo, m);
+    return rl_result_promise_held(&r);
+}
+
+/* "max_sliding <= 10": what the verdict compares, for the table. */
+static void promise_rule(const struct judge *j, char *buf, size_t len)
+{
+    const struct rl_algo algo = {.name = "check", .promise = j->promise};
+    struct rl_result r = judged_row(j, &algo, &(struct rl_key_metrics){0});
+    unsigned long long bound = (unsigned long long)rl_result_promised_bound(&r);
+    snprintf(buf, len, "%s <= %llu%s",
+             j->promise == RL_PROMISE_WEAK ? "max_aligned" : "max_sliding", bound,
+             j->promise == RL_PROMISE_WINDOW ? ", window_excess = 0" : "");
+}
+
 struct checked {
     const struct rl_event_log *log;
     const struct rl_check_result *res;
+    const struct judge *judge;
     bool per_key;
 };
 
@@ -120,6 +194,10 @@ static void fill_csv(struct rl_cli_sheet *s, const void *data)
             else
                 rl_cli_sheet_empty(s);
         rl_cli_sheet_real(s, rl_check_utilization(m, res->complete));
+        if (c->judge->given) {
+            rl_cli_sheet_text(s, rl_promise_name(c->judge->promise));
+            rl_cli_sheet_text(s, promise_held(c->judge, m));
+        }
     }
 }
 
@@ -141,13 +219,16 @@ static void print_json_metrics(const struct rl_key_metrics *m, bool complete)
 }
 
 static void print_json(const struct rl_event_log *log, const struct rl_check_result *res,
-                       bool per_key)
+                       const struct judge *judge, bool per_key)
 {
     char buf[32];
     printf("{\n  \"total\": ");
     print_json_metrics(&res->total, res->complete);
     printf(",\n  \"worst_key\": ");
     rl_json_string(stdout, key_name(log, res->worst_key, buf, sizeof buf));
+    if (judge->given)
+        printf(",\n  \"promise\": \"%s\",\n  \"held\": \"%s\"", rl_promise_name(judge->promise),
+               promise_held(judge, &res->total));
     if (per_key) {
         printf(",\n  \"per_key\": [");
         for (uint32_t k = 0; k < res->key_count; k++) {
@@ -155,6 +236,8 @@ static void print_json(const struct rl_event_log *log, const struct rl_check_res
             rl_json_string(stdout, key_name(log, k, buf, sizeof buf));
             printf(", \"metrics\": ");
             print_json_metrics(&res->per_key[k], res->complete);
+            if (judge->given)
+                printf(", \"held\": \"%s\"", promise_held(judge, &res->per_key[k]));
             printf("}");
         }
         printf("\n  ]");
@@ -162,10 +245,12 @@ static void print_json(const struct rl_event_log *log, const struct rl_check_res
     printf("\n}\n");
 }
 
-static void print_per_key(const struct rl_event_log *log, const struct rl_check_result *res);
+static void print_per_key(const struct rl_event_log *log, const struct rl_check_result *res,
+                          const struct judge *judge);
 
 static void print_table(const struct rl_event_log *log, const struct rl_check_result *res,
-                        const struct rl_check_params *params, bool per_key)
+                        const struct rl_check_params *params, const struct judge *judge,
+                        bool per_key)
 {
     unsigned long long v[16];
     metric_values(&res->total, v);
@@ -185,40 +270,68 @@ static void print_table(const struct rl_event_log *log, const struct rl_check_re
         printf("%-20s %14.4f\n", "utilization", u);
     char buf[32];
     printf("%-20s %14s\n", "worst_key", key_name(log, res->worst_key, buf, sizeof buf));
+    if (judge->given) {
+        char rule[96];
+        promise_rule(judge, rule, sizeof rule);
+        printf("%-20s %14s   (%s, every key)\n", "promise", rl_promise_name(judge->promise), rule);
+        printf("%-20s %14s\n", "held", promise_held(judge, &res->total));
+    }
     if (per_key)
-        print_per_key(log, res);
+        print_per_key(log, res, judge);
     printf("\n(N L): the maximum as a multiple of L; n/a: needs the rejects, which an\n"
            "admits-only log lacks. max_sliding, max_aligned: the most cost admitted in any\n"
            "window [t, t+I) and [epoch + k·I, epoch + (k+1)·I); false_adm, false_rej (and the\n"
            "false_* lines): admitted here and rejected by the oracle replaying the same attempts\n"
            "(the sliding log; weak_: the aligned window), and the reverse; worst_key: the key\n"
            "with the largest max_sliding. Every metric: results/README.md (check).\n");
+    if (judge->given)
+        printf("held: the promise kept by every key, judged as sim judges it (yes or no).\n");
 }
 
-static void print_per_key(const struct rl_event_log *log, const struct rl_check_result *res)
+static void print_per_key(const struct rl_event_log *log, const struct rl_check_result *res,
+                          const struct judge *judge)
 {
     char buf[32];
-    printf("\n%-16s %10s %10s %12s %12s %10s %10s\n", "key", "admits", "rejects", "max_sliding",
-           "max_aligned", "false_adm", "false_rej");
+    printf("\n%-16s %10s %10s %12s %12s %10s %10s%s\n", "key", "admits", "rejects", "max_sliding",
+           "max_aligned", "false_adm", "false_rej", judge->given ? "  held" : "");
     for (uint32_t k = 0; k < res->key_count; k++) {
         const struct rl_key_metrics *m = &res->per_key[k];
         printf("%-16s %10llu %10llu %12llu %12llu", key_name(log, k, buf, sizeof buf),
                (unsigned long long)m->admits, (unsigned long long)m->rejects,
                (unsigned long long)m->max_sliding, (unsigned long long)m->max_aligned);
         if (res->complete)
-            printf(" %10llu %10llu\n", (unsigned long long)m->false_admits,
+            printf(" %10llu %10llu", (unsigned long long)m->false_admits,
                    (unsigned long long)m->false_rejects);
         else
-            printf(" %10s %10s\n", "n/a", "n/a");
+            printf(" %10s %10s", "n/a", "n/a");
+        if (judge->given)
+            printf("  %4s", promise_held(judge, m));
+        printf("\n");
     }
+}
+
+/* The csv columns, with promise and held when a promise is judged. */
+static void sheet_columns(const struct judge *judge, const char **columns, size_t len)
+{
+    size_t n = 0;
+    for (size_t i = 0; csv_columns[i] && n + 3 < len; i++)
+        columns[n++] = csv_columns[i];
+    if (judge->given) {
+        columns[n++] = "promise";
+        columns[n++] = "held";
+    }
+    columns[n] = NULL;
 }
 
 int rl_cmd_check(int argc, char **argv)
 {
+    enum { OPT_PROMISE = 10000 }; /* check's own */
     static const struct option options[] = {RL_CLI_HELP_OPTION,
                                             RL_CLI_WINDOW_OPTIONS,
                                             {"events", required_argument, NULL, OPT_EVENTS},
                                             {"epoch", required_argument, NULL, OPT_EPOCH},
+                                            {"promise", required_argument, NULL, OPT_PROMISE},
+                                            {"burst", required_argument, NULL, OPT_BURST},
                                             {"per-key", no_argument, NULL, OPT_PER_KEY},
                                             {"admits-only", no_argument, NULL, OPT_ADMITS_ONLY},
                                             RL_CLI_OUTPUT_OPTIONS,
@@ -226,8 +339,9 @@ int rl_cmd_check(int argc, char **argv)
     const char *cmd = "check", *events_path = NULL;
     struct rl_config cfg;
     rl_cli_limiter_defaults(&cfg);
+    struct judge judge = {0};
     uint64_t epoch_ns = 0;
-    bool per_key = false, admits_only = false;
+    bool per_key = false, admits_only = false, limit_given = false, interval_given = false;
     struct rl_cli_output output = {.format = RL_FORMAT_TABLE};
     char err[512];
     int code;
@@ -243,6 +357,10 @@ int rl_cmd_check(int argc, char **argv)
             if (rl_parse_duration_ns(optarg, &epoch_ns, err, sizeof err) != 0)
                 rl_cli_usage_error(cmd, "--epoch: %s", err);
             break;
+        case OPT_PROMISE:
+            judge.promise = parse_promise(cmd, optarg);
+            judge.given = true;
+            break;
         case OPT_PER_KEY:
             per_key = true;
             break;
@@ -250,6 +368,8 @@ int rl_cmd_check(int argc, char **argv)
             admits_only = true;
             break;
         default:
+            limit_given |= code == OPT_LIMIT;
+            interval_given |= code == OPT_INTERVAL;
             if (!rl_cli_limiter_option(cmd, code, optarg, &cfg) &&
                 !rl_cli_output_option(cmd, code, optarg, &output))
                 rl_cli_bad_option(cmd, code, argv);
@@ -259,13 +379,25 @@ int rl_cmd_check(int argc, char **argv)
         rl_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
     if (events_path == NULL)
         rl_cli_usage_error(cmd, "--events FILE is required (CSV: t_ns,key,n,admitted,thread)");
+    if (cfg.burst != 0 && !(judge.given && judge.promise == RL_PROMISE_BUCKET))
+        rl_cli_usage_error(cmd, "--burst B is the capacity for --promise bucket, and no other");
     rl_cli_output_check(cmd, &output);
 
     double t0 = (double)rl_monotonic_ns() / 1e9;
     struct rl_event_log log;
     if (rl_event_log_read_csv(events_path, &log, err, sizeof err) != 0)
         rl_cli_usage_error(cmd, "%s", err);
+    /* After the log: a log that cannot be read is named first. No default:
+     * a limit guessed for the user judges the wrong promise. */
+    if (!limit_given || !interval_given) {
+        rl_event_log_free(&log);
+        rl_cli_usage_error(cmd, "%s required: the limit the log is checked against",
+                           !limit_given && !interval_given ? "--limit L and --interval DUR are"
+                           : !limit_given                  ? "--limit L is"
+                                                           : "--interval DUR is");
+    }
     log.complete = !admits_only;
+    judge.cfg = cfg;
     double t1 = (double)rl_monotonic_ns() / 1e9;
     struct rl_check_params params = {
         .limit = cfg.limit, .interval_ns = cfg.interval_ns, .epoch_ns = epoch_ns};
@@ -276,7 +408,7 @@ int rl_cmd_check(int argc, char **argv)
 
     enum rl_cli_format view = rl_cli_output_view(&output);
     if (view == RL_FORMAT_JSON) {
-        print_json(&log, &res, per_key);
+        print_json(&log, &res, &judge, per_key);
     } else if (view == RL_FORMAT_TABLE) {
         char interval[RL_DURATION_BUF_LEN], shown[1024];
         printf("check: %zu decisions over %u key%s from %s; L=%llu per %s\n", log.len,
@@ -285,18 +417,22 @@ int rl_cmd_check(int argc, char **argv)
                rl_format_duration_ns(cfg.interval_ns, interval, sizeof interval));
         printf("read in %.2f s, checked in %.2f s (%.1f M decisions/s checked)\n\n", t1 - t0,
                t2 - t1, t2 > t1 ? (double)log.len / (t2 - t1) / 1e6 : 0.0);
-        print_table(&log, &res, &params, per_key);
+        print_table(&log, &res, &params, &judge, per_key);
         if (res.complete && res.total.rejects == 0 && res.total.max_sliding > cfg.limit)
             printf("\nno rejects in the log: if it holds admits only, the false_* and\n"
                    "utilization lines above do not apply; run again with --admits-only\n");
     }
     /* the csv view and --out: the same lines (a json view has its own form above) */
-    struct checked checked = {&log, &res, per_key};
+    struct checked checked = {&log, &res, &judge, per_key};
     struct rl_cli_output csv = output;
     if (view == RL_FORMAT_JSON || view == RL_FORMAT_TABLE)
         csv.format = RL_FORMAT_TABLE; /* shown above: only --out is left */
-    rl_cli_write_sheet(cmd, &csv, csv_columns, fill_csv, &checked);
+    const char *columns[sizeof csv_columns / sizeof csv_columns[0] + 2];
+    sheet_columns(&judge, columns, sizeof columns / sizeof columns[0]);
+    rl_cli_write_sheet(cmd, &csv, columns, fill_csv, &checked);
+    /* 1 when the promise is broken, for a user's CI (--help, Exit status) */
+    int status = judge.given && strcmp(promise_held(&judge, &res.total), "no") == 0 ? 1 : 0;
     rl_check_result_free(&res);
     rl_event_log_free(&log);
-    return 0;
+    return status;
 }
