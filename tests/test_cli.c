@@ -106,7 +106,7 @@ static void test_bad_usage(void)
 static void test_help_everywhere(void)
 {
     static const char *const commands[] = {"list",  "sim",    "stress", "replay", "trace",
-                                           "check", "clocks", "keys",   "bench"};
+                                           "check", "clocks", "keys",   "bench",  "claims"};
     static struct rl_cli_outcome o;
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
         char args[64];
@@ -432,7 +432,7 @@ static void test_trace_to_stdout(void)
 static void test_help_lists_used_options(void)
 {
     static const char *const commands[] = {"list",  "sim",    "stress", "replay", "trace",
-                                           "check", "clocks", "keys",   "bench"};
+                                           "check", "clocks", "keys",   "bench",  "claims"};
     static struct rl_cli_outcome help, o;
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++) {
         char args[256];

@@ -21,7 +21,6 @@ const char rl_cli_limiter_help[] =
     "  --burst B         bucket capacity (default L)\n"
     "  --slots S         time-wheel slots (default 10)\n";
 
-
 const char rl_cli_trace_window_help[] =
     "The limit the workload's defaults scale with (no limiter runs):\n" HELP_LIMIT HELP_INTERVAL;
 

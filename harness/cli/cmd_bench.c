@@ -182,6 +182,30 @@ static void print_tables(const struct rl_suite *suite, const struct rl_suite_run
     }
 }
 
+/* The claims suite is `ratelab claims` with bench's --out (its default
+ * results/claims-<host>.csv), --format and --redis: its rows are the
+ * claims' own columns, not result rows. */
+static int bench_claims(const struct rl_cli_output *output, const char *redis)
+{
+    static const char *const formats[] = {"table", "csv", "json"};
+    char *args[10];
+    int n = 0;
+    args[n++] = "claims";
+    args[n++] = "--out";
+    args[n++] = (char *)output->out_path;
+    if (output->format_given && output->format <= RL_FORMAT_JSON) {
+        args[n++] = "--format";
+        args[n++] = (char *)formats[output->format];
+    }
+    if (redis) {
+        args[n++] = "--redis";
+        args[n++] = (char *)redis;
+    }
+    args[n] = NULL;
+    optind = 0; /* getopt starts afresh on the new arguments */
+    return rl_cmd_claims(n, args);
+}
+
 int rl_cmd_bench(int argc, char **argv)
 {
     static const struct option options[] = {RL_CLI_HELP_OPTION,
@@ -217,7 +241,7 @@ int rl_cmd_bench(int argc, char **argv)
     }
     if (optind < argc)
         rl_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-    const char *accepted = "quick, threads, memory-order, accuracy, clocks, keys, redis";
+    const char *accepted = "quick, threads, memory-order, accuracy, clocks, keys, redis, claims";
     if (suite_name == NULL)
         rl_cli_usage_error(cmd, "--suite is required (accepted: %s)", accepted);
     const struct rl_suite *suite = rl_suite_find(suite_name);
@@ -232,6 +256,8 @@ int rl_cmd_bench(int argc, char **argv)
         output.out_path = default_path;
     }
     const char *out_path = output.out_path;
+    if (rl_suite_runs_claims(suite))
+        return bench_claims(&output, redis);
     bool to_stdout = strcmp(out_path, "-") == 0;
     struct rl_config cfg;
     rl_cli_limiter_defaults(&cfg);

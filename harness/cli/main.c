@@ -23,6 +23,7 @@ static const struct {
     {"clocks", rl_cmd_clocks, "measure each clock's cost per read and resolution"},
     {"keys", rl_cmd_keys, "memory of the keyed container: per key, and under key churn"},
     {"bench", rl_cmd_bench, "run a benchmark suite and write a results CSV"},
+    {"claims", rl_cmd_claims, "measure published claims: source, figure, verdict, command"},
 };
 
 static void usage(FILE *out)
@@ -84,7 +85,7 @@ int main(int argc, char **argv)
         if (strcmp(argv[1], commands[i].name) == 0)
             return finish(commands[i].run(argc - 1, argv + 1));
     fprintf(stderr,
-            "ratelab: unknown command '%s' (accepted: list, sim, stress, replay, trace, "
+            "ratelab: unknown command '%s' (accepted: list, sim, stress, replay, trace, claims, "
             "check, clocks, keys, bench; see ratelab --help)\n",
             argv[1]);
     return 2;

@@ -246,8 +246,26 @@ static const struct rl_suite redis = {
     "redis", "the Redis algorithms at 1, 10 and 100 client threads, with redis_noop, recorded",
     plan_redis};
 
-const struct rl_suite *const rl_suites[] = {&quick,  &threads, &memory_order, &accuracy,
-                                            &clocks, &keys,    &redis,        NULL};
+/* Plans nothing: `bench` hands the claims suite to `ratelab claims`. */
+static void plan_claims(struct rl_suite_run *run, const struct rl_algo **algos, size_t count,
+                        unsigned reps, const struct rl_config *cfg)
+{
+    (void)run, (void)algos, (void)count, (void)reps, (void)cfg;
+}
+
+static const struct rl_suite claims = {
+    "claims",
+    "every published claim of ratelab claims, measured: one row each with its source, figure, "
+    "verdict and command (the claims' own columns; --reps does not apply; about 10 s)",
+    plan_claims};
+
+const struct rl_suite *const rl_suites[] = {&quick, &threads, &memory_order, &accuracy, &clocks,
+                                            &keys,  &redis,   &claims,       NULL};
+
+bool rl_suite_runs_claims(const struct rl_suite *suite)
+{
+    return suite == &claims;
+}
 
 const struct rl_suite *rl_suite_find(const char *name)
 {

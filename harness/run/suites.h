@@ -42,4 +42,9 @@ extern const struct rl_suite *const rl_suites[];
 
 const struct rl_suite *rl_suite_find(const char *name);
 
+/* True for the claims suite, which plans nothing: `bench` runs the
+ * published claims (claims.h) instead, and its rows are the claims' own
+ * (`ratelab claims`), not result rows. */
+bool rl_suite_runs_claims(const struct rl_suite *suite);
+
 #endif
