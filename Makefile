@@ -87,8 +87,8 @@ TESTS         := $(BUILD)/ratelab-tests
 TEACH_BIN     := build/ratelab-teach
 TEACH_TESTS   := build/teach/ratelab-tests
 
-.PHONY: all teach jemalloc test check-unit check-teach check-tsan check-allocators bench plots \
-        alloc-compare soak conformance conformance-quick conformance-speed deps clean format format-check layering-check fuzz fuzz-build \
+.PHONY: all teach jemalloc test check-unit check-teach check-tsan check-allocators bench plots paper paper-tables-check \
+        alloc-compare reference soak conformance conformance-quick conformance-speed deps clean format format-check layering-check fuzz fuzz-build \
         fuzz-deps FORCE
 .DEFAULT_GOAL := all
 
@@ -178,6 +178,7 @@ test: deps
 	$(MAKE) --no-print-directory SAN=thread MALLOC= check-tsan
 	$(MAKE) --no-print-directory SAN= MALLOC= check-allocators
 	$(MAKE) --no-print-directory SAN= MALLOC= conformance-quick
+	$(MAKE) --no-print-directory paper-tables-check
 
 check-unit: $(TESTS) $(RATELAB)
 	RATELAB_BIN=$(RATELAB) $(TESTS)
@@ -215,6 +216,18 @@ plots:
 	$(Q)$(MAKE) --no-print-directory deps
 	$(Q)$(MAKE) --no-print-directory all
 	plots/render.sh plots/out $(RATELAB) $(wildcard $(RESULTS)/*.csv)
+
+# Every reference result at one clean commit, so a figure, a docs page and
+# the paper state one revision, host and date (about 15 minutes on 2 vCPUs;
+# nothing else should run meanwhile). The binary is built once, first, on
+# the clean tree: the result files it writes do not make its revision dirty.
+REFERENCE_SUITES := threads memory-order accuracy keys redis clocks claims
+reference:
+	@git diff --quiet HEAD -- . ':!results' || { echo "make reference: commit first: the results name one revision"; exit 1; }
+	$(Q)$(MAKE) --no-print-directory deps
+	$(Q)$(MAKE) --no-print-directory conformance conformance-speed
+	set -e; for s in $(REFERENCE_SUITES); do \
+	    $(RATELAB) bench --suite $$s --reps 3 --out results/reference/$$s.csv; done
 
 # Conformance against the peers' own code (tests/conformance/README.md):
 # x/time/rate, Guava, Linux ___ratelimit, nginx limit_req. Installs their
@@ -384,3 +397,20 @@ $(FUZZ_BINS): build/fuzz/%: build/fuzz/obj/tests/fuzz/%.o build/fuzz/libratelab.
 	$(Q)$(FUZZ_CC) $(FUZZ_SAN) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
 -include $(FUZZ_LIB_OBJS:.o=.d) $(FUZZ_TARGETS:%=build/fuzz/obj/tests/fuzz/%.d)
+
+# ---- paper ---------------------------------------------------------------
+# The paper's generated tables and numbers parse (no LaTeX needed): part of
+# make test, so a results change that breaks the paper fails there.
+paper-tables-check: $(RATELAB)
+	sh paper/tables.sh $(RATELAB) build/paper-tables
+	sh paper/check_tables.sh build/paper-tables paper/ratelab.tex
+
+# make paper: paper/ratelab.pdf from the committed results. The tools first
+# (one line naming what is missing), then the build, then paper/build.sh:
+# figures by plots/render.sh, tables and every number in the prose by
+# paper/tables.sh, checked by paper/check_tables.sh, then latexmk; all of
+# it under paper/out/ (ignored). Always runs: no file is named paper.
+paper:
+	$(Q)sh paper/build.sh tools
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)sh paper/build.sh $(RATELAB)

@@ -151,10 +151,11 @@ seconds=$(($(date +%s) - started))
 # ---- the summary, written whole ---------------------------------------------
 rev=$(git -C "$here" describe --always --dirty 2>/dev/null || echo unknown)
 date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+host=$(hostname -s 2>/dev/null || hostname)
 tmp="$out_csv.tmp.$$"
 {
-    echo "peer,algo,traces,skipped,attempts,identical,peer_rounding,peer_stale_time,semantic,stale_extra_admits,seed,git_rev,date"
-    sed "s/\$/,$seed,$rev,$date/" "$rows"
+    echo "peer,algo,traces,skipped,attempts,identical,peer_rounding,peer_stale_time,semantic,stale_extra_admits,seed,git_rev,date,host"
+    sed "s/\$/,$seed,$rev,$date,$host/" "$rows"
 } >"$tmp" && mv "$tmp" "$out_csv"
 echo "conformance: $count traces a peer (seed $seed), $seconds s; $out_csv:"
 column -s, -t "$out_csv" | cut -c1-150

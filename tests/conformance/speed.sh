@@ -40,8 +40,8 @@ rev=$(git -C "$here" describe --always --dirty 2>/dev/null || echo unknown)
 host=$(hostname -s 2>/dev/null || hostname)
 tmp="$out_csv.tmp.$$"
 {
-    echo "impl,threads,rep,ns_per_op,L,interval_ns,host,cpus,git_rev"
-    sed "s/\$/,$L,$I,$host,$(nproc),$rev/" "$rows"
+    echo "impl,threads,rep,ns_per_op,L,interval_ns,host,cpus,git_rev,date"
+    sed "s/\$/,$L,$I,$host,$(nproc),$rev,$(date -u +%Y-%m-%dT%H:%M:%SZ)/" "$rows"
 } >"$tmp" && mv "$tmp" "$out_csv"
 # Medians over repetitions, then each peer ÷ each ratelab algorithm.
 awk -F, 'NR > 1 {v[$1 "," $2] = v[$1 "," $2] " " $4}

@@ -1,0 +1,762 @@
+#!/bin/sh
+# tables.sh — every table of the paper and every number its prose uses,
+# from the results CSVs, as LaTeX in OUTDIR:
+#
+#   sh paper/tables.sh RATELAB OUTDIR [RESULTS]
+#
+# RESULTS (default results/) holds reference/*.csv, conformance.csv,
+# conformance-speed.csv and, once the registry exists,
+# reference/claims.csv. RATELAB gives the algorithm table (`list --format
+# csv`). Writes OUTDIR/tab-*.tex, each a whole tabular (or xltabular, which
+# may break across pages; paper/ratelab.tex captions it), and OUTDIR/macros.tex:
+# \rldef{KEY}{VALUE}, which the prose uses as \rl{KEY}. Each table file
+# starts with "% columns: N" (and "% numeric: A-B", the columns that hold
+# numbers) for paper/check_tables.sh. A missing input file gives a table
+# that says so, not a failure: the paper builds, and says what it lacks.
+# Nothing here types a number: each comes from a CSV.
+set -eu
+ratelab=$1 out=$2 res=${3:-results}
+ref=$res/reference
+here=$(dirname "$0")
+lib=$here/lib.awk
+macros=$out/macros.tex
+mkdir -p "$out/awk"
+: > "$macros"
+export LC_ALL=C
+
+# run_awk PROGRAM-FILE ARGS...: lib.awk, then the program(s), macros set.
+run_awk() {
+    prog=$1
+    shift
+    awk -v macros="$macros" -f "$lib" -f "$prog" "$@"
+}
+# prog NAME: the awk program on standard input, saved for run_awk.
+prog() { cat > "$out/awk/$1.awk"; }
+
+# missing FILE TABLE: a table body that says the file is not there.
+missing() {
+    echo "tables: $1 not found: $(basename "$2") says so" >&2
+    printf '%% columns: 0\n\\emph{Not generated: \\texttt{%s} does not exist.}\n' "$1" > "$2"
+}
+
+# ---- provenance: host, revision and date of every file ------------------
+prog provenance <<'EOF'
+# one row a file: rows, hosts, revisions, dates, CPUs, model and compiler
+# (the distinct values, joined), and \rl{src/NAME} for the captions
+FNR == 1 {
+    if (file != "") emit()
+    file = FILENAME; rows = 0
+    split("", seen); split("", vals); split("", col)
+    n = csv_split($0, f); header(f, n); next
+}
+{
+    n = csv_split($0, f); rows++
+    for (k = 1; k <= nk; k++) {
+        v = get(f, keys[k])
+        if (keys[k] == "date") v = substr(v, 1, 10)
+        if (v != "" && !((keys[k], v) in seen)) {
+            seen[keys[k], v] = 1
+            vals[keys[k]] = vals[keys[k]] (vals[keys[k]] == "" ? "" : "; ") v
+        }
+    }
+}
+function cell(k) { return vals[k] == "" ? "--" : tex(vals[k]) }
+function emit(   name, short, rv, hv, dv, r, h, d) {
+    name = file; sub(/.*\//, "", name); sub(/\.csv$/, "", name)
+    short = file; sub(/^.*results\//, "results/", short)
+    printf "%s & %d & %s & %s & %s & %s & %s \\\\\n", tt(short), rows, cell("host"), cell("git_rev"), cell("date"),
+        cell("cpus"), cell("cpu_model") (vals["compiler"] == "" ? "" : ", " tex(vals["compiler"])) >> table
+    def("src/" name, "\\texttt{" tex(short) "}: host " (vals["host"] == "" ? "not recorded" : tex(vals["host"])) \
+        ", revision " cell("git_rev") ", " (vals["date"] == "" ? "date not recorded" : tex(vals["date"])))
+    nfiles++
+    split(vals["git_rev"], rv, "; ")
+    for (r in rv) if (!(rv[r] in allrev)) { allrev[rv[r]] = 1; nrev++; revlist = revlist (revlist == "" ? "" : ", ") "\\texttt{" tex(rv[r]) "}" }
+    split(vals["host"], hv, "; ")
+    for (h in hv) if (!(hv[h] in allhost)) { allhost[hv[h]] = 1; nhost++; hostlist = hostlist (hostlist == "" ? "" : ", ") tex(hv[h]) }
+    if (vals["date"] != "") {
+        split(vals["date"], dv, "; ")
+        for (d in dv) { if (first == "" || dv[d] < first) first = dv[d]; if (dv[d] > last) last = dv[d] }
+    }
+    if (vals["cpus"] != "") cpus = vals["cpus"]
+    if (vals["cpu_model"] != "") model = vals["cpu_model"]
+    if (vals["compiler"] != "") compiler = vals["compiler"]
+}
+BEGIN { nk = split("host git_rev date cpus cpu_model compiler", keys, " ") }
+END {
+    emit()
+    def("prov/files", nfiles); def("prov/nrev", nrev); def("prov/revs", revlist); def("prov/hosts", hostlist)
+    def("prov/first", first); def("prov/last", last)
+    def("prov/cpus", tex(cpus)); def("prov/model", tex(model)); def("prov/compiler", tex(compiler))
+    when = (first == last) ? "on " first : "from " first " to " last
+    if (nrev == 1)
+        s = "one revision, " revlist ", on host " hostlist ", " when
+    else
+        s = nrev " revisions (" revlist ") on host " hostlist ", " when
+    def("prov/summary", s)
+}
+EOF
+files=""
+for f in "$ref"/*.csv "$res/conformance.csv" "$res/conformance-speed.csv"; do
+    [ -f "$f" ] && files="$files $f"
+done
+cat > "$out/tab-provenance.tex" <<'TEX'
+% columns: 7
+% numeric: 2
+\begin{tabular}{@{}l r l l l r l@{}}
+\toprule
+file & rows & host & revision & date & CPUs & CPU, compiler \\
+\midrule
+TEX
+# shellcheck disable=SC2086 # a list of paths without spaces
+run_awk "$out/awk/provenance.awk" -v table="$out/tab-provenance.tex" $files
+printf '\\bottomrule\n\\end{tabular}\n' >> "$out/tab-provenance.tex"
+
+# ---- the algorithms: ratelab list --------------------------------------
+prog algorithms <<'EOF'
+NR == 1 { n = csv_split($0, f); header(f, n); next }
+{
+    n = csv_split($0, f)
+    o = tex(get(f, "orders")); gsub(/[+\/]/, "&\\allowbreak{}", o)
+    printf "%s & %s & %s & %s & %s & %s \\\\\n", tt(get(f, "name")), tex(get(f, "family")), tex(get(f, "promise")),
+        tex(get(f, "runs")), o, tex(get(f, "summary"))
+    total++; by[get(f, "promise")]++; runs[get(f, "runs")]++
+    if (get(f, "family") != "baseline") limiters++
+}
+END {
+    def("alg/count", total); def("alg/limiters", limiters)
+    for (p in by) def("alg/promise/" p, by[p])
+    for (r in runs) def("alg/runs/" r, runs[r])
+}
+EOF
+{
+    cat <<'TEX'
+% columns: 6
+\begin{xltabular}{\linewidth}{@{}l l l l l >{\raggedright\arraybackslash}X@{}}
+\toprule
+algorithm & family & promise & runs & orders & summary \\
+\midrule
+\endfirsthead
+\toprule
+algorithm & family & promise & runs & orders & summary \\
+\midrule
+\endhead
+\bottomrule
+\endfoot
+TEX
+    "$ratelab" list --format csv | run_awk "$out/awk/algorithms.awk"
+    printf '%s\n' '\end{xltabular}'
+} > "$out/tab-algorithms.tex"
+
+# ---- accuracy: sim rows, every algorithm on every workload ---------------
+prog accuracy <<'EOF'
+NR == 1 { n = csv_split($0, f); header(f, n); next }
+{ n = csv_split($0, f) }
+get(f, "mode") == "sim" {
+    a = get(f, "algo"); w = get(f, "workload"); L = get(f, "limit")
+    if (!(a in seen)) { seen[a] = 1; order[++na] = a; prom[a] = get(f, "promise") }
+    if (!(w in wseen)) { wseen[w] = 1; word[++nw] = w }
+    sl[a, w] = get(f, "max_sliding") / L; al[a, w] = get(f, "max_aligned") / L
+    hv[a, w] = get(f, "promise_held"); ut[a, w] = get(f, "utilization")
+    fa[a, w] = get(f, "false_admits"); fr[a, w] = get(f, "false_rejects")
+    limit = L; ivl = get(f, "interval_ns"); burst = get(f, "burst")
+    if (a == "null") load[w] = get(f, "attempts") / (L * get(f, "duration_ns") / ivl)
+    p = get(f, "promise")
+    if (p == "strong" || p == "weak" || p == "window" || p == "bucket") { judged++; verdict[get(f, "promise_held")]++ }
+    def("acc/" a "/" w "/sliding", sprintf("%.3f", sl[a, w]))
+    def("acc/" a "/" w "/aligned", sprintf("%.3f", al[a, w]))
+    if (ut[a, w] != "") def("acc/" a "/" w "/util", sprintf("%.3f", ut[a, w]))
+    def("acc/" a "/" w "/held", tex(hv[a, w]))
+}
+get(f, "mode") == "replay" { replays++ }
+END {
+    # the workloads in the order the file has them
+    printf "%% columns: %d\n%% numeric: 3-%d\n", nw + 2, nw + 2 > table
+    printf "\\begin{tabular}{@{}l l *{%d}{r}@{}}\n\\toprule\n", nw > table
+    printf "algorithm & promise" > table
+    for (j = 1; j <= nw; j++) printf " & %s", tex(word[j]) > table
+    printf " \\\\\n\\midrule\n" > table
+    for (i = 1; i <= na; i++) {
+        a = order[i]
+        printf "%s & %s", tt(a), tex(prom[a]) > table
+        for (j = 1; j <= nw; j++)
+            printf " & %s", ((a, word[j]) in sl) ? sprintf("%.3f", sl[a, word[j]]) held(hv[a, word[j]]) : "--" > table
+        printf " \\\\\n" > table
+    }
+    printf "\\bottomrule\n\\end{tabular}\n" > table
+    # the false decisions on one workload (poisson when there is one)
+    fw = ("poisson" in wseen) ? "poisson" : word[1]
+    printf "%% columns: 8\n%% numeric: 3-7\n\\begin{tabular}{@{}l l *{5}{r} l@{}}\n\\toprule\n" > table2
+    printf " & & \\multicolumn{2}{c}{most admitted} & \\multicolumn{2}{c}{against the exact log} & & \\\\\n" > table2
+    printf "\\cmidrule(lr){3-4}\\cmidrule(lr){5-6}\n" > table2
+    printf "algorithm & promise & sliding/$L$ & aligned/$L$ & false admits & false rejects & utilization & held \\\\\n\\midrule\n" > table2
+    for (i = 1; i <= na; i++) {
+        a = order[i]
+        if (prom[a] == "none" || prom[a] == "concurrency" || !((a, fw) in sl)) continue
+        printf "%s & %s & %.3f & %.3f & %s & %s & %s & %s \\\\\n", tt(a), tex(prom[a]), sl[a, fw], al[a, fw],
+            count(fa[a, fw]), count(fr[a, fw]), num(ut[a, fw], 3), tex(hv[a, fw]) > table2
+    }
+    printf "\\bottomrule\n\\end{tabular}\n" > table2
+    def("acc/falseworkload", tex(fw))
+    def("acc/L", count(limit)); def("acc/I", human_ns(ivl)); def("acc/B", count(burst))
+    def("acc/workloads", nw); def("acc/algos", na)
+    def("acc/load", sprintf("%.0f", load[fw]))
+    def("acc/judged", judged + 0); def("acc/yes", verdict["yes"] + 0); def("acc/no", verdict["no"] + 0)
+    def("acc/replays", replays + 0)
+}
+EOF
+if [ -f "$ref/accuracy.csv" ]; then
+    run_awk "$out/awk/accuracy.awk" -v table="$out/tab-accuracy.tex" -v table2="$out/tab-false.tex" "$ref/accuracy.csv"
+else
+    missing "$ref/accuracy.csv" "$out/tab-accuracy.tex"
+    missing "$ref/accuracy.csv" "$out/tab-false.tex"
+fi
+
+# ---- replay rows of the accuracy run: latency and accuracy -------------
+prog replay <<'EOF'
+NR == 1 { n = csv_split($0, f); header(f, n); next }
+{ n = csv_split($0, f) }
+get(f, "mode") == "replay" && get(f, "rep") + 0 <= 1 {
+    L = get(f, "limit")
+    printf "%s & %s & %s & %s & %s & %s & %s & %.3f & %s \\\\\n", tt(get(f, "algo")), tex(get(f, "workload")),
+        ns(get(f, "lat_p50_ns")), ns(get(f, "lat_p99_ns")), ns(get(f, "lat_max_ns")), ns(get(f, "svc_p99_ns")),
+        ns(get(f, "late_p99_ns")), get(f, "certain_max_sliding") / L, tex(get(f, "promise_held"))
+    threads = get(f, "threads"); rows++
+    late = get(f, "late_p99_ns") + 0; lat = get(f, "lat_p99_ns") + 0
+    if (lat > 0 && late / lat >= 0.5) lateheavy++
+    if (get(f, "svc_p99_ns") + 0 > maxsvc + 0) maxsvc = get(f, "svc_p99_ns") + 0
+    if (lat > maxp99 + 0) maxp99 = lat
+    if (get(f, "stamp_uncertainty_ns") + 0 > maxunc + 0) maxunc = get(f, "stamp_uncertainty_ns") + 0
+    if (get(f, "promise_held") == "no") broken++
+}
+END {
+    def("rep/threads", threads); def("rep/rows", rows + 0); def("rep/lateheavy", lateheavy + 0)
+    def("rep/maxsvc", ns(maxsvc)); def("rep/maxp99", ns(maxp99)); def("rep/maxunc", ns(maxunc))
+    def("rep/broken", broken + 0)
+}
+EOF
+if [ -f "$ref/accuracy.csv" ]; then
+    {
+        cat <<'TEX'
+% columns: 9
+% numeric: 3-8
+\begin{tabular}{@{}l l *{6}{r} l@{}}
+\toprule
+ & & \multicolumn{3}{c}{latency from the due time} & call & late & & \\
+\cmidrule(lr){3-5}
+algorithm & workload & p50 & p99 & max & p99 & p99 & sliding/$L$ & held \\
+\midrule
+TEX
+        run_awk "$out/awk/replay.awk" "$ref/accuracy.csv"
+        printf '\\bottomrule\n\\end{tabular}\n'
+    } > "$out/tab-replay.tex"
+else
+    missing "$ref/accuracy.csv" "$out/tab-replay.tex"
+fi
+
+# ---- stress runs: medians over repetitions -------------------------------
+# One program for threads, memory orders, clocks, keys and Redis: it
+# collects ns_per_op (and other columns) by (algo, limit, threads, clock,
+# recorded, keys); each table's own END block lays them out. Which path a
+# limit's runs took comes from plots/paths.awk, as in the figures.
+prog stress_common <<'EOF'
+NR == 1 { n = csv_split($0, f); header(f, n); next }
+{ n = csv_split($0, f) }
+get(f, "mode") == "stress" {
+    a = get(f, "algo"); t = get(f, "threads"); L = get(f, "limit"); r = get(f, "recorded")
+    c = get(f, "clock"); K = get(f, "keys")
+    k = a SUBSEP L SUBSEP t SUBSEP c SUBSEP r SUBSEP K
+    if (!(a in aseen)) { aseen[a] = 1; algos[++na] = a; fam[a] = get(f, "family"); ord[a] = get(f, "orders"); prom[a] = get(f, "promise") }
+    if (!(t in tseen)) { tseen[t] = 1; tl[++nt] = t }
+    if (!(L in lseen)) { lseen[L] = 1; ll[++nl] = L; ivl[L] = get(f, "interval_ns") }
+    if (!(c in cseen)) { cseen[c] = 1; cl[++nc] = c }
+    if (!(K in kseen)) { kseen[K] = 1; kl[++nkeys] = K }
+    nsop[k] = nsop[k] " " get(f, "ns_per_op")
+    mops[k] = mops[k] " " get(f, "mops")
+    if (get(f, "attempts") + 0 > 0) rej[k] = rej[k] " " get(f, "rejects") / get(f, "attempts")
+    if (get(f, "max_sliding") != "") slid[k] = slid[k] " " get(f, "max_sliding") / L
+    if (get(f, "bytes_per_key") != "") bpk[k] = bpk[k] " " get(f, "bytes_per_key")
+    if (get(f, "ratio_redis_noop") != "") xnoop[k] = xnoop[k] " " get(f, "ratio_redis_noop")
+    if (r == "yes") { heldv[a, get(f, "promise_held")]++; errs[a] += get(f, "errors") }
+    if (get(f, "rep") + 0 > reps + 0) reps = get(f, "rep") + 0
+    cpus = get(f, "cpus")
+}
+# sort thread counts, limits and key counts numerically (few: insertion)
+function sortnum(a, n,    i, j, t) {
+    for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
+}
+function key(a, L, t, c, r, K) { return a SUBSEP L SUBSEP t SUBSEP c SUBSEP r SUBSEP K }
+# med(LIST, D): the median with D decimals, "--" when there is none
+function med(list, d,    m) { m = median(list); return m == "" ? "--" : sprintf("%." d "f", m) }
+# nsmed(LIST): a time per call, one decimal below 1000 ns, none above
+function nsmed(list,    m) { m = median(list); return m == "" ? "--" : m + 0 < 1000 ? sprintf("%.1f", m) : sprintf("%.0f", m) }
+# pathsort(): pth[1..np], the limits with the reject path first, as the figures
+function pathsort(   pass, i) {
+    np = 0
+    for (pass = 1; pass <= 2; pass++) for (i = 1; i <= nl; i++)
+        if ((pathof[ll[i]] == "reject") == (pass == 1)) pth[++np] = ll[i]
+}
+# plots/paths.awk's lines "limit interval path pct label...", joined by ";"
+BEGIN {
+    npl = split(paths, pl, ";")
+    for (i = 1; i <= npl; i++) { split(pl[i], w, " "); pathof[w[1]] = w[3]; pctof[w[1]] = w[4] }
+}
+EOF
+
+# threads.csv: ns per call at each thread count, both paths
+prog threads <<'EOF'
+END {
+    sortnum(tl, nt); sortnum(ll, nl); pathsort()
+    c = cl[1]; K = kl[1]
+    printf "%% columns: %d\n%% numeric: 2-%d\n", 1 + np * nt, 1 + np * nt > table
+    printf "\\begin{tabular}{@{}l *{%d}{r}@{}}\n\\toprule\n", np * nt > table
+    for (p = 1; p <= np; p++)
+        printf " & \\multicolumn{%d}{c}{%s path: $L = %s$ per %s}", nt, pathof[pth[p]], sci(pth[p]), human_ns(ivl[pth[p]]) > table
+    printf " \\\\\n" > table
+    for (p = 1; p <= np; p++) printf "\\cmidrule(lr){%d-%d}", 2 + (p - 1) * nt, 1 + p * nt > table
+    printf "\nthreads" > table
+    for (p = 1; p <= np; p++) for (j = 1; j <= nt; j++) printf " & %s", tl[j] > table
+    printf " \\\\\n\\midrule\n" > table
+    for (i = 1; i <= na; i++) {
+        a = algos[i]
+        printf "%s", tt(a) > table
+        for (p = 1; p <= np; p++) for (j = 1; j <= nt; j++) {
+            k = key(a, pth[p], tl[j], c, "no", K)
+            printf " & %s", nsmed(nsop[k]) > table
+            if (nsop[k] != "") def("thr/" a "/" pathof[pth[p]] "/" tl[j], nsmed(nsop[k]))
+            if (rej[k] != "") {
+                def("thr/" a "/" pathof[pth[p]] "/" tl[j] "/rejpct", sprintf("%.0f", 100 * median(rej[k])))
+                # the same by rank, for prose that must not name a count
+                if (j == 2) def("thr/" a "/" pathof[pth[p]] "/second/rejpct", sprintf("%.0f", 100 * median(rej[k])))
+                if (j == nt) def("thr/" a "/" pathof[pth[p]] "/max/rejpct", sprintf("%.0f", 100 * median(rej[k])))
+            }
+        }
+        printf " \\\\\n" > table
+    }
+    printf "\\bottomrule\n\\end{tabular}\n" > table
+    list = ""
+    for (j = 1; j <= nt; j++) list = list (j == 1 ? "" : j == nt ? " and " : ", ") tl[j]
+    def("thr/threads", list); def("thr/maxthreads", tl[nt]); def("thr/second", tl[2]); def("thr/first", tl[1]); def("thr/reps", reps); def("thr/cpus", cpus)
+    def("thr/algos", na)
+    for (p = 1; p <= np; p++) {
+        def("thr/" pathof[pth[p]] "/L", sci(pth[p])); def("thr/" pathof[pth[p]] "/I", human_ns(ivl[pth[p]]))
+        def("thr/" pathof[pth[p]] "/pct", sprintf("%.2f", pctof[pth[p]]))
+    }
+}
+EOF
+
+# memory-order.csv: the steps at each order, both paths, and the recorder's cost
+prog memorder <<'EOF'
+END {
+    sortnum(tl, nt); sortnum(ll, nl); pathsort()
+    c = cl[1]; K = kl[1]; rejL = pth[1]
+    printf "%% columns: %d\n%% numeric: 3-%d\n", 3 + np * nt, 3 + np * nt > table
+    printf "\\begin{tabular}{@{}l l *{%d}{r}@{}}\n\\toprule\n", 1 + np * nt > table
+    printf " & " > table
+    for (p = 1; p <= np; p++) printf " & \\multicolumn{%d}{c}{%s path, threads}", nt, pathof[pth[p]] > table
+    printf " & recorded \\\\\n" > table
+    for (p = 1; p <= np; p++) printf "\\cmidrule(lr){%d-%d}", 3 + (p - 1) * nt, 2 + p * nt > table
+    printf "\nalgorithm & orders" > table
+    for (p = 1; p <= np; p++) for (j = 1; j <= nt; j++) printf " & %s", tl[j] > table
+    printf " & $\\div$ not \\\\\n\\midrule\n" > table
+    for (i = 1; i <= na; i++) {
+        a = algos[i]
+        printf "%s & %s", tt(a), tex(ord[a]) > table
+        for (p = 1; p <= np; p++) for (j = 1; j <= nt; j++) {
+            k = key(a, pth[p], tl[j], c, "no", K)
+            printf " & %s", nsmed(nsop[k]) > table
+            if (nsop[k] != "") {
+                def("mo/" a "/" pathof[pth[p]] "/" tl[j], nsmed(nsop[k]))
+                def("mo/" a "/" pathof[pth[p]] "/" tl[j] "/range", sprintf("%.1f--%.1f", med_lo, med_hi))
+            }
+        }
+        u = median(nsop[key(a, rejL, tl[1], c, "no", K)]); rr = median(nsop[key(a, rejL, tl[1], c, "yes", K)])
+        ratio = (u != "" && rr != "" && u + 0 > 0) ? sprintf("%.2f", rr / u) : "--"
+        printf " & %s \\\\\n", ratio > table
+        if (ratio != "--") def("mo/" a "/recratio", ratio)
+    }
+    printf "\\bottomrule\n\\end{tabular}\n" > table
+    def("mo/threads", tl[1] "--" tl[nt]); def("mo/reps", reps); def("mo/rejL", sci(rejL)); def("mo/rejI", human_ns(ivl[rejL]))
+    # ratios the prose quotes: the mutex over CAS on the reject path at two threads, CAS over faa on the admit path
+    if (nt > 1) {
+        m = median(nsop[key("fw_mutex", rejL, tl[2], c, "no", K)]); cs = median(nsop[key("fw_cas", rejL, tl[2], c, "no", K)])
+        if (m != "" && cs != "") def("mo/mutexovercas", sprintf("%.1f", m / cs))
+        def("mo/second", tl[2])
+    }
+    fa = median(nsop[key("faa", pth[np], tl[1], c, "no", K)]); cs = median(nsop[key("fw_cas", pth[np], tl[1], c, "no", K)])
+    if (fa != "" && cs != "") def("mo/casoverfaa", sprintf("%.1f", cs / fa))
+}
+EOF
+
+# clocks.csv: per clock, ns per call (unrecorded) and sliding/L (recorded), one thread
+prog clocks <<'EOF'
+END {
+    sortnum(tl, nt)
+    t = tl[1]; L = ll[1]; K = kl[1]
+    printf "%% columns: %d\n%% numeric: 2-%d\n", 1 + 2 * nc, 1 + 2 * nc > table
+    printf "\\begin{tabular}{@{}l *{%d}{r}@{}}\n\\toprule\n", 2 * nc > table
+    for (j = 1; j <= nc; j++) printf " & \\multicolumn{2}{c}{\\texttt{%s}}", tex(cl[j]) > table
+    printf " \\\\\n" > table
+    for (j = 1; j <= nc; j++) printf "\\cmidrule(lr){%d-%d}", 2 * j, 2 * j + 1 > table
+    printf "\nalgorithm" > table
+    for (j = 1; j <= nc; j++) printf " & ns/call & sliding/$L$" > table
+    printf " \\\\\n\\midrule\n" > table
+    for (i = 1; i <= na; i++) {
+        a = algos[i]
+        printf "%s", tt(a) > table
+        for (j = 1; j <= nc; j++) {
+            u = key(a, L, t, cl[j], "no", K); r = key(a, L, t, cl[j], "yes", K)
+            printf " & %s & %s", nsmed(nsop[u]), (prom[a] == "none") ? "--" : med(slid[r], 3) > table
+            if (nsop[u] != "") def("clk/" a "/" cl[j], nsmed(nsop[u]))
+            if (slid[r] != "" && prom[a] != "none") def("clk/" a "/" cl[j] "/sliding", med(slid[r], 3))
+        }
+        printf " \\\\\n" > table
+    }
+    printf "\\midrule\nthe read" > table
+    for (j = 1; j <= nc; j++) {
+        cf = median(nsop[key("clock_faa", L, t, cl[j], "no", K)]); fa = median(nsop[key("faa", L, t, cl[j], "no", K)])
+        d = (cf != "" && fa != "") ? sprintf("%.1f", cf - fa) : "--"
+        printf " & %s & --", d > table
+        if (d != "--") def("clk/read/" cl[j], d)
+    }
+    printf " \\\\\n\\bottomrule\n\\end{tabular}\n" > table
+    def("clk/threads", t); def("clk/reps", reps)
+}
+EOF
+
+# keys.csv: bytes per key and million calls a second at each key count, one thread
+prog keys <<'EOF'
+END {
+    sortnum(kl, nkeys); sortnum(tl, nt)
+    t = tl[1]; L = ll[1]; c = cl[1]
+    printf "%% columns: %d\n%% numeric: 2-%d\n", 1 + 2 * nkeys, 1 + 2 * nkeys > table
+    printf "\\begin{tabular}{@{}l *{%d}{r}@{}}\n\\toprule\n", 2 * nkeys > table
+    printf " & \\multicolumn{%d}{c}{bytes per key} & \\multicolumn{%d}{c}{million calls a second} \\\\\n", nkeys, nkeys > table
+    printf "\\cmidrule(lr){2-%d}\\cmidrule(lr){%d-%d}\n", 1 + nkeys, 2 + nkeys, 1 + 2 * nkeys > table
+    printf "keys" > table
+    for (m = 1; m <= 2; m++) for (j = 1; j <= nkeys; j++) printf " & $%s$", pow10(kl[j]) > table
+    printf " \\\\\n\\midrule\n" > table
+    for (i = 1; i <= na; i++) {
+        a = algos[i]
+        printf "%s", tt(a) > table
+        for (j = 1; j <= nkeys; j++) {
+            k = key(a, L, t, c, "no", kl[j])
+            printf " & %s", med(bpk[k], 0) > table
+            if (bpk[k] != "") def("keys/" a "/" kl[j] "/bytes", med(bpk[k], 0))
+        }
+        for (j = 1; j <= nkeys; j++) {
+            k = key(a, L, t, c, "no", kl[j])
+            printf " & %s", med(mops[k], 1) > table
+            if (mops[k] != "") def("keys/" a "/" kl[j] "/mops", med(mops[k], 1))
+        }
+        printf " \\\\\n" > table
+    }
+    printf "\\bottomrule\n\\end{tabular}\n" > table
+    def("keys/threads", t); def("keys/min", "$" pow10(kl[1]) "$"); def("keys/max", "$" pow10(kl[nkeys]) "$")
+    def("keys/maxkeys", kl[nkeys]); def("keys/reps", reps)
+}
+EOF
+
+# redis.csv: µs per call and × redis_noop at each client count
+prog redis <<'EOF'
+END {
+    sortnum(tl, nt)
+    L = ll[1]; c = cl[1]; K = kl[1]
+    printf "%% columns: %d\n%% numeric: 2-%d\n", 2 + 2 * nt, 1 + 2 * nt > table
+    printf "\\begin{tabular}{@{}l *{%d}{r} l@{}}\n\\toprule\n", 2 * nt > table
+    for (j = 1; j <= nt; j++) printf " & \\multicolumn{2}{c}{%s %s}", tl[j], tl[j] == 1 ? "client" : "clients" > table
+    printf " & \\\\\n" > table
+    for (j = 1; j <= nt; j++) printf "\\cmidrule(lr){%d-%d}", 2 * j, 2 * j + 1 > table
+    printf "\nalgorithm" > table
+    for (j = 1; j <= nt; j++) printf " & \\textmu{}s/call & $\\times$ noop" > table
+    printf " & held \\\\\n\\midrule\n" > table
+    for (i = 1; i <= na; i++) {
+        a = algos[i]
+        if (a !~ /^redis_/) continue
+        printf "%s", tt(a) > table
+        for (j = 1; j <= nt; j++) {
+            k = key(a, L, tl[j], c, "no", K)
+            m = median(nsop[k])
+            printf " & %s & %s", m == "" ? "--" : sprintf("%.1f", m / 1000), med(xnoop[k], 2) > table
+            if (m != "") def("redis/" a "/" tl[j] "/us", sprintf("%.1f", m / 1000))
+            if (xnoop[k] != "") def("redis/" a "/" tl[j] "/xnoop", med(xnoop[k], 2))
+        }
+        # the recorded runs' verdicts: yes when every one held
+        v = heldv[a, "no"] ? "no" : heldv[a, "yes"] ? "yes" : "n/a"
+        printf " & %s \\\\\n", tex(v) > table
+        if (heldv[a, "no"]) broken++
+        allerrs += errs[a]
+    }
+    printf "\\bottomrule\n\\end{tabular}\n" > table
+    rates = ""
+    for (j = 1; j <= nt; j++) {
+        k = key("redis_noop", L, tl[j], c, "no", K)
+        if (mops[k] == "") continue
+        r = count(sprintf("%.0f", median(mops[k]) * 1e6))
+        def("redis/noop/rate/" tl[j], r)
+        rates = rates (rates == "" ? "" : j == nt ? " and " : ", ") r " a second to " tl[j] (tl[j] == 1 ? " client" : " clients")
+    }
+    def("redis/noop/rates", rates == "" ? "--" : rates)
+    list = ""
+    for (j = 1; j <= nt; j++) list = list (j == 1 ? "" : j == nt ? " and " : ", ") tl[j]
+    def("redis/threads", list); def("redis/maxthreads", tl[nt]); def("redis/minthreads", tl[1])
+    def("redis/broken", broken + 0); def("redis/errors", allerrs + 0); def("redis/reps", reps)
+}
+EOF
+
+stress_table() { # stress_table CSV NAME PROGRAM
+    if [ -f "$1" ]; then
+        paths=$(awk -F, -f plots/paths.awk "$1" | tr '\n' ';')
+        : > "$out/tab-$2.tex"
+        run_awk "$out/awk/stress_common.awk" -v table="$out/tab-$2.tex" -v paths="$paths" \
+            -f "$out/awk/$3.awk" "$1"
+    else
+        missing "$1" "$out/tab-$2.tex"
+    fi
+}
+stress_table "$ref/threads.csv" threads threads
+stress_table "$ref/memory-order.csv" memorder memorder
+stress_table "$ref/clocks.csv" clocks clocks
+stress_table "$ref/keys.csv" keys keys
+stress_table "$ref/redis.csv" redis redis
+
+# ---- conformance against the peers' own code ---------------------------
+prog conformance <<'EOF'
+NR == 1 { n = csv_split($0, f); header(f, n); next }
+{
+    n = csv_split($0, f)
+    x = get(f, "stale_extra_admits") + 0
+    printf "%s & %s & %s & %s & %s & %s & %s & %s & %s & %s \\\\\n", tex(get(f, "peer")), tt(get(f, "algo")),
+        get(f, "traces"), get(f, "skipped"), count(get(f, "attempts")), count(get(f, "identical")),
+        count(get(f, "peer_rounding")), count(get(f, "peer_stale_time")), count(get(f, "semantic")),
+        (x < 0 ? "$-$" count(-x) : count(x))
+    att += get(f, "attempts"); same += get(f, "identical"); sem += get(f, "semantic"); pairs++
+    round += get(f, "peer_rounding"); stale += get(f, "peer_stale_time")
+    if (!(get(f, "peer") in peers)) { peers[get(f, "peer")] = 1; np++ }
+    if (get(f, "attempts") + 0 > 0)
+        def("conf/" get(f, "peer") "/" get(f, "algo") "/identical", sprintf("%.1f", 100 * get(f, "identical") / get(f, "attempts")))
+    seed = get(f, "seed"); if (get(f, "traces") + 0 > traces + 0) traces = get(f, "traces") + 0
+}
+END {
+    def("conf/attempts", count(att)); def("conf/identical", count(same))
+    def("conf/identicalpct", att ? sprintf("%.1f", 100 * same / att) : "--")
+    def("conf/semantic", count(sem)); def("conf/rounding", count(round)); def("conf/stale", count(stale))
+    def("conf/pairs", pairs + 0); def("conf/peers", np + 0); def("conf/seed", seed); def("conf/traces", traces)
+}
+EOF
+if [ -f "$res/conformance.csv" ]; then
+    {
+        cat <<'TEX'
+% columns: 10
+% numeric: 3-10
+\begin{tabular}{@{}l l *{8}{r}@{}}
+\toprule
+ & & & & & & \multicolumn{3}{c}{mismatches} & stale \\
+\cmidrule(lr){7-9}
+peer & algorithm & traces & skipped & attempts & identical & rounding & stale time & semantic & extra \\
+\midrule
+TEX
+        run_awk "$out/awk/conformance.awk" "$res/conformance.csv"
+        printf '\\bottomrule\n\\end{tabular}\n'
+    } > "$out/tab-conformance.tex"
+else
+    missing "$res/conformance.csv" "$out/tab-conformance.tex"
+fi
+
+prog confspeed <<'EOF'
+NR == 1 { n = csv_split($0, f); header(f, n); next }
+{
+    n = csv_split($0, f)
+    i = get(f, "impl"); t = get(f, "threads")
+    v[i, t] = v[i, t] " " get(f, "ns_per_op")
+    if (!(i in iseen)) { iseen[i] = 1; impls[++ni] = i }
+    if (!(t in tseen)) { tseen[t] = 1; tl[++nt] = t }
+    L = get(f, "L"); I = get(f, "interval_ns")
+    if (get(f, "rep") + 0 > reps + 0) reps = get(f, "rep") + 0
+}
+END {
+    for (j = 1; j <= nt; j++) for (k = 1; k <= ni; k++) {
+        p = impls[k]
+        if (p == "tb_mutex" || p == "tb_cas") continue
+        m = median(v[p, tl[j]]); mu = median(v["tb_mutex", tl[j]]); cs = median(v["tb_cas", tl[j]])
+        printf "%s & %s & %.1f & %s & %s & %s & %s \\\\\n", tex(p), tl[j], m, num(mu, 1), num(cs, 1),
+            (mu + 0 > 0 ? sprintf("%.2f", m / mu) : "--"), (cs + 0 > 0 ? sprintf("%.2f", m / cs) : "--")
+        def("speed/" p "/" tl[j], sprintf("%.1f", m))
+        if (mu + 0 > 0) def("speed/" p "/" tl[j] "/overmutex", sprintf("%.2f", m / mu))
+    }
+    def("speed/L", count(L)); def("speed/I", human_ns(I)); def("speed/reps", reps); def("speed/first", tl[1])
+    for (k = 1; k <= ni; k++) if (v[impls[k], tl[1]] != "" && v["tb_mutex", tl[1]] != "")
+        def("speed/" impls[k] "/first/overmutex", sprintf("%.2f", median(v[impls[k], tl[1]]) / median(v["tb_mutex", tl[1]])))
+}
+EOF
+if [ -f "$res/conformance-speed.csv" ]; then
+    {
+        cat <<'TEX'
+% columns: 7
+% numeric: 2-7
+\begin{tabular}{@{}l *{6}{r}@{}}
+\toprule
+ & & \multicolumn{3}{c}{ns per call} & \multicolumn{2}{c}{peer $\div$} \\
+\cmidrule(lr){3-5}\cmidrule(lr){6-7}
+peer & threads & peer & \texttt{tb\_mutex} & \texttt{tb\_cas} & \texttt{tb\_mutex} & \texttt{tb\_cas} \\
+\midrule
+TEX
+        run_awk "$out/awk/confspeed.awk" "$res/conformance-speed.csv"
+        printf '\\bottomrule\n\\end{tabular}\n'
+    } > "$out/tab-confspeed.tex"
+else
+    missing "$res/conformance-speed.csv" "$out/tab-confspeed.tex"
+fi
+
+# ---- noise: what the machine was doing when each run started -----------
+prog noise <<'EOF'
+# stress and replay rows: how many carry load_1m and runnable, how many
+# started on a busy machine (both above the CPUs: results/README.md)
+FNR == 1 {
+    if (file != "") emit()
+    file = FILENAME; runs = 0; rec = 0; busy = 0; maxr = ""; maxl = ""; cpus = ""
+    split("", col); n = csv_split($0, f); header(f, n); hasload = ("runnable" in col); next
+}
+{
+    n = csv_split($0, f)
+    m = get(f, "mode")
+    if (m != "stress" && m != "replay") next
+    runs++; cpus = get(f, "cpus")
+    r = get(f, "runnable"); l = get(f, "load_1m")
+    if (r == "" || l == "") next
+    rec++
+    if (r + 0 > cpus + 0 && l + 0 > cpus + 0) busy++
+    if (maxr == "" || r + 0 > maxr + 0) maxr = r
+    if (maxl == "" || l + 0 > maxl + 0) maxl = l
+}
+function emit(   name) {
+    if (runs == 0) return
+    name = file; sub(/.*\//, "", name); sub(/\.csv$/, "", name)
+    if (hasload)
+        printf "%s & %d & %s & %d & %d & %s & %s \\\\\n", tt(name ".csv"), runs, cpus, rec, busy,
+            (maxr == "" ? "--" : maxr), (maxl == "" ? "--" : maxl) >> table
+    else
+        printf "%s & %d & %s & \\multicolumn{4}{l}{\\emph{not recorded: written before the columns existed}} \\\\\n",
+            tt(name ".csv"), runs, cpus >> table
+    def("noise/" name "/runs", runs); def("noise/" name "/busy", hasload ? busy : "--")
+    def("noise/" name "/recorded", hasload ? rec : 0)
+    if (hasload) {
+        withload++; allbusy += busy; allrec += rec
+        loadfiles = loadfiles (loadfiles == "" ? "" : ", ") "\\texttt{" tex(name) ".csv}"
+        if (maxl != "") def("noise/" name "/maxload", maxl)
+        if (maxr != "") def("noise/" name "/maxrunnable", maxr)
+    } else without++
+    allruns += runs
+}
+END {
+    emit()
+    def("noise/withload", withload + 0); def("noise/without", without + 0); def("noise/busy", allbusy + 0)
+    def("noise/recorded", allrec + 0); def("noise/runs", allruns + 0)
+    def("noise/loadfiles", loadfiles == "" ? "none" : loadfiles)
+}
+EOF
+cat > "$out/tab-noise.tex" <<'TEX'
+% columns: 7
+% numeric: 2-7
+\begin{tabular}{@{}l *{6}{r}@{}}
+\toprule
+ & timed & & load & started & \multicolumn{2}{c}{most at a start} \\
+\cmidrule(lr){6-7}
+file & runs & CPUs & recorded & busy & runnable & \texttt{load\_1m} \\
+\midrule
+TEX
+noisefiles=""
+for f in "$ref"/*.csv; do
+    case $(basename "$f") in latency-* | claims.csv) continue ;; esac
+    noisefiles="$noisefiles $f"
+done
+# shellcheck disable=SC2086
+run_awk "$out/awk/noise.awk" -v table="$out/tab-noise.tex" $noisefiles
+printf '\\bottomrule\n\\end{tabular}\n' >> "$out/tab-noise.tex"
+
+# ---- the claims registry -------------------------------------------------
+# reference/claims.csv: one row a claim of a source, the experiment that
+# checks it, its verdict. A claim's source is cited by the BibTeX key whose
+# url matches the row's (paper/ratelab.bib); otherwise by org and year.
+prog claims <<'EOF'
+FNR == 1 { bib = (FILENAME ~ /\.bib$/) }
+bib && /^@/ { k = $0; sub(/^@[a-zA-Z]*\{/, "", k); sub(/,.*/, "", k); next }
+bib && /^[ \t]*url[ \t]*=/ { u = $0; sub(/^[^{]*\{/, "", u); sub(/\}.*$/, "", u); sub(/\/$/, "", u); keyof[u] = k; next }
+bib { next }
+FNR == 1 { n = csv_split($0, f); header(f, n); next }
+{
+    n = csv_split($0, f)
+    u = get(f, "url"); sub(/\/$/, "", u)
+    src = (u in keyof) ? "\\cite{" keyof[u] "}" : tex(get(f, "source_org") " " get(f, "year"))
+    v = get(f, "verdict"); s = get(f, "seconds")
+    printf "%s & %s & %s & \\verdict{%s} & %s \\\\\n", tex(get(f, "id")), src, tex(get(f, "claim")), tex(v),
+        tex(get(f, "condition")) >> table
+    printf "%s & %s & %s & %s & %s \\\\\n", tex(get(f, "id")), tex(get(f, "experiment")), tt(get(f, "command")),
+        tex(get(f, "deterministic")), (s == "" ? "--" : s + 0 < 10 ? sprintf("%.1f", s) : sprintf("%.0f", s)) >> table2
+    total++; by[v]++
+    if (!(v in vseen)) { vseen[v] = 1; vl[++nv] = v }
+    if (get(f, "git_rev") != "" && !(get(f, "git_rev") in rseen)) { rseen[get(f, "git_rev")] = 1; revs = revs (revs == "" ? "" : ", ") "\\texttt{" tex(get(f, "git_rev")) "}" }
+    if (get(f, "host") != "" && !(get(f, "host") in hseen)) { hseen[get(f, "host")] = 1; hosts = hosts (hosts == "" ? "" : ", ") tex(get(f, "host")) }
+    d = substr(get(f, "date"), 1, 10); if (d != "" && (first == "" || d < first)) first = d; if (d > last) last = d
+}
+END {
+    def("claims/count", total + 0)
+    s = ""
+    for (i = 1; i <= nv; i++) s = s (i == 1 ? "" : i == nv ? " and " : ", ") by[vl[i]] " \\emph{" tex(vl[i]) "}"
+    def("claims/verdicts", s == "" ? "none" : s)
+    def("claims/src", "\\texttt{results/reference/claims.csv}: host " (hosts == "" ? "--" : hosts) ", revision " (revs == "" ? "--" : revs) ", " (first == last ? first : first " to " last))
+}
+EOF
+claims_head() { # claims_head COLUMN-SPEC HEADER
+    printf '%% columns: 5\n'
+    printf '\\begin{xltabular}{\\linewidth}{%s}\n' "$1"
+    printf '\\toprule\n%s \\\\\n\\midrule\n\\endfirsthead\n' "$2"
+    printf '\\toprule\n%s \\\\\n\\midrule\n\\endhead\n\\bottomrule\n\\endfoot\n' "$2"
+}
+if [ -f "$ref/claims.csv" ]; then
+    claims_head '@{}l l >{\raggedright\arraybackslash}X l >{\raggedright\arraybackslash}X@{}' \
+        'id & source & claim & verdict & condition' > "$out/tab-claims.tex"
+    {
+        claims_head '@{}l >{\raggedright\arraybackslash}p{3.5cm} >{\raggedright\arraybackslash}X l r@{}' \
+            'id & experiment & command & deterministic & seconds'
+        printf '%s\n' '% numeric: 5'
+    } > "$out/tab-claims-cmd.tex"
+    run_awk "$out/awk/claims.awk" -v table="$out/tab-claims.tex" -v table2="$out/tab-claims-cmd.tex" \
+        "$here/ratelab.bib" "$ref/claims.csv"
+    printf '%s\n' '\end{xltabular}' >> "$out/tab-claims.tex"
+    printf '%s\n' '\end{xltabular}' >> "$out/tab-claims-cmd.tex"
+    printf '%s\n' '\rldef{claims/exists}{1}' >> "$macros"
+else
+    echo "tables: $ref/claims.csv not found: the claims table says it is not yet generated" >&2
+    printf '%s\n' '\rldef{claims/exists}{0}' >> "$macros"
+    for t in claims claims-cmd; do
+        printf '%% columns: 0\n\\emph{Not yet generated: the claims registry \\texttt{%s} does not exist yet.}\n' \
+            "$ref/claims.csv" > "$out/tab-$t.tex"
+    done
+fi
+
+# ---- the commands that made the reference runs ---------------------------
+# From results/README.md's "Reference runs" table: one item a command.
+prog commands <<'EOF'
+/^\| `reference\// {
+    n = split($0, cell, "|")
+    files = cell[2]; cmd = cell[3]
+    gsub(/^[ \t]*`|`[ \t]*$/, "", cmd)
+    gsub(/`/, "", files); gsub(/^[ \t]+|[ \t]+$/, "", files)
+    printf "\\item[%s] %s\n", tt(files), tt(cmd)
+    items++
+}
+END { if (!items) print "\\item[] \\emph{No command found in results/README.md.}" }
+EOF
+{
+    printf '%s\n' '% columns: 0'
+    printf '%s\n' '\begin{description}[font=\normalfont,style=nextline,leftmargin=1.5em]'
+    if [ -f "$res/README.md" ]; then
+        run_awk "$out/awk/commands.awk" "$res/README.md"
+    else
+        printf '%s\n' '\item[] \emph{results/README.md not found.}'
+    fi
+    printf '%s\n' '\end{description}'
+} > "$out/tab-commands.tex"
+
+# ---- the build itself ----------------------------------------------------
+printf '\\rldef{build/rev}{%s}\n' "$(git describe --always --dirty 2>/dev/null || echo unknown)" >> "$macros"
