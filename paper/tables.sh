@@ -713,7 +713,9 @@ claims_head() { # claims_head COLUMN-SPEC HEADER
     printf '\\toprule\n%s \\\\\n\\midrule\n\\endhead\n\\bottomrule\n\\endfoot\n' "$2"
 }
 if [ -f "$ref/claims.csv" ]; then
-    claims_head '@{}l l >{\raggedright\arraybackslash}X l >{\raggedright\arraybackslash}X@{}' \
+    # The source and id are bounded too: an l column takes its widest cell,
+    # and a long source name would leave the claim a sliver.
+    claims_head '@{}>{\raggedright\arraybackslash}p{2.3cm} >{\raggedright\arraybackslash}p{2.2cm} >{\raggedright\arraybackslash}X l >{\raggedright\arraybackslash}X@{}' \
         'id & source & claim & verdict & condition' > "$out/tab-claims.tex"
     {
         claims_head '@{}l >{\raggedright\arraybackslash}p{3.5cm} >{\raggedright\arraybackslash}X l r@{}' \
