@@ -761,4 +761,8 @@ EOF
 } > "$out/tab-commands.tex"
 
 # ---- the build itself ----------------------------------------------------
-printf '\\rldef{build/rev}{%s}\n' "$(git describe --always --dirty 2>/dev/null || echo unknown)" >> "$macros"
+# The revision the paper is built from; the committed PDF itself does not
+# make it dirty (rebuilding overwrites it).
+rev=$(git describe --always 2>/dev/null || echo unknown)
+git diff --quiet HEAD -- . ':!paper/ratelab.pdf' 2>/dev/null || rev="$rev-dirty"
+printf '\\rldef{build/rev}{%s}\n' "$rev" >> "$macros"
