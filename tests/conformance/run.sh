@@ -149,7 +149,10 @@ done
 seconds=$(($(date +%s) - started))
 
 # ---- the summary, written whole ---------------------------------------------
-rev=$(git -C "$here" describe --always --dirty 2>/dev/null || echo unknown)
+# The revision measured: results written by an earlier step of the same
+# `make reference` do not make it dirty.
+rev=$(git -C "$here" describe --always 2>/dev/null || echo unknown)
+(cd "$here/../.." && git diff --quiet HEAD -- . ':!results') 2>/dev/null || rev="$rev-dirty"
 date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 host=$(hostname -s 2>/dev/null || hostname)
 tmp="$out_csv.tmp.$$"

@@ -36,7 +36,10 @@ for rep in $(seq 1 "$reps"); do
                 >>"$rows"
     done
 done
-rev=$(git -C "$here" describe --always --dirty 2>/dev/null || echo unknown)
+# The revision measured: results written by an earlier step of the same
+# `make reference` do not make it dirty.
+rev=$(git -C "$here" describe --always 2>/dev/null || echo unknown)
+(cd "$here/../.." && git diff --quiet HEAD -- . ':!results') 2>/dev/null || rev="$rev-dirty"
 host=$(hostname -s 2>/dev/null || hostname)
 tmp="$out_csv.tmp.$$"
 {
