@@ -89,7 +89,7 @@ TEACH_TESTS   := build/teach/ratelab-tests
 
 .PHONY: all teach jemalloc test check-unit check-teach check-tsan check-allocators bench plots paper paper-tables-check \
         alloc-compare reference soak conformance conformance-quick conformance-speed deps clean format format-check layering-check fuzz fuzz-build \
-        fuzz-deps FORCE
+        fuzz-deps asm FORCE
 .DEFAULT_GOAL := all
 
 all: $(RATELAB)
@@ -414,3 +414,14 @@ paper:
 	$(Q)sh paper/build.sh tools
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)sh paper/build.sh $(RATELAB)
+
+# ---- asm -----------------------------------------------------------------
+# make asm: the atomic and fence instructions of every memory-order variant
+# (fw_cas, fw_cas_acqrel, tb_cas, tb_cas_relaxed, and one fetch-add, store
+# and load per order in tests/asm/orders.c) on x86-64, AArch64 with and
+# without LSE, and POWER, read off objdump into build/asm/table.md, then
+# asserted by tests/asm/check.sh. Installs the Debian cross compilers when
+# missing. See tests/asm/README.md.
+asm:
+	$(Q)sh tests/asm/build.sh build/asm
+	$(Q)sh tests/asm/check.sh build/asm

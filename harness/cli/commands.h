@@ -13,5 +13,6 @@ int rl_cmd_bench(int argc, char **argv);
 int rl_cmd_keys(int argc, char **argv);
 int rl_cmd_replay(int argc, char **argv);
 int rl_cmd_claims(int argc, char **argv);
+int rl_cmd_litmus(int argc, char **argv);
 
 #endif
