@@ -89,7 +89,7 @@ TEACH_TESTS   := build/teach/ratelab-tests
 
 .PHONY: all teach jemalloc test check-unit check-teach check-tsan check-allocators bench plots paper paper-tables-check \
         alloc-compare reference soak conformance conformance-quick conformance-speed deps clean format format-check layering-check fuzz fuzz-build \
-        fuzz-deps asm FORCE
+        fuzz-deps asm FORCE model-check
 .DEFAULT_GOAL := all
 
 all: $(RATELAB)
@@ -425,3 +425,13 @@ paper:
 asm:
 	$(Q)sh tests/asm/build.sh build/asm
 	$(Q)sh tests/asm/check.sh build/asm
+
+# ---- models --------------------------------------------------------------
+# make model-check: every Promela model in tests/models/ under SPIN (steps 1
+# and 2 of the C++ article violated, step 3 verified, store buffering under
+# TSO violated without an mfence and verified with it); scratch under
+# build/models/. Installs Debian's spin (and gcc) when missing.
+model-check:
+	$(Q)dpkg -s spin >/dev/null 2>&1 || { SUDO=$$([ "$$(id -u)" -eq 0 ] || echo sudo); \
+		$$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq --no-install-recommends spin gcc; }
+	$(Q)sh tests/models/check.sh build/models
