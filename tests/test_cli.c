@@ -309,6 +309,19 @@ static void test_table_text_escaped(void)
     rmdir(folder);
 }
 
+/* Rows from the normal build say build = normal (the teaching build's say
+ * teach: the teach suite checks it). */
+static void test_build_column(void)
+{
+    static struct rl_cli_outcome o;
+    char field[32];
+    rl_cli_run(&o, "sim --algo fw_cas --workload uniform --duration 200ms --format csv");
+    CU_ASSERT_EQUAL_FATAL(o.status, 0);
+    const char *row = strchr(o.out, '\n') + 1;
+    EXPECT(strcmp(rl_cli_csv_field(o.out, row, "build", field, sizeof field), "normal") == 0,
+           "build column '%s'", field);
+}
+
 /* A recorder buffer that fills is said on stderr, not only in a CSV column:
  * null admits everything, far more than a limiter's buffer is sized for. */
 static void test_dropped_events_warned(void)
@@ -668,6 +681,7 @@ RL_TEST_SUITE("cli", {"unknown algorithm lists the valid names", test_bad_algori
               {"--redis: names and non-loopback addresses refused", test_redis_address_refused},
               {"tables escape user text (trace file names)", test_table_text_escaped},
               {"a full recorder buffer is warned about", test_dropped_events_warned},
+              {"rows name their build", test_build_column},
               {"--format and --out on every command that has results",
                test_format_and_out_everywhere},
               {"trace --out - writes standard output", test_trace_to_stdout},

@@ -3,8 +3,11 @@
  * its correct steps are not. Built into every test binary, registered only
  * in the teaching one. */
 #ifdef RL_TEACH
+#include "cli_run.h"
 #include "stress_check.h"
 #include "test_util.h"
+
+#include <string.h>
 
 #define L   50
 #define I   10000000u  /* 10 ms */
@@ -45,7 +48,21 @@ static void test_correct_steps_hold(void)
     }
 }
 
+/* Rows from the race-widened build say so: build = teach, never mixed with
+ * measurements (RATELAB_BIN is build/ratelab-teach in make check-teach). */
+static void test_rows_marked_teach(void)
+{
+    static struct rl_cli_outcome o;
+    char field[32];
+    rl_cli_run(&o, "sim --algo fw_cas --workload uniform --duration 200ms --format csv");
+    CU_ASSERT_EQUAL_FATAL(o.status, 0);
+    const char *row = strchr(o.out, '\n') + 1;
+    EXPECT(strcmp(rl_cli_csv_field(o.out, row, "build", field, sizeof field), "teach") == 0,
+           "build column '%s'", field);
+}
+
 RL_TEST_SUITE("teach", {"fw_atomic_naive is caught over-admitting", test_atomic_naive_caught},
+              {"rows from the teaching build say build = teach", test_rows_marked_teach},
               {"fw_cas_nofirst is caught leaking its first window", test_cas_nofirst_caught},
               {"fw_cas, fw_cas_acqrel, fw_mutex hold under widened races", test_correct_steps_hold})
 #else

@@ -166,6 +166,7 @@ static void emit_columns(struct emitter *e, const struct rl_result *r, const str
     u64(e, "svc_p99_ns", r->svc_p99_ns, lat);
     real(e, "load_1m", r->has_load ? r->load_1m : NAN);
     u64(e, "runnable", r->runnable, r->has_load);
+    text(e, "build", ctx->build ? ctx->build : "");
 }
 
 /* ---- CSV ---------------------------------------------------------------- */
@@ -205,7 +206,8 @@ void rl_result_csv_header(FILE *out)
 {
     static const struct rl_algo placeholder = {.name = "", .family = "", .orders = ""};
     struct rl_result blank = {.algo = &placeholder, .mode = ""};
-    struct rl_context ctx = {.compiler = "", .cflags = "", .allocator = "", .git_rev = ""};
+    struct rl_context ctx = {
+        .compiler = "", .cflags = "", .allocator = "", .git_rev = "", .build = ""};
     struct csv_sink sink = {out, true, true};
     struct emitter e = {csv_emit, &sink, {0}};
     emit_columns(&e, &blank, &ctx);

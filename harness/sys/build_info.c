@@ -53,6 +53,11 @@ void rl_context_init(struct rl_context *ctx)
 #endif
     ctx->cflags = RL_CFLAGS;
     ctx->allocator = rl_allocator_name(); /* at run time: LD_PRELOAD counts */
+#ifdef RL_TEACH
+    ctx->build = "teach"; /* race points widened: never a measurement */
+#else
+    ctx->build = "normal";
+#endif
     ctx->git_rev = RL_GIT_REV;
     time_t now = time(NULL);
     struct tm tm;

@@ -11,7 +11,8 @@ struct rl_context {
     const char *cflags;
     const char *allocator; /* rl_allocator_name(): "glibc", "jemalloc 5.3.0-…", … */
     const char *git_rev;
-    char date[32]; /* UTC, ISO 8601 */
+    const char *build; /* "teach" for the race-widened teaching build (make teach), else "normal" */
+    char date[32];     /* UTC, ISO 8601 */
 };
 
 /* Fills every field; never fails (unknown parts read "unknown"). */
