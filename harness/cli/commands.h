@@ -14,5 +14,6 @@ int rl_cmd_keys(int argc, char **argv);
 int rl_cmd_replay(int argc, char **argv);
 int rl_cmd_claims(int argc, char **argv);
 int rl_cmd_litmus(int argc, char **argv);
+int rl_cmd_teach(int argc, char **argv);
 
 #endif

@@ -24,6 +24,7 @@ static const struct {
     {"keys", rl_cmd_keys, "memory of the keyed container: per key, and under key churn"},
     {"bench", rl_cmd_bench, "run a benchmark suite and write a results CSV"},
     {"litmus", rl_cmd_litmus, "hardware litmus tests (SB, MP) per memory order, per 10^6 trials"},
+    {"teach", rl_cmd_teach, "lessons on atomicity and memory ordering: list them, or run one"},
     {"claims", rl_cmd_claims, "measure published claims: source, figure, verdict, command"},
 };
 
@@ -87,7 +88,7 @@ int main(int argc, char **argv)
             return finish(commands[i].run(argc - 1, argv + 1));
     fprintf(stderr,
             "ratelab: unknown command '%s' (accepted: list, sim, stress, replay, trace, claims, "
-            "check, clocks, keys, bench, litmus; see ratelab --help)\n",
+            "check, clocks, keys, bench, litmus, teach; see ratelab --help)\n",
             argv[1]);
     return 2;
 }
