@@ -97,24 +97,7 @@ static const char *key_name(const struct rl_event_log *log, uint32_t key, char *
     return buf;
 }
 
-/* The csv view and --out: key, every metric, utilization (results/README.md). */
-static const char *const csv_columns[] = {"key",
-                                          "attempts",
-                                          "admits",
-                                          "rejects",
-                                          "admitted_cost",
-                                          "max_sliding",
-                                          "max_aligned",
-                                          "strong_excess",
-                                          "strong_violations",
-                                          "weak_excess",
-                                          "false_admits",
-                                          "false_rejects",
-                                          "weak_false_admits",
-                                          "weak_false_rejects",
-                                          "window_excess",
-                                          "utilization",
-                                          NULL};
+#define METRIC_COUNT (sizeof metric_names / sizeof metric_names[0] - 1)
 
 /* ---- --promise ----------------------------------------------------------- */
 
@@ -310,12 +293,15 @@ static void print_per_key(const struct rl_event_log *log, const struct rl_check_
     }
 }
 
-/* The csv columns, with promise and held when a promise is judged. */
+/* The csv view and --out (results/README.md): key, every metric,
+ * utilization, and promise and held when a promise is judged. */
 static void sheet_columns(const struct judge *judge, const char **columns, size_t len)
 {
     size_t n = 0;
-    for (size_t i = 0; csv_columns[i] && n + 3 < len; i++)
-        columns[n++] = csv_columns[i];
+    columns[n++] = "key";
+    for (size_t i = 0; metric_names[i] && n + 4 < len; i++)
+        columns[n++] = metric_names[i];
+    columns[n++] = "utilization";
     if (judge->given) {
         columns[n++] = "promise";
         columns[n++] = "held";
@@ -426,8 +412,8 @@ int rl_cmd_check(int argc, char **argv)
     struct checked checked = {&log, &res, &judge, per_key};
     struct rl_cli_output csv = output;
     if (view == RL_FORMAT_JSON || view == RL_FORMAT_TABLE)
-        csv.format = RL_FORMAT_TABLE; /* shown above: only --out is left */
-    const char *columns[sizeof csv_columns / sizeof csv_columns[0] + 2];
+        csv.format = RL_FORMAT_TABLE;      /* shown above: only --out is left */
+    const char *columns[METRIC_COUNT + 5]; /* key, metrics, utilization, promise, held, NULL */
     sheet_columns(&judge, columns, sizeof columns / sizeof columns[0]);
     rl_cli_write_sheet(cmd, &csv, columns, fill_csv, &checked);
     /* 1 when the promise is broken, for a user's CI (--help, Exit status) */

@@ -17,21 +17,11 @@
 
 #define PARAM_BYTES 3
 
-static char in_path[256], out_path[256];
-
-static void remove_scratch(void)
-{
-    unlink(in_path);
-    unlink(out_path);
-}
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    fuzz_scratch_path(in_path, sizeof in_path, "events-in.csv");
-    fuzz_scratch_path(out_path, sizeof out_path, "events-out.csv");
-    atexit(remove_scratch);
+    fuzz_scratch_pair("events");
     return 0;
 }
 
@@ -92,11 +82,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct rl_check_params params = {.limit = 1 + data[0] % 32,
                                      .interval_ns = (1 + data[1] % 64) * scale[data[1] / 64],
                                      .epoch_ns = data[2]};
-    fuzz_write_file(in_path, data + PARAM_BYTES, size - PARAM_BYTES);
+    fuzz_write_file(fuzz_in_path, data + PARAM_BYTES, size - PARAM_BYTES);
 
     struct rl_event_log log, back;
     char err[512] = "";
-    if (rl_event_log_read_csv(in_path, &log, err, sizeof err) != 0) {
+    if (rl_event_log_read_csv(fuzz_in_path, &log, err, sizeof err) != 0) {
         FUZZ_CHECK(err[0] != '\0', "refused with no message");
         FUZZ_CHECK(log.events == NULL && log.len == 0 && log.key_names == NULL,
                    "a refused read leaves a log behind");
@@ -107,9 +97,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                        log.events[i].admitted <= 1,
                    "event %zu: key %u of %u, n %u, admitted %u", i, log.events[i].key,
                    log.key_count, log.events[i].n, log.events[i].admitted);
-    FUZZ_CHECK(rl_event_log_write_csv(&log, out_path, err, sizeof err) == 0,
+    FUZZ_CHECK(rl_event_log_write_csv(&log, fuzz_out_path, err, sizeof err) == 0,
                "an accepted log cannot be written: %s", err);
-    FUZZ_CHECK(rl_event_log_read_csv(out_path, &back, err, sizeof err) == 0,
+    FUZZ_CHECK(rl_event_log_read_csv(fuzz_out_path, &back, err, sizeof err) == 0,
                "a written log cannot be read: %s", err);
     same_log(&log, &back);
     rl_event_log_free(&back);

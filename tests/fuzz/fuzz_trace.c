@@ -7,21 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char in_path[256], out_path[256];
-
-static void remove_scratch(void)
-{
-    unlink(in_path);
-    unlink(out_path);
-}
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc;
     (void)argv;
-    fuzz_scratch_path(in_path, sizeof in_path, "trace-in.csv");
-    fuzz_scratch_path(out_path, sizeof out_path, "trace-out.csv");
-    atexit(remove_scratch);
+    fuzz_scratch_pair("trace");
     return 0;
 }
 
@@ -43,10 +33,10 @@ static void same_trace(const struct rl_trace *a, const struct rl_trace *b)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    fuzz_write_file(in_path, data, size);
+    fuzz_write_file(fuzz_in_path, data, size);
     struct rl_trace trace, back;
     char err[512] = "";
-    if (rl_trace_read_csv(in_path, &trace, err, sizeof err) != 0) {
+    if (rl_trace_read_csv(fuzz_in_path, &trace, err, sizeof err) != 0) {
         FUZZ_CHECK(err[0] != '\0', "refused with no message");
         FUZZ_CHECK(trace.attempts == NULL && trace.len == 0 && trace.key_names == NULL,
                    "a refused read leaves a trace behind");
@@ -60,9 +50,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         FUZZ_CHECK(i == 0 || trace.attempts[i - 1].t_ns <= trace.attempts[i].t_ns,
                    "attempt %zu is earlier than the one before", i);
     }
-    FUZZ_CHECK(rl_trace_write_csv(&trace, out_path, err, sizeof err) == 0,
+    FUZZ_CHECK(rl_trace_write_csv(&trace, fuzz_out_path, err, sizeof err) == 0,
                "an accepted trace cannot be written: %s", err);
-    FUZZ_CHECK(rl_trace_read_csv(out_path, &back, err, sizeof err) == 0,
+    FUZZ_CHECK(rl_trace_read_csv(fuzz_out_path, &back, err, sizeof err) == 0,
                "a written trace cannot be read: %s", err);
     same_trace(&trace, &back);
     rl_trace_free(&back);

@@ -30,6 +30,27 @@ static inline const char *fuzz_scratch_path(char *buf, size_t len, const char *n
     return buf;
 }
 
+/* The two scratch files a round-trip target uses (what it reads, what it
+ * writes back), named from stem and removed at exit. One target a binary,
+ * so one pair a process. */
+static char fuzz_in_path[256], fuzz_out_path[256];
+
+static inline void fuzz_remove_scratch(void)
+{
+    unlink(fuzz_in_path);
+    unlink(fuzz_out_path);
+}
+
+static inline void fuzz_scratch_pair(const char *stem)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s-in.csv", stem);
+    fuzz_scratch_path(fuzz_in_path, sizeof fuzz_in_path, name);
+    snprintf(name, sizeof name, "%s-out.csv", stem);
+    fuzz_scratch_path(fuzz_out_path, sizeof fuzz_out_path, name);
+    atexit(fuzz_remove_scratch);
+}
+
 /* Writes data[0..size) to path, replacing it; aborts on failure (the
  * fuzzer cannot go on without its input file). */
 static inline void fuzz_write_file(const char *path, const uint8_t *data, size_t size)
