@@ -180,8 +180,13 @@ test: deps
 	$(MAKE) --no-print-directory SAN= MALLOC= conformance-quick
 	$(MAKE) --no-print-directory paper-tables-check
 
+# The data-race lesson's test reads ThreadSanitizer's report from the
+# sanitized ratelab (ratelab teach data-race runs it).
+TSAN_BIN := build/san-thread/ratelab
+
 check-unit: $(TESTS) $(RATELAB)
-	RATELAB_BIN=$(RATELAB) $(TESTS)
+	$(MAKE) --no-print-directory SAN=thread MALLOC= $(TSAN_BIN)
+	RATELAB_BIN=$(RATELAB) RATELAB_TSAN_BIN=$(TSAN_BIN) $(TESTS)
 
 check-teach: $(TEACH_TESTS) $(TEACH_BIN)
 	RATELAB_BIN=$(TEACH_BIN) RATELAB_RACE_NS=20000 $(TEACH_TESTS) teach
@@ -284,7 +289,7 @@ deps:
 # Every C and C++ source under the checked-in .clang-format (Debian's
 # clang-format). format rewrites them; format-check (part of make test)
 # fails on the first file that differs and names it.
-FORMAT_SRCS = $(sort $(wildcard algorithms/*.[ch] workloads/*.[ch] tests/*.[ch] tests/fuzz/*.[ch] \
+FORMAT_SRCS = $(sort $(wildcard algorithms/*.[ch] workloads/*.[ch] tests/*.[ch] tests/fuzz/*.[ch] tests/asm/*.[ch] \
                 harness/*/*.[ch] harness/*/*.cc))
 
 format:
@@ -420,11 +425,13 @@ paper:
 # (fw_cas, fw_cas_acqrel, tb_cas, tb_cas_relaxed, and one fetch-add, store
 # and load per order in tests/asm/orders.c) on x86-64, AArch64 with and
 # without LSE, and POWER, read off objdump into build/asm/table.md, then
-# asserted by tests/asm/check.sh. Installs the Debian cross compilers when
-# missing. See tests/asm/README.md.
+# asserted by tests/asm/check.sh; then tests/asm/cost.sh times the host's
+# orders.o into build/asm/cost.md (printed, never asserted). Installs the
+# Debian cross compilers when missing. See tests/asm/README.md.
 asm:
 	$(Q)sh tests/asm/build.sh build/asm
 	$(Q)sh tests/asm/check.sh build/asm
+	$(Q)sh tests/asm/cost.sh build/asm
 
 # ---- models --------------------------------------------------------------
 # make model-check: every Promela model in tests/models/ under SPIN (steps 1

@@ -61,6 +61,8 @@ enum rl_cli_option {
     OPT_LATENCY_OUT,
     OPT_ADMITS_ONLY,
     OPT_UNSORTED,
+    OPT_TRIALS,
+    OPT_TEST,
 };
 
 #define RL_CLI_HELP_OPTION                                                                         \

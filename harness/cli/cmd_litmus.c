@@ -8,8 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { OPT_TRIALS = 0x4c00, OPT_TEST }; /* past enum rl_cli_option */
-
 #define MAX_ROWS (RL_LITMUS_TESTS * RL_LITMUS_ORDERS)
 
 struct rows {

@@ -81,8 +81,10 @@ __attribute__((always_inline)) static inline enum rl_decision decide(struct work
 static void hold_and_release(struct worker *w, uint32_t key)
 {
     struct stress_shared *sh = w->shared;
-    /* seq_cst: the claim "every counted thread holds a permit" needs one
-     * order over this counter and the limiter's own. */
+    /* Raised after the limiter's acquire returned, lowered before its
+     * release is called, so the count is sound through the limiter's own
+     * release/acquire pairing (concurrency.c), not through this order;
+     * seq_cst costs nothing here beside the hold and keeps it obvious. */
     uint64_t held = atomic_fetch_add_explicit(&sh->in_flight, 1, memory_order_seq_cst) + 1;
     if (held > w->max_in_flight)
         w->max_in_flight = held;
