@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "parse.h"
 #include "table.h"
+#include "bench_perf.h"
 #include "harness/run/measure.h"
 #include "harness/run/stress.h"
 #include "harness/run/suites.h"
@@ -241,7 +242,8 @@ int rl_cmd_bench(int argc, char **argv)
     }
     if (optind < argc)
         rl_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-    const char *accepted = "quick, threads, memory-order, accuracy, clocks, keys, redis, claims";
+    const char *accepted =
+        "quick, threads, memory-order, accuracy, clocks, keys, redis, claims, perf";
     if (suite_name == NULL)
         rl_cli_usage_error(cmd, "--suite is required (accepted: %s)", accepted);
     const struct rl_suite *suite = rl_suite_find(suite_name);
@@ -258,6 +260,8 @@ int rl_cmd_bench(int argc, char **argv)
     const char *out_path = output.out_path;
     if (rl_suite_runs_claims(suite))
         return bench_claims(&output, redis);
+    if (rl_suite_runs_perf(suite))
+        return rl_cli_bench_perf(&output, redis, (unsigned)reps);
     bool to_stdout = strcmp(out_path, "-") == 0;
     struct rl_config cfg;
     rl_cli_limiter_defaults(&cfg);

@@ -246,7 +246,8 @@ static const struct rl_suite redis = {
     "redis", "the Redis algorithms at 1, 10 and 100 client threads, with redis_noop, recorded",
     plan_redis};
 
-/* Plans nothing: `bench` hands the claims suite to `ratelab claims`. */
+/* Plans nothing: `bench` hands the claims suite to `ratelab claims`, and
+ * the perf suite to its goals. */
 static void plan_claims(struct rl_suite_run *run, const struct rl_algo **algos, size_t count,
                         unsigned reps, const struct rl_config *cfg)
 {
@@ -259,12 +260,25 @@ static const struct rl_suite claims = {
     "verdict and command (the claims' own columns; --reps does not apply; about 10 s)",
     plan_claims};
 
+/* Plans nothing either: `bench` runs the performance goals (perf.h). */
+static const struct rl_suite perf = {
+    "perf",
+    "the performance goals, each a ratio against its floor measured in the same run (recorder, "
+    "keyed container, checker against md5sum, Redis scripts against redis_noop, clocks, "
+    "tb_sharded against tb_cas); its own columns; a few minutes",
+    plan_claims};
+
 const struct rl_suite *const rl_suites[] = {&quick, &threads, &memory_order, &accuracy, &clocks,
-                                            &keys,  &redis,   &claims,       NULL};
+                                            &keys,  &redis,   &claims,       &perf,     NULL};
 
 bool rl_suite_runs_claims(const struct rl_suite *suite)
 {
     return suite == &claims;
+}
+
+bool rl_suite_runs_perf(const struct rl_suite *suite)
+{
+    return suite == &perf;
 }
 
 const struct rl_suite *rl_suite_find(const char *name)

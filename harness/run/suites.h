@@ -47,4 +47,8 @@ const struct rl_suite *rl_suite_find(const char *name);
  * (`ratelab claims`), not result rows. */
 bool rl_suite_runs_claims(const struct rl_suite *suite);
 
+/* True for the perf suite, which plans nothing either: `bench` runs the
+ * performance goals (perf.h), one row per ratio, in their own columns. */
+bool rl_suite_runs_perf(const struct rl_suite *suite);
+
 #endif
