@@ -34,7 +34,8 @@ enum rl_decision {
  *   WEAK    ≤ L in every epoch-aligned window [k·I, (k+1)·I)
  *   WINDOW  ≤ L in each of its own windows (length ≥ I, not aligned), hence
  *           ≤ 2L in any sliding window
- *   BUCKET  ≤ B + L in any sliding window (capacity plus one interval's refill)
+ *   BUCKET  ≤ B + L in any sliding window (capacity plus one interval's refill),
+ *           plus the excess an algorithm states (struct rl_algo, bucket_excess)
  *   APPROX  an estimate; error is reported, nothing is promised
  *   NONE    no limit at all (baselines, broken steps kept for teaching)
  *   CONCURRENCY  ≤ L admitted and not yet released at any instant */
@@ -99,7 +100,8 @@ struct rl_config {
     uint64_t interval_ns; /* I: > 0 */
     uint64_t burst;       /* B: bucket capacity; 0 = L (rl_config_burst). leaky_nginx
                              alone reads it as nginx's burst=, where 0 means 0 */
-    uint32_t slots;       /* S: time-wheel slots of ⌈I/S⌉ ns each; 0 = RL_DEFAULT_SLOTS */
+    uint32_t slots;       /* S: time-wheel slots of ⌈I/S⌉ ns each, tb_sharded's batch k;
+                             0 = RL_DEFAULT_SLOTS */
     uint64_t epoch_ns;    /* the run's t = 0 on the clock's timeline: where aligned
                              windows and bucket time start; earlier reads count as it */
     const char *remote;   /* RL_REMOTE algorithms: "unix:PATH" or "HOST:PORT" (copied);
@@ -163,6 +165,11 @@ struct rl_algo {
      * after it returned, from any thread; never after RL_REJECT or
      * RL_ERROR. */
     void (*release)(void *state, struct rl_clock *clock, uint64_t key, uint64_t n);
+    /* BUCKET algorithms whose bound exceeds B + L by an amount they state
+     * (tb_sharded: tokens its per-thread caches carry into a window): that
+     * amount for cfg and `threads` calling threads, which the harness adds
+     * to B + L when it judges the promise. NULL: none. */
+    uint64_t (*bucket_excess)(const struct rl_config *cfg, unsigned threads);
 };
 
 /* Registry (registry.c): a NULL-terminated array of every implementation,

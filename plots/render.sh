@@ -5,7 +5,7 @@
 #
 # Which figures a file makes follows from its suite, the start of its name
 # (quick-, threads-, memory-order-, accuracy-, clocks-, keys-, redis-,
-# latency-): accuracy bars from sim rows, latency CDFs from a latency file
+# sharded-, latency-): accuracy bars from sim rows, latency CDFs from a latency file
 # (what `bench` writes beside a suite with replays), throughput against
 # threads, memory orders, clocks, keys, Redis.
 # The boundary picture needs no file: it replays the boundary workload with
@@ -101,6 +101,23 @@ for csv in "$@"; do
                 | awk -v keys=4 -f "$here/pivot.awk" > "$data/$name-sliding-$t.dat"
         done
         draw "$name" clocks.gp "stem='$data/$name'; counts='$counts'; cpus=$(cpus_of "$csv")"
+        ;;
+    sharded*)
+        # tb_sharded's batch k (the slots column) swept: Mops/s on the admit
+        # path (the plans whose limit no run reaches: paths.awk says which)
+        # and max_sliding/L of the recorded overload runs, joined by algo and
+        # k, with each row's bound on max_sliding ÷ L: (B + L)/L for tb_cas,
+        # (B + L + (min(k, B) − 1)·threads)/L for tb_sharded (tb_sharded.c).
+        admit=$(awk -F, -f "$here/paths.awk" "$csv" | awk '$3 == "admit" {print $1; exit}')
+        summarize "$csv" algo,slots mops mode=stress,recorded=no,limit="$admit" > "$data/$name-mops.dat"
+        summarize "$csv" algo,slots,burst,limit,threads max_sliding/limit mode=stress,recorded=yes \
+            | awk 'NR == FNR { mops[$1 " " $2] = $3 " " $4 " " $5; next }
+                   $1 == "faa" || !(($1 " " $2) in mops) { next }
+                   { k = $2 < $3 ? $2 : $3
+                     bound = ($3 + $4 + ($1 == "tb_sharded" ? (k - 1) * $5 : 0)) / $4
+                     print $1, $2, mops[$1 " " $2], $6, $7, $8, bound }' "$data/$name-mops.dat" - \
+            > "$data/$name.dat"
+        draw "$name" sharded.gp "data='$data/$name.dat'; mops='$data/$name-mops.dat'"
         ;;
     keys*)
         summarize "$csv" algo,keys bytes_per_key mode=stress,threads=1 > "$data/$name-bytes.dat"

@@ -243,7 +243,7 @@ int rl_cmd_bench(int argc, char **argv)
     if (optind < argc)
         rl_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
     const char *accepted =
-        "quick, threads, memory-order, accuracy, clocks, keys, redis, claims, perf";
+        "quick, threads, memory-order, accuracy, clocks, keys, redis, claims, perf, sharded";
     if (suite_name == NULL)
         rl_cli_usage_error(cmd, "--suite is required (accepted: %s)", accepted);
     const struct rl_suite *suite = rl_suite_find(suite_name);

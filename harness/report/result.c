@@ -16,7 +16,8 @@ uint64_t rl_result_promised_bound(const struct rl_result *r)
     case RL_PROMISE_WINDOW:
         return 2 * limit;
     case RL_PROMISE_BUCKET:
-        return rl_config_burst(&r->cfg) + limit;
+        return rl_config_burst(&r->cfg) + limit +
+               (r->algo->bucket_excess ? r->algo->bucket_excess(&r->cfg, r->threads) : 0);
     case RL_PROMISE_CONCURRENCY:
         return limit;
     case RL_PROMISE_APPROX:
@@ -167,6 +168,7 @@ static void emit_columns(struct emitter *e, const struct rl_result *r, const str
     real(e, "load_1m", r->has_load ? r->load_1m : NAN);
     u64(e, "runnable", r->runnable, r->has_load);
     text(e, "build", ctx->build ? ctx->build : "");
+    u64(e, "slots", r->cfg.slots, true);
 }
 
 /* ---- CSV ---------------------------------------------------------------- */

@@ -62,7 +62,8 @@ struct rl_result {
 const char *rl_result_promise_held(const struct rl_result *r);
 
 /* The bound the promise sets on max_sliding (strong, window, bucket) or
- * max_aligned (weak); 0 when it promises nothing. */
+ * max_aligned (weak); 0 when it promises nothing. A bucket's is B + L plus
+ * the excess its algorithm states for the row's threads (rl.h). */
 uint64_t rl_result_promised_bound(const struct rl_result *r);
 
 /* Writes one CSV field, quoted when it holds a comma, a quote or a newline. */

@@ -6,6 +6,7 @@
 
 #include "workloads/generators.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -217,6 +218,47 @@ static void plan_accuracy(struct rl_suite_run *run, const struct rl_algo **algos
     run->replay_threads = 2;
 }
 
+static bool sharded_and_reference(const struct rl_algo *a)
+{
+    static const char *const names[] = {"tb_cas", "tb_sharded", NULL};
+    return named(a, names);
+}
+
+/* tb_sharded's batch k (S) swept: for each k, the admit path (a limit never
+ * reached: what a batch buys) and a recorded overload run at the suite's
+ * limit (what it costs in accuracy), at 2 threads, tb_cas and faa beside it. */
+static void plan_sharded(struct rl_suite_run *run, const struct rl_algo **algos, size_t count,
+                         unsigned reps, const struct rl_config *cfg)
+{
+    static const struct rl_algo *chosen[MAX_ALGOS];
+    static const uint64_t threads[] = {2};
+    static const uint32_t batches[] = {1, 2, 4, 8, 16, 32, 64, 128};
+    static char labels[2 * 8][80];
+    size_t n = pick(algos, count, sharded_and_reference, chosen);
+    run->plan_count = 0;
+    for (size_t b = 0; b < 8; b++) {
+        struct rl_config admit = *cfg;
+        admit.limit = 4000000000u;
+        admit.interval_ns = 10000000000u;
+        admit.slots = batches[b];
+        struct rl_stress_plan *p = &run->plans[run->plan_count];
+        *p = base_plan(chosen, n, threads, 1, reps, &admit);
+        snprintf(labels[run->plan_count], sizeof labels[0],
+                 "k = %u, admit path (L = 4e9 per 10 s: never reached)", batches[b]);
+        run->plan_labels[run->plan_count] = labels[run->plan_count];
+        run->plan_count++;
+        struct rl_config overload = *cfg;
+        overload.slots = batches[b];
+        p = &run->plans[run->plan_count];
+        *p = base_plan(chosen, n, threads, 1, reps, &overload);
+        p->record = true;
+        snprintf(labels[run->plan_count], sizeof labels[0],
+                 "k = %u, overload at the suite's limit, recorded", batches[b]);
+        run->plan_labels[run->plan_count] = labels[run->plan_count];
+        run->plan_count++;
+    }
+}
+
 static const struct rl_suite quick = {
     "quick",
     "every algorithm in sim on every workload (Redis: boundary), every thread-safe one in "
@@ -246,6 +288,12 @@ static const struct rl_suite redis = {
     "redis", "the Redis algorithms at 1, 10 and 100 client threads, with redis_noop, recorded",
     plan_redis};
 
+static const struct rl_suite sharded = {
+    "sharded",
+    "tb_sharded's batch k swept from 1 to 128 at 2 threads, with tb_cas: throughput on the admit "
+    "path and recorded accuracy under overload, for each k (about 1 min)",
+    plan_sharded};
+
 /* Plans nothing: `bench` hands the claims suite to `ratelab claims`, and
  * the perf suite to its goals. */
 static void plan_claims(struct rl_suite_run *run, const struct rl_algo **algos, size_t count,
@@ -268,8 +316,9 @@ static const struct rl_suite perf = {
     "tb_sharded against tb_cas); its own columns; a few minutes",
     plan_claims};
 
-const struct rl_suite *const rl_suites[] = {&quick, &threads, &memory_order, &accuracy, &clocks,
-                                            &keys,  &redis,   &claims,       &perf,     NULL};
+const struct rl_suite *const rl_suites[] = {&quick,  &threads, &memory_order, &accuracy,
+                                            &clocks, &keys,    &redis,        &claims,
+                                            &perf,   &sharded, NULL};
 
 bool rl_suite_runs_claims(const struct rl_suite *suite)
 {

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define RL_SUITE_MAX_PLANS 8
+#define RL_SUITE_MAX_PLANS 16
 
 struct rl_suite_run {
     /* sim: these algorithms on these workloads (Redis ones: on sim_remote_workload only) */
