@@ -5,6 +5,7 @@
 #include "harness/sys/clock.h"
 #include "harness/sys/interrupt.h"
 #include "harness/sys/rss.h"
+#include "harness/sys/stamp.h"
 #include "workloads/keys.h"
 #include "workloads/rng.h"
 
@@ -44,7 +45,7 @@ struct worker {
     pthread_t thread;
     unsigned index;
     struct rl_clock clock;       /* the algorithm's handle */
-    struct rl_clock stamp_clock; /* the recorder's, so `reads` stays the algorithm's */
+    struct rl_stamp_clock stamp; /* the recorder's, so `reads` stays the algorithm's */
     uint64_t decisions[3];       /* by enum rl_decision, after the error policy */
     uint64_t errors;
     uint64_t start_ns, end_ns;
@@ -115,37 +116,104 @@ static void run_plain(struct worker *w)
     }
 }
 
-/* The stamp is taken after the decision (the moment the caller holds it);
- * the gap from the read before the call bounds how far the algorithm's own
- * clock read may lie from the stamp. */
+/* The recorder reads the stamp clock (stamp.h: the run's own source, in
+ * program order) after every admit and once per batch of rejects, never
+ * before a call. Why an admit's interval [stamp − gap, stamp] holds its
+ * decision:
+ *
+ * - The stamp is read after acquire returned, so it is at least every time
+ *   the call read (stamp.h's ordering). The gap runs back to `last`, the
+ *   thread's latest stamp read before the call: that read came before the
+ *   call began, so it is at most every time the call read. Whatever lies
+ *   between (earlier calls, rejects, preemption, a migration to another
+ *   CPU, this loop's own work) only widens the interval: nothing in the
+ *   argument assumes how long anything takes. For a limiter that reads no
+ *   clock (faa), the interval holds the call itself.
+ * - Stamps and the limiter's reads are on one timebase: the same source,
+ *   unskewed (a skewed client's reads are off by its skew, as it means
+ *   them to be), so no conversion error enters. Across CPUs the kernel
+ *   keeps monotonic and coarse consistent; the tsc clock assumes what
+ *   rl_clock_init requires of it (an invariant TSC, synchronized, as the
+ *   limiter itself does. A machine without one refuses --clock tsc, and
+ *   the recorder never needs the TSC otherwise).
+ * - A gap of UINT32_MAX ns (4.29 s) or more is stored as UINT32_MAX. For
+ *   I up to 4.29 s the checker then counts that admit in no certain window,
+ *   as it would with the true gap; above, a thread stalled that long could
+ *   be counted where it should not be (a limit of the 24-byte event).
+ *
+ * The reject path is what overload runs: a read per reject would cost a
+ * clock read per call (1.8x for fw_cas with monotonic). Reading none would
+ * stretch the gap of the first admit after rejects to the whole reject run
+ * (about I under overload), and that admit, the first of a new window, is
+ * the one near the boundary where certainty matters. So rejects read once
+ * per `batch`, which doubles while a batch takes under half of
+ * REJECT_SPAN_NS and halves while it takes more: an admit after rejects has
+ * a gap of about REJECT_SPAN_NS at most (plus its own call and any
+ * preemption), and the reads cost about one per REJECT_SPAN_NS of calls,
+ * whatever the limiter's speed. Consecutive admits keep a gap of one call.
+ * The batch stops at MAX_REJECT_BATCH: a coarse clock shows spans of 0
+ * between its ticks, and would otherwise let a batch grow without limit.
+ */
+#define REJECT_SPAN_NS   512
+#define MAX_REJECT_BATCH 128
+
+/* Whether writing *e was the first touch of a page of the buffer (4 KiB,
+ * the smallest page: a larger one only adds reads). The buffer is touched
+ * only as used, and a first touch faults (10 to 90 us on this VM), between
+ * a stamp and the next call: a fresh read after it keeps it out of that
+ * call's gap. */
+static inline bool touched_new_page(const struct rl_event *e)
+{
+    uintptr_t first = (uintptr_t)e, last = first + sizeof *e - 1;
+    return (last >> 12) != ((first - 1) >> 12);
+}
+
 static void run_recorded(struct worker *w)
 {
     struct stress_shared *sh = w->shared;
     const struct rl_algo *algo = sh->algo;
-    struct rl_clock *stamp = &w->stamp_clock;
+    struct rl_stamp_clock *stamp = &w->stamp;
+    unsigned batch = 1, countdown = 1;
+    uint64_t last = rl_stamp_now(stamp); /* every later call begins after this read */
     while (!atomic_load_explicit(&sh->stop, memory_order_relaxed)) {
         uint32_t key = 0;
         bool failed;
-        uint64_t before = stamp->read(stamp);
         enum rl_decision d = decide(w, &key, &failed);
         w->decisions[d]++;
-        if (d != RL_ADMIT)
+        if (d != RL_ADMIT) {
+            if (__builtin_expect(--countdown == 0, 0)) {
+                uint64_t now = rl_stamp_now(stamp), span = now - last;
+                if (span < REJECT_SPAN_NS / 2 && batch < MAX_REJECT_BATCH)
+                    batch *= 2;
+                else if (span > REJECT_SPAN_NS && batch > 1)
+                    batch /= 2;
+                last = now;
+                countdown = batch;
+            }
             continue;
-        uint64_t after = stamp->read(stamp), gap = after - before;
+        }
+        uint64_t after = rl_stamp_now(stamp), gap = after - last;
+        last = after;
+        countdown = batch;
         if (gap > w->max_gap_ns)
             w->max_gap_ns = gap;
-        if (w->len < w->cap)
-            w->events[w->len++] =
-                (struct rl_event){.t_ns = after - sh->epoch_ns,
-                                  .key = key,
-                                  .n = 1,
-                                  .thread = (uint16_t)w->index,
-                                  .admitted = 1,
-                                  .gap_ns = gap < UINT32_MAX ? (uint32_t)gap : UINT32_MAX};
-        else
+        if (w->len < w->cap) {
+            struct rl_event *e = &w->events[w->len++];
+            *e = (struct rl_event){.t_ns = after - sh->epoch_ns,
+                                   .key = key,
+                                   .n = 1,
+                                   .thread = (uint16_t)w->index,
+                                   .admitted = 1,
+                                   .gap_ns = gap < UINT32_MAX ? (uint32_t)gap : UINT32_MAX};
+            if (__builtin_expect(touched_new_page(e), 0))
+                last = rl_stamp_now(stamp); /* the page fault stays out of the next gap */
+        } else {
             w->dropped++;
-        if ((algo->flags & RL_NEEDS_RELEASE) && !failed)
+        }
+        if ((algo->flags & RL_NEEDS_RELEASE) && !failed) {
             hold_and_release(w, key);
+            last = rl_stamp_now(stamp); /* so the hold is not in the next call's gap */
+        }
     }
 }
 
@@ -294,7 +362,7 @@ int rl_stress_run(const struct rl_stress_params *p, struct rl_stress_outcome *ou
         w->shared = &shared;
         w->index = i;
         w->clock = clock;
-        w->stamp_clock = clock;
+        rl_stamp_clock_init(&w->stamp, &clock);
         w->clock.reads = 0;
         rl_rng_seed(&w->rng, 1, i); /* thread i's own stream of keys */
         /* Thread i's clock is off by −skew + 2·skew·i/(T−1): evenly spread
