@@ -164,8 +164,10 @@ static size_t run_replays(const struct rl_suite_run *run, const struct rl_config
     const char *const *clocks = run->replay_clocks ? run->replay_clocks : monotonic_only;
     size_t count = 0,
            planned = run->replay_count * count_names(run->replay_workloads) * count_names(clocks);
-    for (const char *const *c = clocks; *c && !rl_interrupted; c++)
+    for (const char *const *c = clocks; *c && !rl_interrupted; c++) {
         count = run_replays_on(run, cfg, *c, count, planned, rows, cdfs);
+        rl_clock_cached_stop(); /* a cached clock's publisher ends with its runs */
+    }
     rl_cli_progress_done();
     return count;
 }
@@ -326,6 +328,7 @@ int rl_cmd_bench(int argc, char **argv)
         run.plans[p].progress = rl_cli_progress_line;
         done += rl_stress_plan_run(&run.plans[p], label, rows + done, &interrupted, &failed, err,
                                    sizeof err);
+        rl_clock_cached_stop(); /* a cached clock's publisher ends with its runs */
     }
     plan_start[p] = done;
     rl_cli_write_rows(cmd, &output, rows, done);

@@ -149,7 +149,6 @@ static void plan_clocks(struct rl_suite_run *run, const struct rl_algo **algos, 
 {
     static const struct rl_algo *reps_algos[MAX_ALGOS];
     static const uint64_t threads[] = {1, 2};
-    /* cached last: its publisher thread, once started, runs to the end */
     static const char *const clocks[] = {"monotonic", "coarse", "tsc", "cached"};
     static const char *const labels[] = {"monotonic", "coarse", "tsc",
                                          "cached (published every 100 us)"};
@@ -182,7 +181,6 @@ static void plan_pareto(struct rl_suite_run *run, const struct rl_algo **algos, 
     static const struct rl_algo *costed[MAX_ALGOS], *judged[MAX_ALGOS];
     static const uint64_t one_thread[] = {1};
     static const char *const boundary[] = {"boundary", NULL};
-    /* cached last: its publisher thread, once started, runs to the end */
     static const char *const clocks[] = {"monotonic", "coarse", "tsc", "cached", NULL};
     size_t n = pick(algos, count, local_rate_limiter, judged);
     run->replay_algos = judged + 1; /* pick() puts faa first: it promises nothing */
