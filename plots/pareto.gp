@@ -18,10 +18,12 @@ if (out[strlen(out)-3:] eq '.svg') {
     set terminal pngcairo size 1400,1300 noenhanced font 'DejaVu Sans,12'
 }
 set output out
-clocks = system("awk 'NF {print $3}' ".points." | awk '!seen[$0]++' | tr '\n' ' '")
+# the clocks in the suite's order, each in its colour in clocks.gp
+clocks = system("awk '!seen[$2]++ {print $2}' ".floors." | tr '\n' ' '")
 nc = words(clocks)
-array clock_color[4] = ['#0072b2', '#e69f00', '#009e73', '#cc79a7']
-paint(c) = clock_color[(c - 1) % 4 + 1]
+colour(name) = name eq 'monotonic' ? '#0072b2' : name eq 'coarse' ? '#e69f00' : \
+               name eq 'tsc' ? '#009e73' : name eq 'cached' ? '#cc79a7' : '#555555'
+paint(c) = colour(word(clocks, c))
 # One marker a design; the buckets (token, GCRA, leaky) share one, the
 # sliding log and counter another, as in the threads figure.
 designs = 'fixed_window bucket sliding time_wheel'
@@ -42,6 +44,7 @@ set xtics ()
 do for [t in '2 3 4 5 7 10 15 20 30 50 70 100'] { if (t + 0 >= cheapest * 0.9) { set xtics add (real(t)) } }
 set grid noxtics ytics
 set border 3
+set style textbox opaque noborder margins 4, 4
 
 set multiplot title "What accuracy each nanosecond buys: every in-process limiter on every clock\ncost: 1 thread, closed loop under overload (median, min–max whiskers); accuracy: the boundary workload replayed by 2 threads on that clock" font ',13'
 set lmargin at screen 0.07
@@ -71,11 +74,20 @@ do for [panel = 1:2] {
         set xlabel 'ns per decision (log scale)'
         unset key
     }
-    # each floor named just above the panel, faa's just below its top
+    # the frontier in words, in the empty band under the buckets' points
     unset label
+    frontier_text = ''
+    do for [k = 1:system('wc -l < '.frontier) + 0] {
+        line = system('sed -n '.k.'p '.frontier)
+        frontier_text = frontier_text.sprintf("\n%s on %s: %.1f ns, %.2f", word(line, 3), word(line, 4), real(word(line, 1)), real(word(line, 2)))
+    }
+    set label 1 "Pareto frontier, cheapest first (ns per decision, ".(panel == 1 ? 'max_sliding ÷ L' : 'utilization')."):".frontier_text \
+        at graph 0.2, graph (panel == 1 ? 0.36 : 0.40) left front boxed font ',10'
+    # each floor named just above the panel, at two heights so that near
+    # ones stay apart
     do for [c = 1:nc] {
         f = real(system("awk '$1 == \"clock_faa\" && $2 == \"".word(clocks, c)."\" {print $3}' ".floors))
-        set label 10 + c word(clocks, c) at first f, graph 1.015 center font ',9' tc rgb paint(c)
+        set label 10 + c word(clocks, c) at first f, graph (c % 2 ? 1.015 : 0.975) center font ',9' tc rgb paint(c)
     }
     plot points using 4:column_y:5:6 with xerrorbars pt -1 lw 1 lc rgb '#b0b0b0' notitle, \
          for [c = 1:nc] floors using (strcol(1) eq 'clock_faa' && strcol(2) eq word(clocks, c) ? $3 : NaN):(low):(0):(high - low) \
@@ -90,7 +102,6 @@ do for [panel = 1:2] {
              with points pt design_point[d] ps 1.3 lc rgb paint(c) notitle, \
          frontier using 1:2 with steps lw 1.5 dt 2 lc rgb 'black' notitle, \
          frontier using 1:2 with points pt 6 ps 2.2 lw 1.5 lc rgb 'black' notitle, \
-         frontier using 1:2:3 with labels offset 0, -1.3 font ',9' notitle, \
          for [c = 1:nc] NaN with points pt 7 ps 1.3 lc rgb paint(c) title word(clocks, c), \
          for [d = 1:4] NaN with points pt design_point[d] ps 1.3 lc rgb 'black' title word(designs, d), \
          NaN with linespoints pt 6 ps 1.5 dt 2 lw 1.5 lc rgb 'black' title 'Pareto frontier', \

@@ -1,6 +1,7 @@
 /* test_clock_cached.c — the cached clock: its names, its staleness bound on
  * a quiet machine (with a generous margin: never a timing goal), starting
  * and stopping its publisher, and a forked child (threads: test_clock_threads.c). */
+#include "cli_run.h"
 #include "test_util.h"
 #include "harness/sys/clock.h"
 
@@ -215,9 +216,34 @@ static void test_measure(void)
     rl_clock_cached_stop();
 }
 
+/* As a user meets it: a bad period is one line and exit 2 in stress and
+ * replay; a recorded stress run on it keeps tb_cas's promise and names its
+ * clock in the row. */
+static void test_cli(void)
+{
+    rl_cli_expect_usage_error("stress --algo tb_cas --clock cached:5us", "cached:5us");
+    rl_cli_expect_usage_error("stress --algo tb_cas --clock cached:", "cached");
+    rl_cli_expect_usage_error("replay --algo tb_cas --workload uniform --clock cached:2s",
+                              "cached:2s");
+    struct rl_cli_outcome o;
+    rl_cli_run(&o, "stress --algo tb_cas --clock cached:50us --threads 2 --duration 100ms "
+                   "--reps 1 --record --out -");
+    EXPECT_FATAL(o.status == 0, "exit %d: %s", o.status, o.err);
+    const char *recorded = NULL; /* tb_cas's last row: the recorded run */
+    for (const char *line = o.out; (line = strstr(line, "\ntb_cas,")) != NULL; line++)
+        recorded = line + 1;
+    EXPECT_FATAL(recorded != NULL, "no tb_cas row in: %.300s", o.out);
+    char clock[32], held[8];
+    rl_cli_csv_field(o.out, recorded, "clock", clock, sizeof clock);
+    rl_cli_csv_field(o.out, recorded, "promise_held", held, sizeof held);
+    EXPECT(strcmp(clock, "cached:50us") == 0, "clock column %s", clock);
+    EXPECT(strcmp(held, "yes") == 0, "tb_cas on cached: promise_held %s", held);
+}
+
 RL_TEST_SUITE("clock_cached", {"names and periods, bad ones refused", test_names},
               {"one period is one clock (rl_clock_same)", test_same},
               {"never ahead, within T + margin behind, skew applied", test_staleness_bound},
               {"stop joins and freezes, init restarts", test_start_stop},
               {"a forked child starts its own publisher", test_fork},
-              {"measured by rl_clock_measure", test_measure})
+              {"measured by rl_clock_measure", test_measure},
+              {"stress and replay take it; bad periods refused", test_cli})

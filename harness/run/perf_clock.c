@@ -218,8 +218,11 @@ static int staleness_row(const struct rl_perf_options *opts, unsigned readers,
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     *row = (struct rl_perf_row){
         .ratio = rl_perf_median(ratio, reps), .at_most = true, .target = 2, .command = COMMAND};
-    snprintf(row->goal, sizeof row->goal, "clock cached staleness, %u reader%s", readers,
-             (long)readers >= cpus ? "s on every cpu" : "");
+    if ((long)readers >= cpus)
+        snprintf(row->goal, sizeof row->goal, "clock cached staleness, every cpu busy");
+    else
+        snprintf(row->goal, sizeof row->goal, "clock cached staleness, %u reader%s", readers,
+                 readers > 1 ? "s" : "");
     snprintf(row->measured, sizeof row->measured,
              "the stalest cached read (a monotonic read just before it − its value: a lower "
              "bound), %u reader%s spinning for 500 ms",

@@ -277,7 +277,7 @@ static const struct rl_suite pareto = {
     "pareto",
     "every in-process algorithm on every real clock: ns per decision (1 thread, overload, "
     "100 ms runs) against max_sliding/L and utilization on the boundary workload replayed by "
-    "2 threads on that clock (about 4 min)",
+    "2 threads on that clock (about 3 min)",
     plan_pareto};
 static const struct rl_suite keys = {
     "keys", "one algorithm of each design through the keyed container at 10^3 to 10^6 keys",
