@@ -9,8 +9,8 @@
 load 'plots/common.gp'
 clocks = system("head -1 ".stem.'-cost-'.word(counts, 1).'.dat'." | cut -c3-")
 nc = words(clocks)
-array clock_color[3] = ['#0072b2', '#e69f00', '#009e73']
-paint(c) = clock_color[(c - 1) % 3 + 1]
+array clock_color[4] = ['#0072b2', '#e69f00', '#009e73', '#cc79a7']
+paint(c) = clock_color[(c - 1) % 4 + 1]
 w = 0.8 / nc
 x(c) = $0 - 0.4 + (c - 0.5) * w
 # The bound on max_sliding as accuracy.awk reads a promise; weak bounds

@@ -4,10 +4,11 @@
 #   plots/render.sh OUTDIR RATELAB FILE.csv...
 #
 # Which figures a file makes follows from its suite, the start of its name
-# (quick-, threads-, memory-order-, accuracy-, clocks-, keys-, redis-,
-# sharded-, latency-): accuracy bars from sim rows, latency CDFs from a latency file
-# (what `bench` writes beside a suite with replays), throughput against
-# threads, memory orders, clocks, keys, Redis.
+# (quick-, threads-, memory-order-, accuracy-, clocks-, pareto-, keys-,
+# redis-, sharded-, latency-): accuracy bars from sim rows, latency CDFs from
+# a latency file (what `bench` writes beside a suite with replays), throughput
+# against threads, memory orders, clocks, cost against accuracy, keys, Redis,
+# tb_sharded's batch.
 # The boundary picture needs no file: it replays the boundary workload with
 # RATELAB (sim is deterministic) and draws the decisions. Every number
 # drawn comes from a CSV; none is typed here.
@@ -48,6 +49,7 @@ for csv in "$@"; do
         ;;
     esac
     case $name in
+    latency-pareto*) ;; # one replay an algorithm and clock, for accuracy: not drawn
     latency-*)
         awk -f "$here/latency.awk" "$csv" > "$data/$name.dat"
         # the results rows of the same replays, in the file bench wrote
@@ -118,6 +120,21 @@ for csv in "$@"; do
                      print $1, $2, mops[$1 " " $2], $6, $7, $8, bound }' "$data/$name-mops.dat" - \
             > "$data/$name.dat"
         draw "$name" sharded.gp "data='$data/$name.dat'; mops='$data/$name-mops.dat'"
+        ;;
+    pareto*)
+        # cost from the unrecorded 1-thread stress runs, accuracy and
+        # utilization from the replays on the same clock (pareto.awk)
+        for part in points floors; do
+            awk -F, -v part=$part -f "$here/pareto.awk" "$csv" > "$data/$name-$part.dat"
+        done
+        for metric in sliding util; do
+            for part in labels frontier range; do
+                awk -F, -v part=$part -v metric=$metric -f "$here/pareto.awk" "$csv" \
+                    > "$data/$name-$part-$metric.dat"
+            done
+        done
+        stem=$data/$name
+        draw "$name" pareto.gp "points='$stem-points.dat'; floors='$stem-floors.dat'; labels_sliding='$stem-labels-sliding.dat'; labels_util='$stem-labels-util.dat'; frontier_sliding='$stem-frontier-sliding.dat'; frontier_util='$stem-frontier-util.dat'; range_sliding='$stem-range-sliding.dat'; range_util='$stem-range-util.dat'"
         ;;
     keys*)
         summarize "$csv" algo,keys bytes_per_key mode=stress,threads=1 > "$data/$name-bytes.dat"

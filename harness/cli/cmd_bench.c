@@ -113,13 +113,15 @@ static size_t run_sim_grid(const struct rl_suite_run *run, const struct rl_confi
     return count;
 }
 
-/* Each replay algorithm on each replay workload, once (a replay takes the
- * trace's own time: 2 s here), appended to rows, with each run's latency
- * distribution in the same place of cdfs. */
-static size_t run_replays(const struct rl_suite_run *run, const struct rl_config *cfg,
-                          struct rl_result *rows, struct rl_latency_cdf *cdfs)
+/* Each replay algorithm on each replay workload, once, on one clock (a
+ * replay takes the trace's own time: 2 s here), into rows from rows[done]
+ * on, with each run's latency distribution in the same place of cdfs.
+ * Returns the rows filled in all. */
+static size_t run_replays_on(const struct rl_suite_run *run, const struct rl_config *cfg,
+                             const char *clock, size_t done, size_t planned, struct rl_result *rows,
+                             struct rl_latency_cdf *cdfs)
 {
-    size_t count = 0, planned = run->replay_count * count_names(run->replay_workloads);
+    size_t count = done;
     for (const char *const *w = run->replay_workloads; w && *w && !rl_interrupted; w++) {
         struct rl_workload_params params;
         rl_workload_defaults(&params, cfg->limit, cfg->interval_ns);
@@ -131,14 +133,15 @@ static size_t run_replays(const struct rl_suite_run *run, const struct rl_config
         for (size_t i = 0; i < run->replay_count && !rl_interrupted; i++) {
             /* a replay lasts its trace's span */
             double span_s = trace.len ? (double)trace.attempts[trace.len - 1].t_ns / 1e9 : 0;
-            rl_cli_progress("bench: replay %zu/%zu %s on %s, ~%.0f s left", count + 1, planned,
-                            run->replay_algos[i]->name, *w, span_s * (double)(planned - count));
+            rl_cli_progress("bench: replay %zu/%zu %s on %s, %s, ~%.0f s left", count + 1, planned,
+                            run->replay_algos[i]->name, *w, clock,
+                            span_s * (double)(planned - count));
             struct rl_replay_params rp = {.algo = run->replay_algos[i],
                                           .cfg = *cfg,
                                           .trace = &trace,
                                           .threads = run->replay_threads,
                                           .speed = 1,
-                                          .clock = "monotonic"};
+                                          .clock = clock};
             if (rl_measure_replay(&rp, *w, params.seed, 1, &rows[count], &cdfs[count], NULL, err,
                                   sizeof err) != 0) {
                 if (rl_interrupted)
@@ -148,6 +151,22 @@ static size_t run_replays(const struct rl_suite_run *run, const struct rl_config
             count++;
         }
         rl_trace_free(&trace);
+    }
+    return count;
+}
+
+/* run_replays_on each of the suite's replay clocks (monotonic when it names
+ * none), one after the other. */
+static size_t run_replays(const struct rl_suite_run *run, const struct rl_config *cfg,
+                          struct rl_result *rows, struct rl_latency_cdf *cdfs)
+{
+    static const char *const monotonic_only[] = {"monotonic", NULL};
+    const char *const *clocks = run->replay_clocks ? run->replay_clocks : monotonic_only;
+    size_t count = 0,
+           planned = run->replay_count * count_names(run->replay_workloads) * count_names(clocks);
+    for (const char *const *c = clocks; *c && !rl_interrupted; c++) {
+        count = run_replays_on(run, cfg, *c, count, planned, rows, cdfs);
+        rl_clock_cached_stop(); /* a cached clock's publisher ends with its runs */
     }
     rl_cli_progress_done();
     return count;
@@ -169,10 +188,16 @@ static void print_tables(const struct rl_suite *suite, const struct rl_suite_run
                rl_format_duration_ns(cfg->interval_ns, interval, sizeof interval));
         rl_table_accuracy(stdout, rows, sim_done);
     }
-    if (replay_done) {
-        printf("\nreplay (open loop, %u threads; latency from each attempt's due time):\n",
-               run->replay_threads);
-        rl_table_replay(stdout, rows + sim_done, replay_done);
+    /* one table a clock: the replay rows of a clock are together */
+    size_t replay_end = sim_done + replay_done;
+    for (size_t i = sim_done, end; i < replay_end; i = end) {
+        end = i + 1;
+        while (end < replay_end && strcmp(rows[end].clock, rows[i].clock) == 0)
+            end++;
+        printf("\nreplay (open loop, %u threads, clock %s; latency from each attempt's due "
+               "time):\n",
+               run->replay_threads, rows[i].clock);
+        rl_table_replay(stdout, rows + i, end - i);
     }
     for (size_t i = 0; i < plans; i++) {
         printf("\nspeed: %s (median of %u):\n", run->plan_labels[i], reps);
@@ -243,7 +268,8 @@ int rl_cmd_bench(int argc, char **argv)
     if (optind < argc)
         rl_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
     const char *accepted =
-        "quick, threads, memory-order, accuracy, clocks, keys, redis, claims, perf, sharded";
+        "quick, threads, memory-order, accuracy, clocks, pareto, keys, redis, claims, perf, "
+        "sharded";
     if (suite_name == NULL)
         rl_cli_usage_error(cmd, "--suite is required (accepted: %s)", accepted);
     const struct rl_suite *suite = rl_suite_find(suite_name);
@@ -271,7 +297,8 @@ int rl_cmd_bench(int argc, char **argv)
 
     struct rl_suite_run run = {0};
     suite->plan(&run, all, all_count, (unsigned)reps, &cfg);
-    size_t replays = run.replay_count * count_names(run.replay_workloads);
+    size_t replays = run.replay_count * count_names(run.replay_workloads) *
+                     (run.replay_clocks ? count_names(run.replay_clocks) : 1);
     size_t planned = run.sim_count * count_names(run.sim_workloads) + replays;
     for (size_t p = 0; p < run.plan_count; p++)
         planned += rl_stress_plan_rows(&run.plans[p]);
@@ -302,6 +329,7 @@ int rl_cmd_bench(int argc, char **argv)
         run.plans[p].progress = rl_cli_progress_line;
         done += rl_stress_plan_run(&run.plans[p], label, rows + done, &interrupted, &failed, err,
                                    sizeof err);
+        rl_clock_cached_stop(); /* a cached clock's publisher ends with its runs */
     }
     plan_start[p] = done;
     rl_cli_write_rows(cmd, &output, rows, done);

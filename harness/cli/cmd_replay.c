@@ -40,7 +40,8 @@ static void replay_help(void)
            "  --threads LIST    sending thread counts, one row each (default 1)\n"
            "  --trace FILE      a trace CSV with header t_ns,key,n\n"
            "  --speed X         divide the trace's times by X > 0 (default 1; 2 = twice as fast)\n"
-           "  --clock C         monotonic (default), coarse or tsc: the limiter's and the stamps'\n"
+           "  --clock C         monotonic (default), coarse, tsc or cached[:T] (as in stress):\n"
+           "                    the limiter's and the stamps'\n"
            "  --reps R          repetitions (default 1)\n"
            "  --expiry E        traces of several keys: never (default), lazy or sweeper\n"
            "  --client-skew DUR thread i's clock is off by −DUR + 2·DUR·i/(T−1), as in stress\n"
@@ -204,8 +205,8 @@ int rl_cmd_replay(int argc, char **argv)
     if (rl_clock_init(&probe_clock, params.clock, err, sizeof err) != 0)
         rl_cli_usage_error(cmd, "--clock: %s", err);
     if (strcmp(params.clock, "virtual") == 0)
-        rl_cli_usage_error(cmd,
-                           "--clock virtual is for sim; replay needs monotonic, coarse or tsc");
+        rl_cli_usage_error(
+            cmd, "--clock virtual is for sim; replay needs monotonic, coarse, tsc or cached");
     for (size_t t = 0; t < thread_count; t++)
         most_threads = threads[t] > most_threads ? threads[t] : most_threads;
 

@@ -32,7 +32,8 @@ static void stress_help(void)
            "  --threads LIST    thread counts (default 1,2)\n"
            "  --duration DUR    per measurement (default 1s)\n"
            "  --reps R          repetitions (default 3)\n"
-           "  --clock C         monotonic (default), coarse or tsc\n"
+           "  --clock C         monotonic (default), coarse, tsc, or cached (cached:T: one\n"
+           "                    thread publishes the time every T, default 100us; 10us..1s)\n"
            "  --record          also run each measurement recorded: every admit stamped and\n"
            "                    checked (sliding/aligned maxima, promise held, stamp\n"
            "                    uncertainty), and the recorder's overhead printed\n"
@@ -179,8 +180,8 @@ int rl_cmd_stress(int argc, char **argv)
     if (rl_clock_init(&probe_clock, plan.clock, err, sizeof err) != 0)
         rl_cli_usage_error(cmd, "--clock: %s", err);
     if (strcmp(plan.clock, "virtual") == 0)
-        rl_cli_usage_error(cmd,
-                           "--clock virtual is for sim; stress needs monotonic, coarse or tsc");
+        rl_cli_usage_error(
+            cmd, "--clock virtual is for sim; stress needs monotonic, coarse, tsc or cached");
 
     /* faa first, so every other row has its floor from the same run. */
     const struct rl_algo *algos[RL_CLI_MAX_ALGOS + 1];

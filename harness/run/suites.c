@@ -150,15 +150,53 @@ static void plan_clocks(struct rl_suite_run *run, const struct rl_algo **algos, 
 {
     static const struct rl_algo *reps_algos[MAX_ALGOS];
     static const uint64_t threads[] = {1, 2};
-    static const char *const clocks[] = {"monotonic", "coarse", "tsc"};
+    static const char *const clocks[] = {"monotonic", "coarse", "tsc", "cached"};
+    static const char *const labels[] = {"monotonic", "coarse", "tsc",
+                                         "cached (published every 100 us)"};
     size_t n = pick(algos, count, representatives, reps_algos);
-    for (size_t c = 0; c < 3; c++) {
+    for (size_t c = 0; c < 4; c++) {
         run->plans[c] = base_plan(reps_algos, n, threads, 2, reps, cfg);
         run->plans[c].clock = clocks[c];
         run->plans[c].record = true;
+        run->plan_labels[c] = labels[c];
+    }
+    run->plan_count = 4;
+}
+
+/* Limiters that promise a rate, so an accuracy can be read from them. */
+static bool local_rate_limiter(const struct rl_algo *a)
+{
+    return local_thread_safe(a) && a->promise != RL_PROMISE_NONE &&
+           a->promise != RL_PROMISE_CONCURRENCY;
+}
+
+/* Every in-process algorithm on every clock: the cost of a decision
+ * (closed loop, 1 thread, overload: one clock read and the reject path,
+ * no contention) and, on the boundary workload replayed by 2 threads on the
+ * same clock, the accuracy and utilization it buys. Cost at 1 thread keeps
+ * contention out of the price (the threads suite measures it); accuracy at
+ * 2, so that races can show. */
+static void plan_pareto(struct rl_suite_run *run, const struct rl_algo **algos, size_t count,
+                        unsigned reps, const struct rl_config *cfg)
+{
+    static const struct rl_algo *costed[MAX_ALGOS], *judged[MAX_ALGOS];
+    static const uint64_t one_thread[] = {1};
+    static const char *const boundary[] = {"boundary", NULL};
+    static const char *const clocks[] = {"monotonic", "coarse", "tsc", "cached", NULL};
+    size_t n = pick(algos, count, local_rate_limiter, judged);
+    run->replay_algos = judged + 1; /* pick() puts faa first: it promises nothing */
+    run->replay_count = n ? n - 1 : 0;
+    run->replay_workloads = boundary;
+    run->replay_threads = 2;
+    run->replay_clocks = clocks;
+    n = pick(algos, count, local_thread_safe, costed);
+    for (size_t c = 0; c < 4; c++) {
+        run->plans[c] = base_plan(costed, n, one_thread, 1, reps, cfg);
+        run->plans[c].duration_ns = 100000000u;
+        run->plans[c].clock = clocks[c];
         run->plan_labels[c] = clocks[c];
     }
-    run->plan_count = 3;
+    run->plan_count = 4;
 }
 
 static void plan_keys(struct rl_suite_run *run, const struct rl_algo **algos, size_t count,
@@ -274,8 +312,15 @@ static const struct rl_suite memory_order = {
     "the article's steps and the buckets at each memory order, on the reject and admit paths",
     plan_memory_order};
 static const struct rl_suite clocks = {
-    "clocks", "one algorithm of each design on the monotonic, coarse and tsc clocks, recorded",
+    "clocks",
+    "one algorithm of each design on the monotonic, coarse, tsc and cached clocks, recorded",
     plan_clocks};
+static const struct rl_suite pareto = {
+    "pareto",
+    "every in-process algorithm on every real clock: ns per decision (1 thread, overload, "
+    "100 ms runs) against max_sliding/L and utilization on the boundary workload replayed by "
+    "2 threads on that clock (about 3 min)",
+    plan_pareto};
 static const struct rl_suite keys = {
     "keys", "one algorithm of each design through the keyed container at 10^3 to 10^6 keys",
     plan_keys};
@@ -317,8 +362,8 @@ static const struct rl_suite perf = {
     plan_claims};
 
 const struct rl_suite *const rl_suites[] = {&quick,  &threads, &memory_order, &accuracy,
-                                            &clocks, &keys,    &redis,        &claims,
-                                            &perf,   &sharded, NULL};
+                                            &clocks, &pareto,  &keys,         &redis,
+                                            &claims, &perf,    &sharded,      NULL};
 
 bool rl_suite_runs_claims(const struct rl_suite *suite)
 {

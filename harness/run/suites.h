@@ -21,6 +21,7 @@ struct rl_suite_run {
     size_t replay_count;
     const char *const *replay_workloads; /* NULL-terminated, or NULL for none */
     unsigned replay_threads;
+    const char *const *replay_clocks; /* NULL-terminated, each replay on each; NULL: monotonic */
     /* stress: plans run one after the other, each with a label for the tables */
     struct rl_stress_plan plans[RL_SUITE_MAX_PLANS];
     const char *plan_labels[RL_SUITE_MAX_PLANS];

@@ -1,12 +1,14 @@
-/* clock.c — monotonic, coarse, tsc and virtual clocks, and their measurement. */
+/* clock.c — monotonic, coarse, tsc, cached and virtual clocks, and their
+ * measurement (cached's publisher: clock_cached.c). */
 #include "clock.h"
+#include "clock_cached.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
-const char *const rl_clock_names[] = {"monotonic", "coarse", "tsc", "virtual", NULL};
+const char *const rl_clock_names[] = {"monotonic", "coarse", "tsc", "cached", "virtual", NULL};
 
 static uint64_t read_posix(clockid_t id)
 {
@@ -90,6 +92,11 @@ int rl_clock_init(struct rl_clock *out, const char *name, char *err, size_t err_
     } else if (strcmp(name, "coarse") == 0) {
         clock->read = read_coarse;
         clock->name = "coarse";
+    } else if (strncmp(name, "cached", 6) == 0 && (name[6] == '\0' || name[6] == ':')) {
+        if (rl_clock_cached_attach(clock, name + 6, err, err_len) != 0)
+            return -1;
+        clock->read = rl_clock_cached_read;
+        clock->name = "cached";
     } else if (strcmp(name, "virtual") == 0) {
         clock->read = read_virtual;
         clock->name = "virtual";
@@ -112,7 +119,8 @@ int rl_clock_init(struct rl_clock *out, const char *name, char *err, size_t err_
         return -1;
 #endif
     } else {
-        snprintf(err, err_len, "unknown clock '%s' (accepted: monotonic, coarse, tsc, virtual)",
+        snprintf(err, err_len,
+                 "unknown clock '%s' (accepted: monotonic, coarse, tsc, cached, cached:T, virtual)",
                  name);
         return -1;
     }
@@ -150,6 +158,9 @@ int rl_clock_measure(const char *name, struct rl_clock_report *out, char *err, s
     else if (strcmp(name, "coarse") == 0)
         clock_getres(CLOCK_MONOTONIC_COARSE, &res);
     out->resolution_ns = (uint64_t)res.tv_sec * 1000000000u + (uint64_t)res.tv_nsec;
+    struct rl_clock_cached_stats cached;
+    if (rl_clock_cached_stats(&clock, &cached) == 0) /* it steps once a period */
+        out->resolution_ns = cached.period_ns;
     uint64_t tsc_mult = rl_clock_state(&clock)->tsc_mult;
     if (strcmp(name, "tsc") == 0 && tsc_mult) /* one tick, rounded up */
         out->resolution_ns = (tsc_mult + 0xffffffffu) >> 32;

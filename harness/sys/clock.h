@@ -8,6 +8,7 @@
 
 #include "algorithms/rl.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -17,13 +18,19 @@
  * t = 0 being special. Trace time t is virtual time RL_VIRTUAL_ORIGIN_NS + t. */
 #define RL_VIRTUAL_ORIGIN_NS (3600ull * 1000000000ull)
 
-/* NULL-terminated: monotonic, coarse, tsc, virtual. */
+/* NULL-terminated: monotonic, coarse, tsc, cached, virtual. */
 extern const char *const rl_clock_names[];
 
+/* The cached clock's period when its name gives none ("cached"); "cached:T"
+ * names another, T a whole number of ns, us, ms or s in [10us, 1s]. */
+#define RL_CACHED_DEFAULT_PERIOD_NS 100000u
+
 /* Sets up a clock handle by name; the tsc clock is calibrated once per
- * process (about 20 ms) on first use. -1 with one line in err for an unknown
- * name or a tsc clock on a machine without an invariant TSC; *clock is then
- * left as it was. */
+ * process (about 20 ms) on first use, and a cached clock's publisher thread
+ * is started on first use (and again after rl_clock_cached_stop). -1 with one
+ * line in err for an unknown name, a cached period out of range, a publisher
+ * that cannot start, or a tsc clock on a machine without an invariant TSC;
+ * *clock is then left as it was. */
 int rl_clock_init(struct rl_clock *clock, const char *name, char *err, size_t err_len);
 
 /* The harness's own time, for deadlines, progress and elapsed seconds:
@@ -39,10 +46,13 @@ static inline uint64_t rl_monotonic_ns(void)
  * the harness's alone, so an algorithm can use only read, reads and name. */
 struct rl_clock_state {
     uint64_t virtual_ns; /* virtual: the current time, set by the simulator */
-    uint64_t tsc_base;   /* tsc: counter at calibration */
-    uint64_t ns_base;    /* tsc: monotonic ns at calibration */
-    uint64_t tsc_mult;   /* tsc: ns per tick in 32.32 fixed point */
-    int64_t skew_ns;     /* this client's clock error (--client-skew), in every read */
+    union {
+        uint64_t tsc_base;  /* tsc: counter at calibration */
+        void *cached_value; /* cached: the word its publisher stores the time in */
+    };
+    uint64_t ns_base;  /* tsc: monotonic ns at calibration */
+    uint64_t tsc_mult; /* tsc: ns per tick in 32.32 fixed point */
+    int64_t skew_ns;   /* this client's clock error (--client-skew), in every read */
 };
 
 #ifdef __cplusplus /* the Google Benchmark shim includes this header */
@@ -77,5 +87,30 @@ struct rl_clock_report {
 
 /* Measures a clock (about 50 ms). -1 with one line in err as for init. */
 int rl_clock_measure(const char *name, struct rl_clock_report *out, char *err, size_t err_len);
+
+/* The cached clock: one thread a period T publishes CLOCK_MONOTONIC into
+ * one word, and a read is one relaxed load of it (plus the handle's skew).
+ * A read at true time t returns a value in [t − T − lag, t], where lag is how
+ * late the publisher woke and stored (descheduled, it is unbounded: the
+ * publisher measures the longest gap it left, below). Each reader sees it
+ * never go back (docs/design.md, Clocks). */
+struct rl_clock_cached_stats {
+    uint64_t period_ns;
+    uint64_t publishes;  /* stores since the publisher (re)started */
+    uint64_t max_gap_ns; /* the longest time from one published value to the
+                            moment the next one was stored: no read was staler */
+    uint64_t cpu_ns;     /* the publisher thread's CPU time since it (re)started */
+    bool running;
+    bool realtime; /* it runs at SCHED_FIFO priority 1 (where the process may) */
+};
+
+/* The publisher behind a cached handle. -1 when clock is not a cached one. */
+int rl_clock_cached_stats(const struct rl_clock *clock, struct rl_clock_cached_stats *out);
+
+/* Stops and joins every publisher (at exit, by itself; tests and the perf
+ * goal call it to leave no thread behind). Handles read a frozen time until
+ * the next rl_clock_init of a cached clock starts their publisher again:
+ * call it only when no run is reading a cached clock. */
+void rl_clock_cached_stop(void);
 
 #endif
