@@ -54,4 +54,5 @@ const struct rl_algo rl_clock_faa_algo = {
     .create = clock_faa_create,
     .destroy = free,
     .acquire = clock_faa_acquire,
+    .one_word_state = sizeof(struct clock_faa_state),
 };

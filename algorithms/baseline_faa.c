@@ -53,4 +53,5 @@ const struct rl_algo rl_faa_algo = {
     .create = faa_create,
     .destroy = free,
     .acquire = faa_acquire,
+    .one_word_state = sizeof(struct faa_state),
 };

@@ -39,4 +39,5 @@ const struct rl_algo rl_null_algo = {
     .create = null_create,
     .destroy = free,
     .acquire = null_acquire,
+    .one_word_state = 1, /* nothing changes: the one byte create allocates */
 };

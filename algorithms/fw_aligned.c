@@ -96,4 +96,5 @@ const struct rl_algo rl_fw_aligned_algo = {
     .create = fw_aligned_create,
     .destroy = free,
     .acquire = fw_aligned_acquire,
+    .one_word_state = sizeof(struct fw_aligned_state),
 };

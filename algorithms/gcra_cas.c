@@ -84,4 +84,5 @@ const struct rl_algo rl_gcra_cas_algo = {
     .create = gcra_cas_create,
     .destroy = free,
     .acquire = gcra_cas_acquire,
+    .one_word_state = sizeof(struct tb_tat_state),
 };

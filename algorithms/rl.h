@@ -170,6 +170,16 @@ struct rl_algo {
      * amount for cfg and `threads` calling threads, which the harness adds
      * to B + L when it judges the promise. NULL: none. */
     uint64_t (*bucket_excess)(const struct rl_config *cfg, unsigned threads);
+    /* Optional (0 claims nothing): sizeof the state, for a limiter whose
+     * acquire (and release) changes only the state's first 64-bit word, in
+     * one step: loads it, decides from it, the time it reads and n, and then
+     * writes it at most once, by one read-modify-write (a fetch-add, or a CAS
+     * loop that reloads and decides again). Every other byte is written by
+     * create alone, the same in every instance created from one rl_config,
+     * and destroy is free. The keyed container then keeps only that word per
+     * key and runs acquire on a per-thread copy, committing the word with its
+     * own CAS (harness/run/keyed.c, docs/keys.md). */
+    size_t one_word_state;
 };
 
 /* Registry (registry.c): a NULL-terminated array of every implementation,
@@ -181,8 +191,18 @@ const char *rl_promise_name(enum rl_promise promise);
 
 /* Shared helper for create(): a zeroed, cache-line aligned allocation, so
  * one limiter's hot words never share a line with another's. NULL on ENOMEM
- * with a reason in err. */
+ * with a reason in err. Taken from this thread's arena when one is in use. */
 void *rl_state_alloc(size_t size, char *err, size_t err_len);
+
+/* An arena rl_state_alloc takes its blocks from, set per thread around
+ * create() by a harness that keeps many instances (the keyed container,
+ * which then frees them itself, for algorithms whose destroy is free).
+ * take: a cache-line aligned block of `size` bytes (a multiple of
+ * RL_CACHE_LINE), or NULL. NULL restores aligned_alloc. */
+struct rl_state_arena {
+    void *(*take)(struct rl_state_arena *self, size_t size);
+};
+void rl_state_arena_use(struct rl_state_arena *arena);
 
 #define RL_CACHE_LINE 64
 

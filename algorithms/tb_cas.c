@@ -62,4 +62,5 @@ const struct rl_algo rl_tb_cas_algo = {
     .create = tb_cas_create,
     .destroy = free,
     .acquire = tb_cas_acquire,
+    .one_word_state = sizeof(struct tb_tat_state),
 };

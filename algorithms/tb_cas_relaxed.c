@@ -68,4 +68,5 @@ const struct rl_algo rl_tb_cas_relaxed_algo = {
     .create = tb_cas_relaxed_create,
     .destroy = free,
     .acquire = tb_cas_relaxed_acquire,
+    .one_word_state = sizeof(struct tb_tat_state),
 };

@@ -1,6 +1,16 @@
 /* keyed.h — one shared container that turns any per-key-capable algorithm
- * into a keyed limiter: N shards, each a hash table of per-key limiter
- * states behind a mutex, with idle keys expired (or not).
+ * into a keyed limiter: N shards, each an open-addressing table of per-key
+ * limiter states, with idle keys expired (or not).
+ *
+ * Operations on a key already there take no lock: thread-safe algorithms
+ * are called without one. Only adding a key, rebuilding a table and
+ * expiring keys take the shard's mutex; a grace period (keyed_grace.h)
+ * keeps them from freeing or forgetting what an operation in flight still
+ * uses. A one-word algorithm (rl_algo.one_word_state: gcra_cas, tb_cas,
+ * faa, ...) costs its key 8 bytes of state in the table itself; any other
+ * keeps one instance per key from its create(), and a non-thread-safe one
+ * holds its shard's mutex across every operation (keyed.c says how and why
+ * it is sound; docs/keys.md what it costs).
  *
  * Expiry resets a key to a fresh limiter. The default idle time,
  * I·(1 + max(2, ⌈B/L⌉)), is long enough for a window to have restarted, a
@@ -24,7 +34,8 @@
 
 enum rl_keyed_expiry {
     RL_EXPIRE_NEVER,   /* the time-wheel article's manager: keys live forever */
-    RL_EXPIRE_LAZY,    /* each access also looks at two other entries of its shard */
+    RL_EXPIRE_LAZY,    /* each access also looks at two other entries of its shard, and
+                          expires them after it if idle */
     RL_EXPIRE_SWEEPER, /* a sweep of every shard every idle/2 */
 };
 
@@ -34,7 +45,8 @@ extern const char *const rl_keyed_expiry_names[];
 struct rl_keyed_config {
     const struct rl_algo *algo;
     struct rl_config cfg; /* every key's limiter is created with this */
-    unsigned shards;      /* 0 = 4 per online CPU */
+    unsigned shards;      /* 0 = 4 per online CPU; rounded up to a power of two, at
+                             least 2 (at most 65536) */
     enum rl_keyed_expiry expiry;
     uint64_t idle_ns; /* 0 = the default above */
     /* The sweeper runs as a thread on the monotonic clock when realtime is
@@ -44,7 +56,7 @@ struct rl_keyed_config {
 };
 
 struct rl_keyed_stats {
-    uint64_t live_keys; /* states held now */
+    uint64_t live_keys; /* keys held now */
     uint64_t created;   /* states ever created */
     uint64_t expired;   /* states freed as idle */
     uint64_t sweeps;    /* sweeper passes run */
