@@ -87,30 +87,56 @@ const char *rl_redis_last_error(void)
 
 void rl_redis_arg_u64(struct rl_redis_args *a, uint64_t v)
 {
-    int len = snprintf(a->text[a->count], sizeof a->text[0], "%" PRIu64, v);
-    a->argv[a->count] = a->text[a->count];
-    a->len[a->count] = (size_t)len;
+    /* digits from the right, then moved to the front: snprintf's format
+     * parsing would cost more than the digits themselves */
+    char digits[20];
+    size_t len = 0;
+    do {
+        digits[sizeof digits - ++len] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    char *text = a->text[a->count];
+    memcpy(text, digits + sizeof digits - len, len);
+    text[len] = '\0';
+    a->argv[a->count] = text;
+    a->len[a->count] = len;
     a->count++;
 }
 
 void rl_redis_arg_str(struct rl_redis_args *a, const char *s)
 {
-    a->argv[a->count] = s;
-    a->len[a->count] = strlen(s);
+    rl_redis_arg_bytes(a, s, strlen(s));
+}
+
+void rl_redis_arg_bytes(struct rl_redis_args *a, const void *p, size_t len)
+{
+    a->argv[a->count] = p;
+    a->len[a->count] = len;
     a->count++;
 }
 
-bool rl_redis_arg_time(struct rl_redis_args *a, bool server_time, struct rl_clock *clock,
-                       uint64_t epoch_ns, uint64_t horizon_ns)
+void rl_redis_pack_doubles(unsigned char *out, const int64_t *values, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        double d = (double)values[i]; /* exact: |values[i]| ≤ 2^53 − 1 */
+        uint64_t bits;
+        memcpy(&bits, &d, sizeof bits);
+        for (int b = 0; b < 8; b++)
+            out[8 * i + (size_t)b] = (unsigned char)(bits >> (8 * b));
+    }
+}
+
+bool rl_redis_script_time(bool server_time, struct rl_clock *clock, uint64_t epoch_ns,
+                          uint64_t horizon_ns, int64_t *now)
 {
     if (server_time) {
-        rl_redis_arg_str(a, "server");
+        *now = -1;
         return true;
     }
     uint64_t since = tb_since_epoch(rl_clock_now(clock), epoch_ns);
     if (since > horizon_ns)
         return false;
-    rl_redis_arg_u64(a, since);
+    *now = (int64_t)since; /* ≤ horizon_ns < 2^53 */
     return true;
 }
 

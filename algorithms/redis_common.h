@@ -70,13 +70,24 @@ void rl_redis_arg_u64(struct rl_redis_args *a, uint64_t v);
 /* Appends s itself, not a copy: it must outlive the call. */
 void rl_redis_arg_str(struct rl_redis_args *a, const char *s);
 
-/* Appends the bucket scripts' time argument (token_bucket.lua, gcra.lua):
- * "server", for the script to read TIME, or else the client's ns since
+/* Appends len bytes at p (binary-safe), not a copy: they must outlive the
+ * call. */
+void rl_redis_arg_bytes(struct rl_redis_args *a, const void *p, size_t len);
+
+/* Writes count integers as Lua's struct.pack('<d…') does: little-endian
+ * IEEE 754 doubles, 8 bytes each, into out (8·count bytes). Each must lie
+ * within ±RL_LUA_INT_MAX, where a double is exact, so the script reads
+ * back the very integer: one struct.unpack instead of a tonumber per
+ * argument (and no decimal text either side). */
+void rl_redis_pack_doubles(unsigned char *out, const int64_t *values, size_t count);
+
+/* The bucket scripts' time (token_bucket.lua, gcra.lua) into *now: −1, for
+ * the script to read the server's TIME, or else the client's ns since
  * epoch_ns from one clock read (a read before the epoch counts as it).
- * false, appending nothing, when that client time is past horizon_ns: the
- * caller answers RL_ERROR. */
-bool rl_redis_arg_time(struct rl_redis_args *a, bool server_time, struct rl_clock *clock,
-                       uint64_t epoch_ns, uint64_t horizon_ns);
+ * false when that client time is past horizon_ns: the caller answers
+ * RL_ERROR. */
+bool rl_redis_script_time(bool server_time, struct rl_clock *clock, uint64_t epoch_ns,
+                          uint64_t horizon_ns, int64_t *now);
 
 /* Connects to cfg->remote from the calling thread, checks PING, and loads
  * the scripts (a Lua syntax error shows up here). `algo` names the
