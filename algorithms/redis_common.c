@@ -3,7 +3,9 @@
 #include "tb_ticks.h"
 
 #include <hiredis/hiredis.h>
+#include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -202,6 +204,47 @@ static void drop(struct conn *c)
     c->ctx = NULL;
 }
 
+/* hiredis's redisCommandArgv, but waiting for the reply in poll(POLLIN)
+ * rather than in a blocking read(2). On a Unix socket a reader blocked in
+ * read is woken whenever the server drains the request (the peer frees
+ * write space, which wakes the same wait queue), finds nothing, and sleeps
+ * again: two wakeups a call where poll, which wakes only for what it asked,
+ * takes one. That spurious wakeup cost the server about a microsecond of
+ * every call (perf: unix_write_space), and the longer the script, the
+ * surer the client paid a second wakeup for it (docs/redis.md). NULL, with
+ * ctx->err and errstr set, on any failure or after RL_REDIS_TIMEOUT_MS
+ * without a reply. */
+static redisReply *exchange(redisContext *ctx, int argc, const char **argv, const size_t *lens)
+{
+    if (redisAppendCommandArgv(ctx, argc, argv, lens) != REDIS_OK)
+        return NULL;
+    int done = 0;
+    while (!done)
+        if (redisBufferWrite(ctx, &done) != REDIS_OK)
+            return NULL;
+    uint64_t deadline = monotonic_ns() + (uint64_t)RL_REDIS_TIMEOUT_MS * 1000000;
+    for (;;) {
+        void *reply = NULL;
+        if (redisGetReplyFromReader(ctx, &reply) != REDIS_OK)
+            return NULL;
+        if (reply != NULL)
+            return reply;
+        uint64_t now = monotonic_ns();
+        struct pollfd wait = {.fd = ctx->fd, .events = POLLIN};
+        int ready = now < deadline ? poll(&wait, 1, (int)((deadline - now) / 1000000 + 1)) : 0;
+        if (ready < 0 && errno == EINTR)
+            continue;
+        if (ready <= 0) {
+            ctx->err = REDIS_ERR_IO;
+            snprintf(ctx->errstr, sizeof ctx->errstr, "%s",
+                     ready == 0 ? "no reply within the timeout" : strerror(errno));
+            return NULL;
+        }
+        if (redisBufferRead(ctx) != REDIS_OK) /* readable: data, EOF or an error */
+            return NULL;
+    }
+}
+
 /* Sends one command. NULL when the connection failed (it is then dropped,
  * and the next call may reconnect at once); otherwise the reply. */
 static redisReply *command(const struct rl_redis *r, struct conn *c, int argc, const char **argv,
@@ -213,7 +256,7 @@ static redisReply *command(const struct rl_redis *r, struct conn *c, int argc, c
         sigaddset(&pipe_only, SIGPIPE);
         pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
     }
-    redisReply *reply = redisCommandArgv(c->ctx, argc, argv, lens);
+    redisReply *reply = exchange(c->ctx, argc, argv, lens);
     if (reply == NULL)
         set_error("%s: lost the connection to redis at %s: %s", r->algo, r->address,
                   c->ctx->errstr);
