@@ -248,11 +248,13 @@ static redisReply *exchange(redisContext *ctx, int argc, const char **argv, cons
  * How it waits depends on whether other threads wait on the same server.
  * Alone, it blocks in read: the spurious wakeup when the server drains the
  * request (see exchange) keeps an idle core from sleeping deeply before
- * the reply, and a lone caller waited ~10% longer in poll on the project's
- * VM. Among others, it waits in poll: there each spurious wakeup is one
- * more IPI the single-threaded server sends while the others wait (perf:
- * ~15% of its time in unix_write_space at 10 threads), and the longer the
- * script, the surer the caller pays a second wakeup (docs/redis.md). */
+ * the reply (a lone caller waited 10-20% longer in poll on the project's
+ * VM, in runs alternating the two). Among others, it waits in poll: there
+ * each spurious wakeup is one more IPI the single-threaded server sends
+ * while the others wait (perf, 10 threads: 23% of its samples in
+ * unix_write_space with read, 2% with poll), and the longer the script,
+ * the surer the caller pays a second wakeup (docs/redis.md, "What a
+ * script call costs"). */
 static redisReply *command(struct rl_redis *r, struct conn *c, int argc, const char **argv,
                            const size_t *lens)
 {

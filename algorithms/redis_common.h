@@ -14,8 +14,9 @@
  *   once, so a dead server does not cost a connect() per call.
  * - Keys are "rl:<prefix>:<key id>[suffix]", the prefix unique per instance
  *   (pid, a process-wide counter, and the wall clock's ns), so runs that
- *   share a server never see each other's keys. Every script sets PEXPIRE
- *   on what it writes (rl_redis_ttl_ms), so nothing lingers.
+ *   share a server never see each other's keys. Every script sets an
+ *   expiry (PX or PEXPIRE) on what it writes (rl_redis_ttl_ms), so nothing
+ *   lingers.
  *
  * Lua numbers are doubles: integers are exact only up to 2^53. Every
  * script's integers must stay at or below RL_LUA_INT_MAX; the algorithms
