@@ -14,8 +14,9 @@
  *   once, so a dead server does not cost a connect() per call.
  * - Keys are "rl:<prefix>:<key id>[suffix]", the prefix unique per instance
  *   (pid, a process-wide counter, and the wall clock's ns), so runs that
- *   share a server never see each other's keys. Every script sets PEXPIRE
- *   on what it writes (rl_redis_ttl_ms), so nothing lingers.
+ *   share a server never see each other's keys. Every script sets an
+ *   expiry (PX or PEXPIRE) on what it writes (rl_redis_ttl_ms), so nothing
+ *   lingers.
  *
  * Lua numbers are doubles: integers are exact only up to 2^53. Every
  * script's integers must stay at or below RL_LUA_INT_MAX; the algorithms
@@ -70,13 +71,24 @@ void rl_redis_arg_u64(struct rl_redis_args *a, uint64_t v);
 /* Appends s itself, not a copy: it must outlive the call. */
 void rl_redis_arg_str(struct rl_redis_args *a, const char *s);
 
-/* Appends the bucket scripts' time argument (token_bucket.lua, gcra.lua):
- * "server", for the script to read TIME, or else the client's ns since
+/* Appends len bytes at p (binary-safe), not a copy: they must outlive the
+ * call. */
+void rl_redis_arg_bytes(struct rl_redis_args *a, const void *p, size_t len);
+
+/* Writes count integers as Lua's struct.pack('<d…') does: little-endian
+ * IEEE 754 doubles, 8 bytes each, into out (8·count bytes). Each must lie
+ * within ±RL_LUA_INT_MAX, where a double is exact, so the script reads
+ * back the very integer: one struct.unpack instead of a tonumber per
+ * argument (and no decimal text either side). */
+void rl_redis_pack_doubles(unsigned char *out, const int64_t *values, size_t count);
+
+/* The bucket scripts' time (token_bucket.lua, gcra.lua) into *now: −1, for
+ * the script to read the server's TIME, or else the client's ns since
  * epoch_ns from one clock read (a read before the epoch counts as it).
- * false, appending nothing, when that client time is past horizon_ns: the
- * caller answers RL_ERROR. */
-bool rl_redis_arg_time(struct rl_redis_args *a, bool server_time, struct rl_clock *clock,
-                       uint64_t epoch_ns, uint64_t horizon_ns);
+ * false when that client time is past horizon_ns: the caller answers
+ * RL_ERROR. */
+bool rl_redis_script_time(bool server_time, struct rl_clock *clock, uint64_t epoch_ns,
+                          uint64_t horizon_ns, int64_t *now);
 
 /* Connects to cfg->remote from the calling thread, checks PING, and loads
  * the scripts (a Lua syntax error shows up here). `algo` names the

@@ -3,7 +3,9 @@
  *
  * Promise: bucket.
  *
- * State, on the server: per key, the TAT in gcra_cas.c's exact ticks.
+ * State, on the server: per key, the TAT in gcra_cas.c's exact ticks, a
+ * packed double: a refusal is TIME and one GET, an admit one SET with PX
+ * more.
  *
  * Decision: gcra_cas's. Emission interval T = I/L, tolerance τ = (B − 1)·T
  * (docs/design.md, The contract), in exact ticks, so the script decides as
@@ -30,6 +32,7 @@
 #include "redis_common.h"
 #include "tb_ticks.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 
 extern const char rl_lua_gcra[];
@@ -41,7 +44,8 @@ struct redis_gcra_state {
     uint64_t epoch_ns;
     uint64_t horizon_ns;
     uint64_t server_epoch_us;
-    uint64_t ttl_ms;
+    char ttl_ms[24]; /* PX, in decimal once for all calls */
+    size_t ttl_len;
     struct tb_ticks ticks;
 };
 
@@ -76,33 +80,40 @@ static void *redis_gcra_create(const struct rl_config *cfg, char *err, size_t er
     /* the TAT is at most B·T ticks ahead: after that long a missing key
      * (TAT 0) means the same */
     uint64_t ahead_ns = s->burst * ticks.per_token / ticks.per_ns;
-    s->ttl_ms =
+    uint64_t ttl_ms =
         rl_redis_ttl_ms(s->redis, ahead_ns + (cfg->interval_ns < RL_LUA_INT_MAX ? cfg->interval_ns
                                                                                 : RL_LUA_INT_MAX));
+    s->ttl_len = (size_t)snprintf(s->ttl_ms, sizeof s->ttl_ms, "%" PRIu64, ttl_ms);
     return s;
 }
 
 /* Admits n cells at once when the last conforms. RL_ERROR: the server
  * cannot be asked, or the time is past the horizon. Server time: no clock
- * read; virtual: one (none for n > B). */
+ * read; virtual: one (none for n > B). Two arguments: the numbers packed
+ * (gcra.lua), and the expiry. */
 static enum rl_decision redis_gcra_acquire(void *state, struct rl_clock *clock, uint64_t key,
                                            uint64_t n)
 {
     struct redis_gcra_state *s = state;
     if (n > s->burst)
         return RL_REJECT;
+    int64_t numbers[7];
+    if (!rl_redis_script_time(s->server_time, clock, s->epoch_ns, s->horizon_ns, &numbers[0]))
+        return RL_ERROR;
+    /* each ≤ 2^53 − 1: rl_redis_tick_horizon checked B·T, TIME's µs are ~1.8e15 */
+    uint64_t T = s->ticks.per_token;
+    numbers[1] = (int64_t)n;
+    numbers[2] = (int64_t)s->ticks.per_ns;
+    numbers[3] = (int64_t)T;
+    numbers[4] = (int64_t)((s->burst - 1) * T); /* τ */
+    numbers[5] = (int64_t)s->server_epoch_us;
+    numbers[6] = (int64_t)s->horizon_ns;
+    unsigned char packed[sizeof numbers];
+    rl_redis_pack_doubles(packed, numbers, 7);
     struct rl_redis_args args;
     rl_redis_args_init(&args);
-    if (!rl_redis_arg_time(&args, s->server_time, clock, s->epoch_ns, s->horizon_ns))
-        return RL_ERROR;
-    uint64_t T = s->ticks.per_token;
-    rl_redis_arg_u64(&args, n);
-    rl_redis_arg_u64(&args, s->ticks.per_ns);
-    rl_redis_arg_u64(&args, T);
-    rl_redis_arg_u64(&args, (s->burst - 1) * T); /* τ */
-    rl_redis_arg_u64(&args, s->server_epoch_us);
-    rl_redis_arg_u64(&args, s->horizon_ns);
-    rl_redis_arg_u64(&args, s->ttl_ms);
+    rl_redis_arg_bytes(&args, packed, sizeof packed);
+    rl_redis_arg_bytes(&args, s->ttl_ms, s->ttl_len);
     return rl_redis_decide(s->redis, 0, key, &args);
 }
 

@@ -1,11 +1,13 @@
-/* redis_token_bucket.c — the Redis article's bucket (a hash of tokens and
- * the time they were counted) with tb_mutex.c's exact integer arithmetic:
+/* redis_token_bucket.c — the Redis article's bucket (tokens and the time
+ * they were counted) with tb_mutex.c's exact integer arithmetic:
  * lua/token_bucket.lua. Two variants, one script.
  *
  * Promise: bucket (≤ B + L in any window of length I).
  *
  * State, on the server: per key, tokens in ticks of 1/I' token
- * (tb_ticks.h) and the time they were counted.
+ * (tb_ticks.h) and the time they were counted, packed as two doubles in one
+ * string (the article keeps a hash): a refusal is one GET, an admit one
+ * SET with PX more.
  *
  * Decision: tb_mutex's. Rate L/I, capacity B (default L), full at the
  * epoch. n > B is refused without a call or a clock read, as tb_mutex does.
@@ -38,6 +40,7 @@
 #include "redis_common.h"
 #include "tb_ticks.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 
 extern const char rl_lua_token_bucket[];
@@ -49,7 +52,8 @@ struct redis_tb_state {
     uint64_t epoch_ns;
     uint64_t horizon_ns; /* the last ns since the epoch the script can count */
     uint64_t server_epoch_us;
-    uint64_t ttl_ms;
+    char ttl_ms[24]; /* PX, in decimal once for all calls */
+    size_t ttl_len;
     struct tb_ticks ticks;
 };
 
@@ -79,12 +83,13 @@ static void *create_variant(const struct rl_config *cfg, const char *name, bool 
         rl_redis_destroy(s);
         return NULL;
     }
-    /* the hash matters until the bucket is full again: B·I' ticks at L'
-     * ticks per ns (≤ 2^53 ns), plus an interval */
+    /* the bucket matters until it is full again: B·I' ticks at L' ticks
+     * per ns (≤ 2^53 ns), plus an interval */
     uint64_t refill_ns = s->burst * ticks.per_token / ticks.per_ns;
-    s->ttl_ms =
+    uint64_t ttl_ms =
         rl_redis_ttl_ms(s->redis, refill_ns + (cfg->interval_ns < RL_LUA_INT_MAX ? cfg->interval_ns
                                                                                  : RL_LUA_INT_MAX));
+    s->ttl_len = (size_t)snprintf(s->ttl_ms, sizeof s->ttl_ms, "%" PRIu64, ttl_ms);
     return s;
 }
 
@@ -100,31 +105,37 @@ static void *redis_tb_servertime_create(const struct rl_config *cfg, char *err, 
 
 /* Admits n if the bucket holds n tokens at the time read, and takes them.
  * RL_ERROR: the server cannot be asked, or the time is past the horizon.
- * Client time: one clock read (none for n > B); server time: none. */
+ * Client time: one clock read (none for n > B); server time: none. Two
+ * arguments: the numbers packed (token_bucket.lua), and the expiry. */
 static enum rl_decision redis_tb_acquire(void *state, struct rl_clock *clock, uint64_t key,
                                          uint64_t n)
 {
     struct redis_tb_state *s = state;
     if (n > s->burst)
         return RL_REJECT;
+    int64_t numbers[7];
+    if (!rl_redis_script_time(s->server_time, clock, s->epoch_ns, s->horizon_ns, &numbers[0]))
+        return RL_ERROR;
+    /* each ≤ 2^53 − 1: rl_redis_tick_horizon checked B·I', TIME's µs are ~1.8e15 */
+    numbers[1] = (int64_t)n;
+    numbers[2] = (int64_t)s->ticks.per_ns;
+    numbers[3] = (int64_t)s->ticks.per_token;
+    numbers[4] = (int64_t)s->burst;
+    numbers[5] = (int64_t)s->server_epoch_us;
+    numbers[6] = (int64_t)s->horizon_ns;
+    unsigned char packed[sizeof numbers];
+    rl_redis_pack_doubles(packed, numbers, 7);
     struct rl_redis_args args;
     rl_redis_args_init(&args);
-    if (!rl_redis_arg_time(&args, s->server_time, clock, s->epoch_ns, s->horizon_ns))
-        return RL_ERROR;
-    rl_redis_arg_u64(&args, n);
-    rl_redis_arg_u64(&args, s->ticks.per_ns);
-    rl_redis_arg_u64(&args, s->ticks.per_token);
-    rl_redis_arg_u64(&args, s->burst);
-    rl_redis_arg_u64(&args, s->server_epoch_us);
-    rl_redis_arg_u64(&args, s->horizon_ns);
-    rl_redis_arg_u64(&args, s->ttl_ms);
+    rl_redis_arg_bytes(&args, packed, sizeof packed);
+    rl_redis_arg_bytes(&args, s->ttl_ms, s->ttl_len);
     return rl_redis_decide(s->redis, 0, key, &args);
 }
 
 const struct rl_algo rl_redis_token_bucket_algo = {
     .name = "redis_token_bucket",
     .family = "token_bucket",
-    .summary = "token bucket in Lua, exact ticks as tb_mutex, client time (HMGET/HSET)",
+    .summary = "token bucket in Lua, exact ticks as tb_mutex, client time (one packed GET/SET PX)",
     .promise = RL_PROMISE_BUCKET,
     .flags = RL_THREAD_SAFE | RL_REMOTE,
     .orders = "redis",

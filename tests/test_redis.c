@@ -586,6 +586,128 @@ static void test_scan_cleaner_thread(void)
     algo->destroy(state);
 }
 
+/* ---- packed state and expiry ------------------------------------------------ */
+
+/* One command on c with the key spliced in as %s (a key name is never read
+ * as a format); the reply, to free. */
+static redisReply *key_command(redisContext *c, const char *format, const char *key)
+{
+    redisReply *reply = redisCommand(c, format, key);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(reply);
+    return reply;
+}
+
+static long long key_integer(redisContext *c, const char *format, const char *key)
+{
+    redisReply *reply = key_command(c, format, key);
+    long long value = reply->type == REDIS_REPLY_INTEGER ? reply->integer : -1;
+    freeReplyObject(reply);
+    return value;
+}
+
+/* The bucket scripts and the virtual-time window keep their state packed
+ * (struct doubles). A key that holds anything else, such as the state the
+ * previous version of each script wrote (gcra: the TAT in decimal, which
+ * is longer than 8 bytes and would unpack to a wrong number; the bucket:
+ * a hash; the window: a decimal counter), is an error, never a decision;
+ * once it is gone the key starts afresh, and every write carries its own
+ * expiry (PX). Keys are per instance, so no script ever meets another
+ * version's state on its own: this is the guard if it did. */
+static void test_packed_state_edges(void)
+{
+    static const struct {
+        const char *algo, *plant, *plant_arg; /* a command that leaves the old state */
+        long long packed_len;
+    } cases[] = {
+        {"redis_gcra", "SET %s %s", "1000000000000", 8},
+        {"redis_token_bucket", "HSET %s tokens 3000 last 0", NULL, 16},
+        {"redis_token_bucket_servertime", "HSET %s tokens 3000 last 0", NULL, 16},
+        {"redis_fixed_window", "SET %s %s", "2", 16},
+    };
+    redisContext *c = redisConnectUnix(rl_test_redis_address() + strlen("unix:"));
+    CU_ASSERT_FATAL(c != NULL && c->err == 0);
+    struct rl_clock clock;
+    char err[256];
+    rl_clock_init(&clock, "virtual", err, sizeof err);
+    rl_clock_set_virtual(&clock, RL_VIRTUAL_ORIGIN_NS + 5000);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const struct rl_algo *algo = rl_registry_find(cases[i].algo);
+        struct rl_config cfg = {.limit = 3,
+                                .interval_ns = 3000,
+                                .epoch_ns = RL_VIRTUAL_ORIGIN_NS,
+                                .remote = rl_test_redis_address(),
+                                .virtual_time = true};
+        void *state = algo->create(&cfg, err, sizeof err);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(state);
+        char key[128];
+        rl_redis_key(*(struct rl_redis **)state, 3, NULL, key, sizeof key);
+        redisReply *planted = cases[i].plant_arg
+                                  ? redisCommand(c, cases[i].plant, key, cases[i].plant_arg)
+                                  : redisCommand(c, cases[i].plant, key);
+        CU_ASSERT_FATAL(planted != NULL && planted->type != REDIS_REPLY_ERROR);
+        freeReplyObject(planted);
+        EXPECT(algo->acquire(state, &clock, 3, 1) == RL_ERROR, "%s on old state: not an error",
+               cases[i].algo);
+        CU_ASSERT(strstr(rl_redis_last_error(), "redis error") != NULL);
+        CU_ASSERT_EQUAL(key_integer(c, "DEL %s", key), 1);
+        EXPECT(algo->acquire(state, &clock, 3, 1) == RL_ADMIT, "%s afresh: %s", cases[i].algo,
+               rl_redis_last_error());
+        CU_ASSERT_EQUAL(key_integer(c, "STRLEN %s", key), cases[i].packed_len);
+        long long ttl = key_integer(c, "PTTL %s", key);
+        EXPECT(ttl > 0, "%s: the write left PTTL %lld", cases[i].algo, ttl);
+        algo->destroy(state);
+    }
+    redisFree(c);
+}
+
+/* The window on real time: its first admit opens it with SET n PX I, the
+ * admits within it add with INCRBY and keep that expiry (the window ends I
+ * after its first admit, as fw_expiry's), and once the key expires the
+ * next admit opens a fresh window. */
+static void test_fixed_window_one_expiry(void)
+{
+    const struct rl_algo *algo = rl_registry_find("redis_fixed_window");
+    struct rl_clock clock;
+    char err[256];
+    rl_clock_init(&clock, "monotonic", err, sizeof err);
+    struct rl_config cfg = {.limit = 3,
+                            .interval_ns = 200 * MS,
+                            .remote = rl_test_redis_address(),
+                            .epoch_ns = rl_clock_now(&clock)};
+    void *state = algo->create(&cfg, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(state);
+    char key[128];
+    rl_redis_key(*(struct rl_redis **)state, 4, NULL, key, sizeof key);
+    redisContext *c = redisConnectUnix(rl_test_redis_address() + strlen("unix:"));
+    CU_ASSERT_FATAL(c != NULL && c->err == 0);
+
+    CU_ASSERT_EQUAL(algo->acquire(state, &clock, 4, 1), RL_ADMIT);
+    long long opened = key_integer(c, "PTTL %s", key);
+    CU_ASSERT(opened > 0 && opened <= 200);
+    rl_test_sleep_ms(60);
+    CU_ASSERT_EQUAL(algo->acquire(state, &clock, 4, 2), RL_ADMIT);
+    CU_ASSERT_EQUAL(algo->acquire(state, &clock, 4, 1), RL_REJECT); /* 3 of 3 */
+    long long kept = key_integer(c, "PTTL %s", key);
+    EXPECT(kept > 0 && kept <= opened - 50,
+           "PTTL %lld after the window's second admit, %lld "
+           "after its first: the expiry moved",
+           kept, opened);
+    redisReply *count = key_command(c, "GET %s", key);
+    CU_ASSERT(count->type == REDIS_REPLY_STRING && strcmp(count->str, "3") == 0);
+    freeReplyObject(count);
+
+    long long exists = 1;
+    for (int waited = 0; waited < 1000 && exists == 1; waited += 10) {
+        rl_test_sleep_ms(10);
+        exists = key_integer(c, "EXISTS %s", key);
+    }
+    CU_ASSERT_EQUAL(exists, 0);
+    CU_ASSERT_EQUAL(algo->acquire(state, &clock, 4, 3), RL_ADMIT); /* a fresh window */
+    CU_ASSERT(key_integer(c, "PTTL %s", key) > 0);
+    redisFree(c);
+    algo->destroy(state);
+}
+
 /* Last: the suite's server goes, and nothing of it is left. */
 static void test_stop_server(void)
 {
@@ -597,7 +719,7 @@ static void test_stop_server(void)
 }
 
 RL_TEST_SUITE(
-    "redis", {"fixed window: INCRBY + PEXPIRE, fw_expiry's steps", test_fixed_window_steps},
+    "redis", {"fixed window: GET, SET PX or INCRBY, fw_expiry's steps", test_fixed_window_steps},
     {"sliding log: trimmed sorted set, sliding_log's steps", test_sliding_log_steps},
     {"sliding log scan: stricter between KEYS cleanups", test_sliding_log_scan_steps},
     {"tb_article: floored refills lose fractions", test_tb_article_steps},
@@ -617,4 +739,6 @@ RL_TEST_SUITE(
     {"sim on a dead server: every attempt an error", test_sim_counts_errors},
     {"four threads, one instance, own connections", test_threads_share_an_instance},
     {"scan cleaner thread removes old members", test_scan_cleaner_thread},
+    {"packed state: another format is an error; writes carry PX", test_packed_state_edges},
+    {"fixed window on real time: SET PX opens, INCRBY keeps it", test_fixed_window_one_expiry},
     {"the suite's server stops", test_stop_server})

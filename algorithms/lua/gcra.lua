@@ -11,41 +11,53 @@
 -- ≤ 2^53 − 1: the caller keeps t within the horizon (2^53 − 1 − B·T)/L' ns,
 -- and TAT ≤ t + B·T.
 --
--- Time: ARGV[1] is the client's ns since the epoch, or 'server': the
--- server's TIME in µs minus the server epoch (ARGV[6]), times 1000 (past
--- the horizon: an error reply).
+-- Lean on purpose (docs/redis.md, "What a script call costs"): a refusal is
+-- TIME and one GET, an admit adds one SET with PX (the write and its expiry
+-- in one call). Numbers cross as packed doubles (struct, exact below 2^53),
+-- not as decimal text: Lua's tonumber and the %.17g Redis applies to a Lua
+-- number handed to redis.call are the costly part of a short script.
 --
--- KEYS[1] the TAT   ARGV[1] now   ARGV[2] n   ARGV[3] L'   ARGV[4] T
--- ARGV[5] τ   ARGV[6] server epoch µs   ARGV[7] horizon ns   ARGV[8] PEXPIRE ms
--- Returns 1 (admit) or 0 (reject).
-local now
-if ARGV[1] == 'server' then
+-- Time: ARGV[1]'s now is the client's ns since the epoch, or −1: the
+-- server's TIME in µs minus the server epoch, times 1000 (past the horizon:
+-- an error reply).
+--
+-- KEYS[1] the TAT: struct.pack('<d', TAT), 8 bytes
+-- ARGV[1] seven little-endian doubles, struct.pack('<ddddddd', ...):
+--         now, n, L', T, τ, server epoch µs, horizon ns
+-- ARGV[2] PX ms, in decimal: how long the TAT matters
+-- Returns 1 (admit) or 0 (reject); anything else at the key is an error
+-- reply, never a decision.
+local now, n, per_ns, T, tau, epoch_us, horizon = struct.unpack('<ddddddd', ARGV[1])
+if now < 0 then
     local time = redis.call('TIME')
-    local us = tonumber(time[1]) * 1000000 + tonumber(time[2]) - tonumber(ARGV[6])
+    local us = tonumber(time[1]) * 1000000 + tonumber(time[2]) - epoch_us
     if us < 0 then
         us = 0
     end
     now = us * 1000
-    if now > tonumber(ARGV[7]) then
+    if now > horizon then
         return redis.error_reply('gcra: server time past the 2^53 horizon')
     end
-else
-    now = tonumber(ARGV[1])
 end
-local n = tonumber(ARGV[2])
-local T = tonumber(ARGV[4])
-local t = now * tonumber(ARGV[3])
-local tat = tonumber(redis.call('GET', KEYS[1]) or 0)
+local t = now * per_ns
+local tat = 0
+local packed = redis.call('GET', KEYS[1])
+if packed then
+    if #packed ~= 8 then
+        return redis.error_reply('gcra: the key does not hold a packed TAT')
+    end
+    tat = struct.unpack('<d', packed)
+end
 local ahead = 0
 if tat > t then
     ahead = tat - t
 end
-if ahead > tonumber(ARGV[5]) - (n - 1) * T then
+if ahead > tau - (n - 1) * T then
     return 0
 end
 local base = tat
 if t > base then
     base = t
 end
-redis.call('SET', KEYS[1], base + n * T, 'PX', ARGV[8])
+redis.call('SET', KEYS[1], struct.pack('<d', base + n * T), 'PX', ARGV[2])
 return 1
