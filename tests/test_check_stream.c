@@ -1,0 +1,671 @@
+/* test_check_stream.c — the streaming checker against the checker as it
+ * was (check_before.c), field by field: the core fed from memory (rl_check)
+ * and fed in pieces, and a file streamed through rl_check_file, on random
+ * logs sorted and mildly unsorted, with many keys, costs above 1, ties,
+ * certainty gaps and epochs; the reorder buffer's exact promise; memory that
+ * stays flat as a log grows; and the reader's errors, which are the
+ * whole-file reader's, wherever in the file the bad line is. */
+#include "check_before.h"
+#include "cli_run.h"
+#include "test_util.h"
+#include "harness/check/check_file.h"
+#include "harness/check/checker.h"
+#include "harness/check/event_log.h"
+#include "harness/check/event_reorder.h"
+#include "random_trace.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define LEN(a) (sizeof(a) / sizeof(a)[0])
+
+static char tmp_dir[64];
+
+static const char *tmp_path(const char *name)
+{
+    static char path[sizeof tmp_dir + 64];
+    if (tmp_dir[0] == '\0') {
+        strcpy(tmp_dir, "/tmp/ratelab-test-check-stream-XXXXXX");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(tmp_dir));
+    }
+    snprintf(path, sizeof path, "%s/%s", tmp_dir, name);
+    return path;
+}
+
+static void remove_tmp(const char *name)
+{
+    unlink(tmp_path(name));
+    if (rmdir(tmp_dir) == 0)
+        tmp_dir[0] = '\0';
+}
+
+static void write_text(const char *path, const char *text, size_t len)
+{
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    CU_ASSERT_EQUAL(fwrite(text, 1, len, f), len);
+    CU_ASSERT_EQUAL(fclose(f), 0);
+}
+
+/* ---- comparing results -------------------------------------------------- */
+
+static void expect_same_metrics(const char *what, uint32_t key, const struct rl_key_metrics *got,
+                                const struct rl_key_metrics *want)
+{
+#define SAME(field)                                                                                \
+    EXPECT(got->field == want->field, "%s, key %u: " #field " is %llu, before %llu", what, key,    \
+           (unsigned long long)got->field, (unsigned long long)want->field)
+    SAME(attempts);
+    SAME(admits);
+    SAME(rejects);
+    SAME(attempted_cost);
+    SAME(admitted_cost);
+    SAME(max_sliding);
+    SAME(max_aligned);
+    SAME(strong_excess);
+    SAME(strong_violations);
+    SAME(weak_excess);
+    SAME(window_excess);
+    SAME(certain_max_sliding);
+    SAME(certain_max_aligned);
+    SAME(false_admits);
+    SAME(false_rejects);
+    SAME(weak_false_admits);
+    SAME(weak_false_rejects);
+    SAME(oracle_admitted_cost);
+#undef SAME
+}
+
+static void expect_same_result(const char *what, const struct rl_check_result *got,
+                               const struct rl_check_result *want)
+{
+    EXPECT(got->key_count == want->key_count, "%s: %u keys, before %u", what, got->key_count,
+           want->key_count);
+    EXPECT(got->worst_key == want->worst_key, "%s: worst key %u, before %u", what, got->worst_key,
+           want->worst_key);
+    EXPECT(got->complete == want->complete, "%s: complete differs", what);
+    expect_same_metrics(what, UINT32_MAX, &got->total, &want->total);
+    for (uint32_t k = 0; k < got->key_count && k < want->key_count; k++)
+        expect_same_metrics(what, k, &got->per_key[k], &want->per_key[k]);
+}
+
+/* ---- random logs -------------------------------------------------------- */
+
+struct shape {
+    size_t len;
+    uint32_t keys;
+    uint64_t max_step; /* time between events: 0 .. max_step (0: ties) */
+    uint32_t max_cost;
+    unsigned admit_pct;
+    bool gaps; /* certainty gaps, as a recorded stress run has */
+};
+
+static struct rl_event_log random_log(uint64_t *seed, const struct shape *s)
+{
+    struct rl_event_log log = {.complete = true};
+    uint64_t t = rl_test_xorshift64(seed) % 1000;
+    for (size_t i = 0; i < s->len; i++) {
+        t += rl_test_xorshift64(seed) % (s->max_step + 1);
+        struct rl_event e = {.t_ns = t,
+                             .key = (uint32_t)(rl_test_xorshift64(seed) % s->keys),
+                             .n = 1 + (uint32_t)(rl_test_xorshift64(seed) % s->max_cost),
+                             .admitted = rl_test_xorshift64(seed) % 100 < s->admit_pct,
+                             .thread = (uint16_t)(i % 3)};
+        if (s->gaps && rl_test_xorshift64(seed) % 3 == 0)
+            e.gap_ns = (uint32_t)(rl_test_xorshift64(seed) % (4 * s->max_step + 3));
+        CU_ASSERT_EQUAL_FATAL(rl_event_log_push(&log, &e), 0);
+    }
+    return log;
+}
+
+static struct rl_event_log copy_log(const struct rl_event_log *log)
+{
+    struct rl_event_log copy = *log;
+    copy.key_names = NULL;
+    copy.events = malloc((log->len ? log->len : 1) * sizeof *copy.events);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(copy.events);
+    memcpy(copy.events, log->events, log->len * sizeof *copy.events);
+    copy.cap = log->len;
+    return copy;
+}
+
+/* Moves each event at most `by` places later (a stable sort on i + a
+ * random 0..by), as a log written by threads that stamp, then write. */
+static void displace(struct rl_event_log *log, uint64_t *seed, size_t by)
+{
+    size_t len = log->len;
+    uint64_t *rank = malloc((len ? len : 1) * sizeof *rank);
+    struct rl_event *moved = malloc((len ? len : 1) * sizeof *moved);
+    CU_ASSERT_FATAL(rank != NULL && moved != NULL);
+    for (size_t i = 0; i < len; i++)
+        rank[i] = (i + rl_test_xorshift64(seed) % (by + 1)) << 32 | i;
+    /* insertion sort: ranks are nearly in order */
+    for (size_t i = 1; i < len; i++) {
+        uint64_t r = rank[i];
+        size_t j = i;
+        for (; j > 0 && rank[j - 1] > r; j--)
+            rank[j] = rank[j - 1];
+        rank[j] = r;
+    }
+    for (size_t i = 0; i < len; i++)
+        moved[i] = log->events[rank[i] & 0xFFFFFFFFu];
+    memcpy(log->events, moved, len * sizeof *moved);
+    free(rank);
+    free(moved);
+}
+
+/* The reorder buffer's measure of disorder: the most events that come
+ * before one event (in file order) with a later time. O(n²): small logs. */
+static size_t disorder(const struct rl_event_log *log)
+{
+    size_t most = 0;
+    for (size_t j = 0; j < log->len; j++) {
+        size_t later = 0;
+        for (size_t i = 0; i < j; i++)
+            later += log->events[i].t_ns > log->events[j].t_ns;
+        most = later > most ? later : most;
+    }
+    return most;
+}
+
+static const struct shape shapes[] = {
+    {2000, 1, 5, 1, 60, false}, {2000, 3, 4, 3, 70, false},    {3000, 40, 3, 2, 50, false},
+    {3000, 7, 0, 2, 80, false}, {1500, 2, 6, 2, 90, true},     {2500, 300, 2, 4, 40, false},
+    {4000, 5, 50, 1, 95, true}, {1000, 1000, 9, 1, 50, false}, {2000, 2, 1, 5, 30, true},
+};
+
+static struct rl_check_params random_params(uint64_t *seed)
+{
+    return (struct rl_check_params){
+        .limit = 1 + rl_test_xorshift64(seed) % 9,
+        .interval_ns = 1 + rl_test_xorshift64(seed) % 300,
+        .epoch_ns = rl_test_xorshift64(seed) % 4 == 0 ? 0 : rl_test_xorshift64(seed) % 3000};
+}
+
+/* rl_check (the core fed from memory) and the core fed in pieces of random
+ * size give the old checker's numbers; sorted and shuffled logs, complete
+ * and admits only, with and without gaps. */
+static void test_memory_path_matches_before(void)
+{
+    uint64_t seed = 0x51ED270B27A3C4F1ull;
+    char what[128], err[256];
+    for (int round = 0; round < 120; round++) {
+        const struct shape *s = &shapes[round % LEN(shapes)];
+        struct rl_event_log log = random_log(&seed, s);
+        log.complete = round % 4 != 3;
+        if (round % 5 == 1)
+            displace(&log, &seed, 1 + rl_test_xorshift64(&seed) % 50);
+        struct rl_check_params params = random_params(&seed);
+        snprintf(what, sizeof what, "round %d (%zu events, %u keys, L %llu, I %llu, epoch %llu)",
+                 round, s->len, s->keys, (unsigned long long)params.limit,
+                 (unsigned long long)params.interval_ns, (unsigned long long)params.epoch_ns);
+        struct rl_event_log before_log = copy_log(&log);
+        struct rl_check_result before, now, pieces;
+        EXPECT_FATAL(rl_check_before(&before_log, &params, &before, err, sizeof err) == 0, "%s",
+                     err);
+        EXPECT_FATAL(rl_check(&log, &params, &now, err, sizeof err) == 0, "%s", err);
+        expect_same_result(what, &now, &before);
+
+        /* the log is sorted now: the same events in pieces of 0..99 */
+        struct rl_checker *c = rl_checker_new(&params, log.complete, err, sizeof err);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+        for (size_t at = 0; at < log.len;) {
+            size_t piece = rl_test_xorshift64(&seed) % 100;
+            piece = piece < log.len - at ? piece : log.len - at;
+            EXPECT_FATAL(rl_checker_add(c, log.events + at, piece, err, sizeof err) == 0, "%s",
+                         err);
+            at += piece;
+        }
+        EXPECT_FATAL(rl_checker_finish(c, log.key_count, &pieces, err, sizeof err) == 0, "%s", err);
+        rl_checker_free(c);
+        expect_same_result(what, &pieces, &before);
+        rl_check_result_free(&before);
+        rl_check_result_free(&now);
+        rl_check_result_free(&pieces);
+        rl_event_log_free(&before_log);
+        rl_event_log_free(&log);
+    }
+}
+
+/* Keys beyond the events (named, never seen) and a large, busy log: 10^6
+ * events over 10^4 keys with windows that hold hundreds of events. */
+static void test_memory_path_large(void)
+{
+    uint64_t seed = 77;
+    char err[256];
+    const struct shape s = {1000000, 10000, 40, 3, 55, true};
+    struct rl_event_log log = random_log(&seed, &s);
+    log.key_count = 10003;
+    struct rl_event_log before_log = copy_log(&log);
+    const struct rl_check_params params = {.limit = 20, .interval_ns = 2000000, .epoch_ns = 999};
+    struct rl_check_result before, now;
+    EXPECT_FATAL(rl_check_before(&before_log, &params, &before, err, sizeof err) == 0, "%s", err);
+    EXPECT_FATAL(rl_check(&log, &params, &now, err, sizeof err) == 0, "%s", err);
+    CU_ASSERT_EQUAL(now.key_count, 10003);
+    expect_same_result("10^6 events, 10^4 keys", &now, &before);
+    rl_check_result_free(&before);
+    rl_check_result_free(&now);
+    rl_event_log_free(&before_log);
+    rl_event_log_free(&log);
+}
+
+/* The core refuses an event earlier than the one before, with one line. */
+static void test_core_refuses_disorder(void)
+{
+    char err[256] = "";
+    const struct rl_check_params params = {.limit = 1, .interval_ns = 10};
+    struct rl_checker *c = rl_checker_new(&params, true, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    const struct rl_event ev[] = {{.t_ns = 5, .n = 1, .admitted = 1},
+                                  {.t_ns = 4, .n = 1, .admitted = 1}};
+    CU_ASSERT_EQUAL(rl_checker_add(c, ev, 1, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(rl_checker_add(c, ev + 1, 1, err, sizeof err), -1);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "time order"));
+    CU_ASSERT_PTR_NULL(strchr(err, '\n'));
+    rl_checker_free(c);
+    CU_ASSERT_PTR_NULL(rl_checker_new(&(struct rl_check_params){0, 10, 0}, true, err, sizeof err));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "limit must be at least 1"));
+}
+
+/* ---- the reorder buffer ------------------------------------------------- */
+
+/* Out comes the stable sort, exactly when no event has more than depth
+ * events before it with a later time; otherwise the first such event is
+ * refused, and what was given out before it is in order, stably. */
+static void test_reorder_promise(void)
+{
+    uint64_t seed = 0xC0FFEEull;
+    for (int round = 0; round < 300; round++) {
+        const struct shape s = {
+            200 + rl_test_xorshift64(&seed) % 800, 4, rl_test_xorshift64(&seed) % 4, 1, 50, false};
+        struct rl_event_log log = random_log(&seed, &s);
+        displace(&log, &seed, rl_test_xorshift64(&seed) % 40);
+        for (size_t i = 0; i < log.len; i++)
+            log.events[i].thread = (uint16_t)i; /* arrival order, to check stability */
+        size_t depth = rl_test_xorshift64(&seed) % 48;
+        size_t worst = disorder(&log);
+        struct rl_event_log want = copy_log(&log);
+        rl_event_log_sort(&want);
+        struct rl_reorder r;
+        CU_ASSERT_EQUAL_FATAL(rl_reorder_init(&r, depth), 0);
+        struct rl_event *out = malloc(log.len * sizeof *out);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+        size_t len = 0;
+        bool refused = false;
+        for (size_t i = 0; i < log.len && !refused; i++) {
+            int got = rl_reorder_push(&r, &log.events[i], &out[len]);
+            refused = got < 0;
+            len += got > 0;
+        }
+        while (!refused && rl_reorder_pop(&r, &out[len]) == 1)
+            len++;
+        EXPECT(refused == (worst > depth), "round %d: disorder %zu, depth %zu, refused %d", round,
+               worst, depth, refused);
+        if (!refused) {
+            EXPECT_EQ(len, log.len);
+            for (size_t i = 0; i < len; i++)
+                EXPECT(out[i].thread == want.events[i].thread,
+                       "round %d: out %zu is arrival %u, want %u", round, i, out[i].thread,
+                       want.events[i].thread);
+        }
+        for (size_t i = 1; i < len; i++)
+            EXPECT(out[i - 1].t_ns < out[i].t_ns ||
+                       (out[i - 1].t_ns == out[i].t_ns && out[i - 1].thread < out[i].thread),
+                   "round %d: out %zu (t %llu, arrival %u) after (t %llu, arrival %u)", round, i,
+                   (unsigned long long)out[i].t_ns, out[i].thread,
+                   (unsigned long long)out[i - 1].t_ns, out[i - 1].thread);
+        free(out);
+        rl_reorder_free(&r);
+        rl_event_log_free(&want);
+        rl_event_log_free(&log);
+    }
+}
+
+/* ---- files -------------------------------------------------------------- */
+
+/* A file streamed through rl_check_file gives the old checker's numbers
+ * on the same file read whole; it streams (in_memory false) exactly when
+ * the file's disorder is within the depth, and otherwise falls back to
+ * memory with a line naming the first late line. */
+static void test_file_matches_before(void)
+{
+    uint64_t seed = 0xF11E5ull;
+    char what[160], err[512];
+    const char *path = tmp_path("log.csv");
+    for (int round = 0; round < 60; round++) {
+        const struct shape *s = &shapes[round % LEN(shapes)];
+        struct shape no_gaps = *s;
+        no_gaps.gaps = false; /* a CSV has no gap column */
+        struct rl_event_log log = random_log(&seed, &no_gaps);
+        size_t by = round % 3 == 0 ? 0 : rl_test_xorshift64(&seed) % 30;
+        displace(&log, &seed, by);
+        size_t worst = disorder(&log);
+        size_t depth = round % 4 == 0 ? worst : rl_test_xorshift64(&seed) % 40;
+        CU_ASSERT_EQUAL_FATAL(rl_event_log_write_csv(&log, path, err, sizeof err), 0);
+        bool complete = round % 5 != 4;
+        struct rl_check_params params = random_params(&seed);
+        snprintf(what, sizeof what, "round %d (disorder %zu, depth %zu, %u keys)", round, worst,
+                 depth, s->keys);
+
+        struct rl_event_log whole;
+        EXPECT_FATAL(rl_event_log_read_csv(path, &whole, err, sizeof err) == 0, "%s", err);
+        whole.complete = complete;
+        struct rl_check_result before, before_original;
+        EXPECT_FATAL(rl_check_before(&whole, &params, &before, err, sizeof err) == 0, "%s", err);
+        log.complete = complete;
+        EXPECT_FATAL(rl_check_before(&log, &params, &before_original, err, sizeof err) == 0, "%s",
+                     err);
+
+        struct rl_checked_file f;
+        EXPECT_FATAL(rl_check_file(path, &params, complete, depth, &f, err, sizeof err) ==
+                         RL_CHECK_FILE_OK,
+                     "%s: %s", what, err);
+        expect_same_result(what, &f.result, &before);
+        expect_same_metrics(what, UINT32_MAX, &f.result.total, &before_original.total);
+        EXPECT(f.in_memory == (worst > depth), "%s: in memory %d", what, f.in_memory);
+        if (f.in_memory)
+            EXPECT(strstr(f.why, "out of time order") != NULL, "%s: why '%s'", what, f.why);
+        EXPECT_EQ(f.events, log.len);
+        EXPECT_EQ(f.key_count, whole.key_count);
+        for (uint32_t k = 0; k < f.key_count && k < whole.key_count; k++)
+            EXPECT(strcmp(f.key_names[k], whole.key_names[k]) == 0, "%s: key %u is %s, want %s",
+                   what, k, f.key_names[k], whole.key_names[k]);
+        rl_checked_file_free(&f);
+        rl_check_result_free(&before);
+        rl_check_result_free(&before_original);
+        rl_event_log_free(&whole);
+        rl_event_log_free(&log);
+    }
+    remove_tmp("log.csv");
+}
+
+/* Writes `lines` decisions of `keys` keys, each key attempting every
+ * `every` ns and admitted two times in three: a log as long as asked whose
+ * windows hold the same number of events all along. */
+static void write_steady_log(const char *path, size_t lines, uint32_t keys, uint64_t every)
+{
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs("t_ns,key,n,admitted,thread\n", f);
+    for (size_t i = 0; i < lines; i++)
+        fprintf(f, "%zu,key%zu,1,%d,0\n", i * every / keys, i % keys, i % 3 != 0);
+    CU_ASSERT_EQUAL_FATAL(fclose(f), 0);
+}
+
+/* The checker's memory is bounded by the keys and their windows: the core
+ * holds the same bytes after 2·10^6 events as after 2·10^5 of the same
+ * steady log, and a file ten times longer streams with the same peak. */
+static void test_memory_is_bounded(void)
+{
+    char err[256];
+    const struct rl_check_params params = {.limit = 30, .interval_ns = 1000000};
+    struct rl_checker *c = rl_checker_new(&params, true, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+    size_t at_tenth = 0;
+    struct rl_event block[1000];
+    for (size_t i = 0; i < 2000000; i += LEN(block)) {
+        for (size_t j = 0; j < LEN(block); j++) /* 100 keys, each every 20 µs */
+            block[j] = (struct rl_event){.t_ns = (i + j) * 200,
+                                         .key = (uint32_t)((i + j) % 100),
+                                         .n = 1,
+                                         .admitted = (i + j) % 3 != 0};
+        CU_ASSERT_EQUAL_FATAL(rl_checker_add(c, block, LEN(block), err, sizeof err), 0);
+        if (i + LEN(block) == 200000)
+            at_tenth = rl_checker_bytes(c);
+    }
+    size_t at_end = rl_checker_bytes(c);
+    EXPECT(at_end == at_tenth && at_end < 1000000,
+           "%zu bytes after 2*10^5 events, %zu after 2*10^6", at_tenth, at_end);
+    rl_checker_free(c);
+
+    struct rl_checked_file small, large;
+    write_steady_log(tmp_path("small.csv"), 100000, 50, 10000);
+    write_steady_log(tmp_path("large.csv"), 1000000, 50, 10000);
+    const struct rl_check_params file_params = {.limit = 30, .interval_ns = 10000000};
+    CU_ASSERT_EQUAL_FATAL(
+        rl_check_file(tmp_path("small.csv"), &file_params, true, 1000, &small, err, sizeof err),
+        RL_CHECK_FILE_OK);
+    CU_ASSERT_EQUAL_FATAL(
+        rl_check_file(tmp_path("large.csv"), &file_params, true, 1000, &large, err, sizeof err),
+        RL_CHECK_FILE_OK);
+    EXPECT_EQ(large.events, 1000000);
+    CU_ASSERT(!large.in_memory);
+    EXPECT(large.peak_bytes == small.peak_bytes && large.peak_bytes > 0,
+           "peak %zu bytes at 10^5 lines, %zu at 10^6", small.peak_bytes, large.peak_bytes);
+    rl_checked_file_free(&small);
+    rl_checked_file_free(&large);
+    remove_tmp("small.csv");
+    remove_tmp("large.csv");
+}
+
+/* ---- bad and awkward input ---------------------------------------------- */
+
+/* Both readers on text: the same verdict, the same error line, and when
+ * it is good, the same numbers. */
+static void expect_readers_agree(const char *what, const char *text, size_t len)
+{
+    const char *path = tmp_path("input.csv");
+    write_text(path, text, len);
+    char whole_err[512] = "", stream_err[512] = "";
+    struct rl_event_log whole;
+    int whole_rc = rl_event_log_read_csv(path, &whole, whole_err, sizeof whole_err);
+    const struct rl_check_params params = {.limit = 3, .interval_ns = 100};
+    struct rl_checked_file f;
+    enum rl_check_file_status status =
+        rl_check_file(path, &params, true, 16, &f, stream_err, sizeof stream_err);
+    EXPECT((whole_rc == 0) == (status == RL_CHECK_FILE_OK), "%s: whole file %d, streamed %d (%s)",
+           what, whole_rc, (int)status, stream_err);
+    if (whole_rc != 0) {
+        EXPECT(status == RL_CHECK_FILE_BAD_INPUT, "%s: status %d", what, (int)status);
+        EXPECT(strcmp(whole_err, stream_err) == 0, "%s: streamed '%s', whole '%s'", what,
+               stream_err, whole_err);
+        CU_ASSERT_PTR_NULL(strchr(stream_err, '\n'));
+    } else if (status == RL_CHECK_FILE_OK) {
+        struct rl_check_result before;
+        char err[256];
+        EXPECT_FATAL(rl_check_before(&whole, &params, &before, err, sizeof err) == 0, "%s", err);
+        expect_same_result(what, &f.result, &before);
+        EXPECT_EQ(f.events, whole.len);
+        rl_check_result_free(&before);
+        rl_event_log_free(&whole);
+    }
+    rl_checked_file_free(&f);
+    remove_tmp("input.csv");
+}
+
+/* A text of many good lines (about `bytes` of them) with `tail` after. */
+static char *long_text(size_t bytes, const char *tail, size_t *len)
+{
+    size_t cap = bytes + strlen(tail) + 64;
+    char *text = malloc(cap);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    size_t n = (size_t)sprintf(text, "t_ns,key,n,admitted,thread\n");
+    for (size_t i = 0; n + 40 < bytes; i++)
+        n += (size_t)sprintf(text + n, "%zu,key%zu,%zu,%d,%zu\n", i * 7, i % 13, 1 + i % 2,
+                             i % 4 != 0, i % 5);
+    n += (size_t)sprintf(text + n, "%s", tail);
+    *len = n;
+    return text;
+}
+
+static void test_readers_agree_on_bad_input(void)
+{
+    static const struct {
+        const char *what, *text;
+    } cases[] = {
+        {"empty", ""},
+        {"bom only", "\xEF\xBB\xBF"},
+        {"header only", "t_ns,key,n,admitted,thread\n"},
+        {"bad header", "t_ns,key,n\n1,a,1\n"},
+        {"header without newline", "t_ns,key,n,admitted"},
+        {"bom, crlf, no last newline", "\xEF\xBB\xBFt_ns,key,n,admitted\r\n1,a,1,1\r\n2,b,2,0"},
+        {"four fields among five", "t_ns,key,n,admitted,thread\n1,a,1,1,0\n2,a,1,1\n"},
+        {"empty line", "t_ns,key,n,admitted,thread\n1,a,1,1,0\n\n2,a,1,1,0\n"},
+        {"20-digit time", "t_ns,key,n,admitted,thread\n00000000000000000005,a,1,1,0\n"},
+        {"time too large", "t_ns,key,n,admitted,thread\n18446744073709551616,a,1,1,0\n"},
+        {"largest time", "t_ns,key,n,admitted,thread\n18446744073709551615,a,1,1,0\n"},
+        {"n zero", "t_ns,key,n,admitted,thread\n1,a,0,1,0\n"},
+        {"n too large", "t_ns,key,n,admitted,thread\n1,a,4294967296,1,0\n"},
+        {"n largest", "t_ns,key,n,admitted,thread\n1,a,4294967295,1,0\n"},
+        {"admitted 2", "t_ns,key,n,admitted,thread\n1,a,1,2,0\n"},
+        {"thread too large", "t_ns,key,n,admitted,thread\n1,a,1,1,65536\n"},
+        {"tab in key", "t_ns,key,n,admitted,thread\n1,a\tb,1,1,0\n"},
+        {"escape in key", "t_ns,key,n,admitted,thread\n1,a\x1b[31m,1,1,0\n"},
+        {"cr in key", "t_ns,key,n,admitted,thread\n1,a\rb,1,1,0\n"},
+        {"double cr", "t_ns,key,n,admitted,thread\n1,a,1,1,0\r\r\n"},
+        {"utf-8 key", "t_ns,key,n,admitted\n1,caf\xC3\xA9,1,1\n2,caf\xC3\xA9,1,1\n"},
+        {"space before time", "t_ns,key,n,admitted,thread\n 1,a,1,1,0\n"},
+        {"unsorted", "t_ns,key,n,admitted\n9,a,1,1\n3,b,2,0\n7,a,1,1\n3,a,1,1\n"},
+    };
+    char what[96];
+    for (size_t i = 0; i < LEN(cases); i++)
+        expect_readers_agree(cases[i].what, cases[i].text, strlen(cases[i].text));
+    /* a NUL byte in a key */
+    static const char nul[] = "t_ns,key,n,admitted,thread\n1,a\0b,1,1,0\n";
+    expect_readers_agree("nul in key", nul, sizeof nul - 1);
+    /* past the first read (1 MiB): the line number is still right */
+    static const char *const tails[] = {"", "5,a,x,1,0\n", "99,a,1,1,0", "99,a,1,1\n",
+                                        "3,late,1,1,0\n"};
+    for (size_t i = 0; i < LEN(tails); i++) {
+        size_t len;
+        char *text = long_text(3 << 20, tails[i], &len);
+        snprintf(what, sizeof what, "3 MiB then '%s'", tails[i]);
+        expect_readers_agree(what, text, len);
+        free(text);
+    }
+    /* a key of 3 MiB: longer than the read buffer */
+    size_t len;
+    char *text = long_text(1000, "", &len);
+    text = realloc(text, len + (3 << 20) + 32);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    len += (size_t)sprintf(text + len, "9000,");
+    memset(text + len, 'k', 3 << 20);
+    len += 3 << 20;
+    len += (size_t)sprintf(text + len, ",1,1,0\n9001,a,1,1,0\n");
+    expect_readers_agree("3 MiB key", text, len);
+    free(text);
+
+    /* neither a file nor a folder can be checked that is not there */
+    char err[512];
+    struct rl_checked_file f;
+    const struct rl_check_params params = {.limit = 3, .interval_ns = 100};
+    CU_ASSERT_EQUAL(rl_check_file("/nonexistent/log.csv", &params, true, 16, &f, err, sizeof err),
+                    RL_CHECK_FILE_BAD_INPUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "cannot open"));
+    rl_checked_file_free(&f);
+    CU_ASSERT_EQUAL(rl_check_file("/tmp", &params, true, 16, &f, err, sizeof err),
+                    RL_CHECK_FILE_BAD_INPUT);
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "Is a directory"));
+    rl_checked_file_free(&f);
+}
+
+/* ---- a pipe --------------------------------------------------------------- */
+
+struct pipe_writer {
+    const char *path, *text;
+};
+
+static void *write_pipe(void *arg)
+{
+    const struct pipe_writer *w = arg;
+    int fd = open(w->path, O_WRONLY);
+    if (fd >= 0) {
+        size_t len = strlen(w->text);
+        for (size_t at = 0; at < len;) {
+            ssize_t put = write(fd, w->text + at, len - at);
+            if (put <= 0)
+                break;
+            at += (size_t)put;
+        }
+        close(fd);
+    }
+    return NULL;
+}
+
+/* A pipe streams like a file; one more out of order than the depth cannot
+ * be read twice, so it is refused with a line that says so. */
+static void test_pipe(void)
+{
+    const char *path = tmp_path("fifo");
+    unlink(path);
+    CU_ASSERT_EQUAL_FATAL(mkfifo(path, 0600), 0);
+    static const char *const texts[] = {"t_ns,key,n,admitted\n1,a,1,1\n2,a,1,1\n3,a,1,0\n",
+                                        "t_ns,key,n,admitted\n9,a,1,1\n8,a,1,1\n1,a,1,0\n"};
+    const struct rl_check_params params = {.limit = 1, .interval_ns = 100};
+    for (size_t i = 0; i < LEN(texts); i++) {
+        struct pipe_writer w = {path, texts[i]};
+        pthread_t writer;
+        CU_ASSERT_EQUAL_FATAL(pthread_create(&writer, NULL, write_pipe, &w), 0);
+        struct rl_checked_file f;
+        char err[512] = "";
+        enum rl_check_file_status status =
+            rl_check_file(path, &params, true, 1, &f, err, sizeof err);
+        pthread_join(writer, NULL);
+        if (i == 0) {
+            EXPECT(status == RL_CHECK_FILE_OK, "sorted pipe: %s", err);
+            EXPECT_EQ(f.result.total.admits, 2);
+            EXPECT_EQ(f.result.total.max_sliding, 2);
+        } else {
+            EXPECT(status == RL_CHECK_FILE_BAD_INPUT && strstr(err, ":4: ") &&
+                       strstr(err, "pipe cannot be read twice"),
+                   "unsorted pipe: status %d, '%s'", (int)status, err);
+        }
+        rl_checked_file_free(&f);
+    }
+    remove_tmp("fifo");
+}
+
+/* ---- the command ---------------------------------------------------------- */
+
+/* check streams by default and says so; --reorder 0 on an unsorted log
+ * falls back to memory with a note on stderr and the same lines; a bad
+ * --reorder and a bad log without --limit exit 2 naming what is wrong. */
+static void test_command(void)
+{
+    static struct rl_cli_outcome sorted, fallback;
+    char args[512];
+    const char *path = tmp_path("cli.csv");
+    static const char log[] = "t_ns,key,n,admitted\n30,a,1,1\n10,b,1,1\n20,a,1,1\n25,a,1,0\n";
+    write_text(path, log, sizeof log - 1);
+    snprintf(args, sizeof args, "check --events %s --limit 1 --interval 50ns --per-key", path);
+    rl_cli_run(&sorted, args);
+    EXPECT(sorted.status == 0 && sorted.err_lines == 0, "%s: exit %d: %s", args, sorted.status,
+           sorted.err);
+    EXPECT(strstr(sorted.out, "streamed") != NULL, "%s:\n%s", args, sorted.out);
+    snprintf(args, sizeof args,
+             "check --events %s --limit 1 --interval 50ns --per-key --format csv", path);
+    rl_cli_run(&sorted, args);
+    snprintf(args, sizeof args,
+             "check --events %s --limit 1 --interval 50ns --per-key --format csv --reorder 0",
+             path);
+    rl_cli_run(&fallback, args);
+    EXPECT(fallback.status == 0 && fallback.err_lines == 1 &&
+               strstr(fallback.err, "cli.csv:3: a line earlier") &&
+               strstr(fallback.err, "checked in memory instead"),
+           "%s: exit %d: %s", args, fallback.status, fallback.err);
+    EXPECT(strcmp(fallback.out, sorted.out) == 0, "%s:\n%s\nstreamed:\n%s", args, fallback.out,
+           sorted.out);
+    snprintf(args, sizeof args, "check --events %s --limit 1 --interval 50ns --reorder x", path);
+    rl_cli_expect_usage_error(args, "--reorder");
+    static const char bad[] = "t_ns,key,n,admitted\n1,a,1,1\n2,a,1,7\n";
+    write_text(path, bad, sizeof bad - 1);
+    snprintf(args, sizeof args, "check --events %s --interval 50ns", path);
+    rl_cli_expect_usage_error(args, "cli.csv:3: admitted must be 0 or 1");
+    remove_tmp("cli.csv");
+}
+
+RL_TEST_SUITE("check_stream",
+              {"rl_check and the core in pieces match before", test_memory_path_matches_before},
+              {"10^6 events over 10^4 keys match before", test_memory_path_large},
+              {"the core refuses events out of order", test_core_refuses_disorder},
+              {"the reorder buffer's exact promise", test_reorder_promise},
+              {"a streamed file matches before, sorted or not", test_file_matches_before},
+              {"memory stays flat as the log grows", test_memory_is_bounded},
+              {"both readers agree on bad and awkward input", test_readers_agree_on_bad_input},
+              {"a pipe streams, or is refused when too disordered", test_pipe},
+              {"ratelab check streams, or notes its fallback", test_command})
