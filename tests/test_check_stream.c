@@ -12,6 +12,7 @@
 #include "harness/check/checker.h"
 #include "harness/check/event_log.h"
 #include "harness/check/event_reorder.h"
+#include "harness/io/key_table.h"
 #include "random_trace.h"
 
 #include <fcntl.h>
@@ -134,11 +135,12 @@ static struct rl_event_log copy_log(const struct rl_event_log *log)
     return copy;
 }
 
-/* Moves each event at most `by` places later (a stable sort on i + a
- * random 0..by), as a log written by threads that stamp, then write. */
-static void displace(struct rl_event_log *log, uint64_t *seed, size_t by)
+/* Moves each event from `from` on at most `by` places later (a stable sort
+ * on i + a random 0..by), as a log written by threads that stamp, then
+ * write. */
+static void displace_from(struct rl_event_log *log, size_t from, uint64_t *seed, size_t by)
 {
-    size_t len = log->len;
+    size_t len = log->len - from;
     uint64_t *rank = malloc((len ? len : 1) * sizeof *rank);
     struct rl_event *moved = malloc((len ? len : 1) * sizeof *moved);
     CU_ASSERT_FATAL(rank != NULL && moved != NULL);
@@ -153,23 +155,55 @@ static void displace(struct rl_event_log *log, uint64_t *seed, size_t by)
         rank[j] = r;
     }
     for (size_t i = 0; i < len; i++)
-        moved[i] = log->events[rank[i] & 0xFFFFFFFFu];
-    memcpy(log->events, moved, len * sizeof *moved);
+        moved[i] = log->events[from + (rank[i] & 0xFFFFFFFFu)];
+    memcpy(log->events + from, moved, len * sizeof *moved);
     free(rank);
     free(moved);
 }
 
+static void displace(struct rl_event_log *log, uint64_t *seed, size_t by)
+{
+    displace_from(log, 0, seed, by);
+}
+
+static int compare_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
 /* The reorder buffer's measure of disorder: the most events that come
- * before one event (in file order) with a later time. O(n²): small logs. */
+ * before one event (in file order) with a later time. A Fenwick tree over
+ * the ranks of the times counts the earlier events at or before each. */
 static size_t disorder(const struct rl_event_log *log)
 {
-    size_t most = 0;
-    for (size_t j = 0; j < log->len; j++) {
-        size_t later = 0;
-        for (size_t i = 0; i < j; i++)
-            later += log->events[i].t_ns > log->events[j].t_ns;
+    size_t len = log->len, most = 0;
+    uint64_t *times = malloc((len + 1) * sizeof *times);
+    size_t *tree = calloc(len + 1, sizeof *tree);
+    CU_ASSERT_FATAL(times != NULL && tree != NULL);
+    for (size_t i = 0; i < len; i++)
+        times[i] = log->events[i].t_ns;
+    qsort(times, len, sizeof *times, compare_u64);
+    for (size_t j = 0; j < len; j++) {
+        /* rank: how many times are at or before t_j (1-based) */
+        size_t lo = 0, hi = len;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (times[mid] <= log->events[j].t_ns)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        size_t at_or_before = 0;
+        for (size_t r = lo; r > 0; r -= r & (0 - r))
+            at_or_before += tree[r];
+        size_t later = j - at_or_before;
         most = later > most ? later : most;
+        for (size_t r = lo; r <= len; r += r & (0 - r))
+            tree[r]++;
     }
+    free(times);
+    free(tree);
     return most;
 }
 
@@ -384,6 +418,45 @@ static void test_file_matches_before(void)
     remove_tmp("log.csv");
 }
 
+/* Logs of many blocks (8192 lines each) that run in order for 40000
+ * lines, then go out of order: the blocks held so far are poured into the
+ * reorder buffer and the numbers are still the old checker's. */
+static void test_file_out_of_order_late(void)
+{
+    uint64_t seed = 0xB10C5ull;
+    char what[160], err[512];
+    const char *path = tmp_path("late.csv");
+    static const size_t depths[] = {0, 1, 100, 5000, 8192, 20000, 65536};
+    static const size_t bys[] = {0, 1, 50, 3000, 30000};
+    for (size_t d = 0; d < LEN(depths); d++)
+        for (size_t b = 0; b < LEN(bys); b++) {
+            const struct shape s = {60000, 30, 20, 2, 60, false};
+            struct rl_event_log log = random_log(&seed, &s);
+            displace_from(&log, 40000, &seed, bys[b]);
+            size_t worst = disorder(&log);
+            CU_ASSERT_EQUAL_FATAL(rl_event_log_write_csv(&log, path, err, sizeof err), 0);
+            const struct rl_check_params params = {.limit = 7, .interval_ns = 2000, .epoch_ns = 3};
+            snprintf(what, sizeof what, "depth %zu, displaced by %zu (disorder %zu)", depths[d],
+                     bys[b], worst);
+            struct rl_event_log whole;
+            EXPECT_FATAL(rl_event_log_read_csv(path, &whole, err, sizeof err) == 0, "%s", err);
+            struct rl_check_result before;
+            EXPECT_FATAL(rl_check_before(&whole, &params, &before, err, sizeof err) == 0, "%s",
+                         err);
+            struct rl_checked_file f;
+            EXPECT_FATAL(rl_check_file(path, &params, true, depths[d], &f, err, sizeof err) ==
+                             RL_CHECK_FILE_OK,
+                         "%s: %s", what, err);
+            expect_same_result(what, &f.result, &before);
+            EXPECT(f.in_memory == (worst > depths[d]), "%s: in memory %d", what, f.in_memory);
+            rl_checked_file_free(&f);
+            rl_check_result_free(&before);
+            rl_event_log_free(&whole);
+            rl_event_log_free(&log);
+        }
+    remove_tmp("late.csv");
+}
+
 /* Writes `lines` decisions of `keys` keys, each key attempting every
  * `every` ns and admitted two times in three: a log as long as asked whose
  * windows hold the same number of events all along. */
@@ -564,6 +637,204 @@ static void test_readers_agree_on_bad_input(void)
     rl_checked_file_free(&f);
 }
 
+/* ---- the parser against the format, read literally ---------------------- */
+
+/* One field as decimal digits no larger than max; false otherwise. */
+static bool reference_uint(const char *s, size_t len, uint64_t max, uint64_t *out)
+{
+    uint64_t v = 0;
+    if (len == 0)
+        return false;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+        unsigned d = (unsigned)(s[i] - '0');
+        if (d > max || v > (max - d) / 10)
+            return false;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return true;
+}
+
+/* event_log.h's format word for word: the line [s, s + len) (its '\n'
+ * gone) as an event and its key; false when it is not one. */
+static bool reference_line(const char *s, size_t len, int fields, struct rl_event *ev,
+                           const char **key, size_t *key_len)
+{
+    if (len > 0 && s[len - 1] == '\r')
+        len--;
+    const char *start[6];
+    size_t flen[6];
+    int count = 0;
+    for (size_t i = 0, from = 0; i <= len; i++)
+        if (i == len || s[i] == ',') {
+            if (count < 6) {
+                start[count] = s + from;
+                flen[count] = i - from;
+            }
+            count++;
+            from = i + 1;
+        }
+    uint64_t t, n, admitted, thread = 0;
+    if (len == 0 || count != fields || !reference_uint(start[0], flen[0], UINT64_MAX, &t) ||
+        rl_key_problem(start[1], flen[1]) != NULL ||
+        !reference_uint(start[2], flen[2], UINT32_MAX, &n) || n == 0 || flen[3] != 1 ||
+        !reference_uint(start[3], 1, 1, &admitted) ||
+        (fields == 5 && !reference_uint(start[4], flen[4], UINT16_MAX, &thread)))
+        return false;
+    *ev = (struct rl_event){
+        .t_ns = t, .n = (uint32_t)n, .admitted = (uint8_t)admitted, .thread = (uint16_t)thread};
+    *key = start[1];
+    *key_len = flen[1];
+    return true;
+}
+
+/* A good random number of 1 to max_digits digits (leading zeros now and
+ * then), or one of the largest the field takes. */
+static size_t random_number(uint64_t *seed, char *out, unsigned max_digits, const char *largest)
+{
+    uint64_t x = rl_test_xorshift64(seed);
+    if (x % 25 == 0)
+        return (size_t)sprintf(out, "%s", largest);
+    unsigned digits = 1 + (unsigned)(x >> 8) % max_digits;
+    for (unsigned i = 0; i < digits; i++)
+        out[i] = (char)('0' + rl_test_xorshift64(seed) % 10);
+    if (x % 5 != 0)
+        out[0] = (char)('1' + (x >> 16) % 9); /* mostly no leading zero */
+    else
+        out[digits - 1] = (char)('1' + (x >> 16) % 9); /* and never all zeros */
+    return digits;
+}
+
+/* A good random key: short, 8 to 16 bytes, or longer; now and then a tab,
+ * a space or UTF-8, which the rule allows. */
+static size_t random_key(uint64_t *seed, char *out)
+{
+    static const char alphabet[] = "abcdefghijk_-:/.0123456789ABC";
+    uint64_t x = rl_test_xorshift64(seed);
+    size_t len = x % 3 == 0 ? 8 + (x >> 8) % 9 : x % 3 == 1 ? 1 + (x >> 8) % 8 : 17 + (x >> 8) % 30;
+    for (size_t i = 0; i < len; i++)
+        out[i] = alphabet[rl_test_xorshift64(seed) % (sizeof alphabet - 1)];
+    if (x % 11 == 0)
+        out[rl_test_xorshift64(seed) % len] = "\t \xc3\xa9\x80\xff"[(x >> 20) % 6];
+    return len;
+}
+
+/* What can be wrong with one line, written over a good one. */
+static size_t spoil_line(uint64_t *seed, char *line, int fields)
+{
+    static const char *const bad[] = {
+        "18446744073709551616,a,1,1,0",
+        "1x,a,1,1,0",
+        "123456789012345678901,a,1,1,0",
+        ",a,1,1,0",
+        "5,,1,1,0",
+        "5,a\x01b,1,1,0",
+        "5,a\x7f,1,1,0",
+        "5,a\rb,1,1,0",
+        "5,abcdefghijklmnop\x1bq,1,1,0",
+        "5,a,0,1,0",
+        "5,a,4294967296,1,0",
+        "5,a,-1,1,0",
+        "5,a,1,2,0",
+        "5,a,1,01,0",
+        "5,a,1,,0",
+        "5,a,1,1,65536",
+        "5,a,1,1,",
+        "5,a,1,1,0,0",
+        "5,a,1",
+        "",
+        "5,a,1,1\r\r",
+        " 5,a,1,1,0",
+        "5,a,1 ,1,0",
+        "5,a,1,1,0x",
+    };
+    const char *b = bad[rl_test_xorshift64(seed) % (sizeof bad / sizeof bad[0])];
+    size_t n = strlen(b);
+    memcpy(line, b, n);
+    if (fields == 4 && n > 2 && b[n - 2] == ',' && b[n - 1] == '0')
+        n -= 2; /* the four-field form of the same fault */
+    return n;
+}
+
+/* Random files of lines, nearly all good: the reader takes a file exactly
+ * when every line reads as the format says, with the same numbers and
+ * keys, and otherwise names the first bad line. */
+static void test_parser_against_the_format(void)
+{
+    uint64_t seed = 0xFA57ull;
+    const char *path = tmp_path("lines.csv");
+    static char text[1 << 16];
+    char line[256], err[512];
+    for (int round = 0; round < 400; round++) {
+        int fields = round % 2 ? 5 : 4;
+        size_t len = (size_t)sprintf(text, fields == 5 ? "t_ns,key,n,admitted,thread\n"
+                                                       : "t_ns,key,n,admitted\n");
+        size_t lines = 1 + rl_test_xorshift64(&seed) % 150, first_bad = 0;
+        struct rl_event want[150];
+        const char *want_key[150];
+        size_t want_key_len[150];
+        size_t spoiled = round % 2 ? rl_test_xorshift64(&seed) % lines : SIZE_MAX;
+        for (size_t i = 0; i < lines; i++) {
+            size_t n = random_number(&seed, line, 19, "18446744073709551615");
+            line[n++] = ',';
+            n += random_key(&seed, line + n);
+            line[n++] = ',';
+            n += random_number(&seed, line + n, 9, "4294967295");
+            uint64_t x = rl_test_xorshift64(&seed);
+            n += (size_t)sprintf(line + n, ",%d", (int)(x % 2));
+            if (fields == 5) {
+                line[n++] = ',';
+                n += random_number(&seed, line + n, 4, "65535");
+            }
+            if (i == spoiled)
+                n = spoil_line(&seed, line, fields);
+            if (x % 7 == 0)
+                line[n++] = '\r';
+            bool last = i + 1 == lines;
+            if (!(last && x % 3 == 0))
+                line[n++] = '\n';
+            char *at = text + len;
+            memcpy(at, line, n);
+            len += n;
+            size_t body = n && at[n - 1] == '\n' ? n - 1 : n;
+            if (first_bad == 0 &&
+                !reference_line(at, body, fields, &want[i], &want_key[i], &want_key_len[i]))
+                first_bad = i + 2;
+        }
+        EXPECT((first_bad != 0) == (spoiled != SIZE_MAX), "round %d: spoiled line %zu, bad %zu",
+               round, spoiled, first_bad);
+        write_text(path, text, len);
+        struct rl_event_log log;
+        err[0] = '\0';
+        int rc = rl_event_log_read_csv(path, &log, err, sizeof err);
+        if (first_bad) {
+            char where[64];
+            snprintf(where, sizeof where, "%s:%zu: ", path, first_bad);
+            EXPECT(rc == -1 && strncmp(err, where, strlen(where)) == 0,
+                   "round %d: line %zu is bad, got rc %d, '%s'", round, first_bad, rc, err);
+            continue;
+        }
+        EXPECT(rc == 0, "round %d: refused a good file: %s", round, err);
+        if (rc != 0)
+            continue;
+        EXPECT_EQ(log.len, lines);
+        for (size_t i = 0; i < lines && i < log.len; i++) {
+            const struct rl_event *e = &log.events[i];
+            const char *name = log.key_names[e->key];
+            EXPECT(e->t_ns == want[i].t_ns && e->n == want[i].n &&
+                       e->admitted == want[i].admitted && e->thread == want[i].thread &&
+                       strlen(name) == want_key_len[i] &&
+                       memcmp(name, want_key[i], want_key_len[i]) == 0,
+                   "round %d, line %zu: read %llu,%s,%u,%u,%u", round, i + 2,
+                   (unsigned long long)e->t_ns, name, e->n, e->admitted, e->thread);
+        }
+        rl_event_log_free(&log);
+    }
+    remove_tmp("lines.csv");
+}
+
 /* ---- a pipe --------------------------------------------------------------- */
 
 struct pipe_writer {
@@ -665,7 +936,9 @@ RL_TEST_SUITE("check_stream",
               {"the core refuses events out of order", test_core_refuses_disorder},
               {"the reorder buffer's exact promise", test_reorder_promise},
               {"a streamed file matches before, sorted or not", test_file_matches_before},
+              {"many blocks in order, then out of order", test_file_out_of_order_late},
               {"memory stays flat as the log grows", test_memory_is_bounded},
               {"both readers agree on bad and awkward input", test_readers_agree_on_bad_input},
+              {"the parser reads the format word for word", test_parser_against_the_format},
               {"a pipe streams, or is refused when too disordered", test_pipe},
               {"ratelab check streams, or notes its fallback", test_command})

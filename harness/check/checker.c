@@ -147,15 +147,18 @@ static void aligned_move(struct aligned_cursor *c, const struct rl_check_params 
 
 /* ---- one key ------------------------------------------------------------- */
 
-/* 256 bytes, aligned: the first line holds what every event reads first,
- * and the state of the next events' keys is prefetched whole. */
+/* 256 bytes, aligned: the first line holds what every event reads first
+ * (whether the oldest queued event has left the window is known without
+ * touching the queue), and the state of the next events' keys is
+ * prefetched whole. */
 struct key_state {
-    uint64_t window;                  /* the aligned window the three sums below are in */
+    uint64_t window;                  /* the aligned window the sums of it below are in */
     uint64_t aligned, weak_used;      /* the log's and the weak oracle's cost in it */
-    uint64_t certain_aligned;         /* cost certainly decided in it */
+    uint64_t oldest_ns;               /* the time of the queue's oldest event, when it has one */
     uint64_t sliding, oracle_sliding; /* the log's and the strong oracle's cost in (t − I, t] */
     struct queue queue;               /* the events behind those two sums */
     uint32_t mask;                    /* the queue's capacity − 1 */
+    uint64_t certain_aligned;         /* cost certainly decided in the aligned window */
     struct certain_heap *certain;     /* from the key's first admit with a gap; NULL before */
     struct rl_key_metrics m;
 } __attribute__((aligned(64)));
@@ -166,8 +169,7 @@ struct rl_checker {
     struct rl_check_params params;
     bool complete;
     struct aligned_cursor cursor;
-    uint64_t last_t_ns;
-    bool any;
+    uint64_t last_t_ns; /* of the last event added */
     struct key_state *keys;
     size_t key_len, key_cap; /* ids 0 .. key_len − 1 seen */
     size_t queued_bytes;     /* the queues' and heaps' capacity, for rl_checker_bytes */
@@ -267,12 +269,13 @@ static inline int add_event(struct rl_checker *c, const struct rl_event *e)
     }
     /* what leaves (t − I, t] now, for both sliding sums */
     struct queue *q = &k->queue;
-    while (q->len && t - q->items[q->head].t_ns >= interval_ns) {
+    while (q->len && t - k->oldest_ns >= interval_ns) {
         const struct queued *old = &q->items[q->head];
         k->sliding -= old->log_n;
         k->oracle_sliding -= old->oracle_n;
         q->head = (q->head + 1) & k->mask;
         q->len--;
+        k->oldest_ns = q->items[q->head].t_ns;
     }
     m->attempts++;
     m->attempted_cost += n;
@@ -306,6 +309,8 @@ static inline int add_event(struct rl_checker *c, const struct rl_event *e)
                 return -1;
             c->queued_bytes += ((size_t)k->mask + 1) * sizeof *q->items - before;
         }
+        if (q->len == 0)
+            k->oldest_ns = t;
         q->items[(q->head + q->len++) & k->mask] =
             (struct queued){t, e->admitted ? (uint32_t)n : 0, (uint32_t)oracle_n};
     }
@@ -315,19 +320,23 @@ static inline int add_event(struct rl_checker *c, const struct rl_event *e)
     }
     m->admits++;
     m->admitted_cost += n;
-    if (m->admitted_cost > cursor->allowed)
-        m->window_excess = max_of(m->window_excess, m->admitted_cost - cursor->allowed);
+    if (m->admitted_cost > cursor->allowed && m->admitted_cost - cursor->allowed > m->window_excess)
+        m->window_excess = m->admitted_cost - cursor->allowed;
     /* sliding holds the admits up to this one in (t − I, t]: the window a
      * violation is charged to. At the last of equal timestamps it holds
      * all of them, so its maximum is the max over every [t, t + I). */
     k->sliding += n;
-    m->max_sliding = max_of(m->max_sliding, k->sliding);
-    m->strong_violations += k->sliding > limit;
+    if (k->sliding > m->max_sliding)
+        m->max_sliding = k->sliding;
+    if (k->sliding > limit)
+        m->strong_violations++;
     k->aligned += n;
-    m->max_aligned = max_of(m->max_aligned, k->aligned);
+    if (k->aligned > m->max_aligned)
+        m->max_aligned = k->aligned;
     if (t - cursor->start_ns >= e->gap_ns) {
         k->certain_aligned += n;
-        m->certain_max_aligned = max_of(m->certain_max_aligned, k->certain_aligned);
+        if (k->certain_aligned > m->certain_max_aligned)
+            m->certain_max_aligned = k->certain_aligned;
     }
     struct certain_heap *h = k->certain;
     if (h != NULL) {
@@ -366,23 +375,24 @@ static inline void prefetch_ahead(const struct rl_checker *c, const struct rl_ev
 int rl_checker_add(struct rl_checker *c, const struct rl_event *events, size_t len, char *err,
                    size_t err_len)
 {
+    uint64_t last_ns = c->last_t_ns; /* 0 at first, and no time is earlier */
     for (size_t i = 0; i < len; i++) {
         const struct rl_event *e = &events[i];
-        if (c->any && e->t_ns < c->last_t_ns) {
+        if (e->t_ns < last_ns) {
             rl_set_err(err, err_len,
                        "check: event at %llu ns after one at %llu ns: events must come in time "
                        "order",
-                       (unsigned long long)e->t_ns, (unsigned long long)c->last_t_ns);
+                       (unsigned long long)e->t_ns, (unsigned long long)last_ns);
             return -1;
         }
-        c->any = true;
-        c->last_t_ns = e->t_ns;
+        last_ns = e->t_ns;
         if (e->key >= c->key_len && reserve_key(c, e->key) != 0)
             goto nomem;
         prefetch_ahead(c, events, i, len);
         if (add_event(c, e) != 0)
             goto nomem;
     }
+    c->last_t_ns = last_ns;
     return 0;
 nomem:
     rl_set_err(err, err_len, "check: cannot hold the state of %zu keys: %s", c->key_len,

@@ -26,7 +26,10 @@ struct rl_event_reader {
     int fields;  /* 5 with the thread column, 4 without */
     size_t line; /* number of the next line to parse (the header is line 1) */
     uint64_t events;
-    struct rl_key_table keys;
+    struct rl_key_table keys;     /* ids and names */
+    struct short_key *short_keys; /* keys of up to 16 bytes, found fast (event_reader.c) */
+    unsigned short_bits;          /* the table has 2^short_bits slots */
+    size_t short_count;
 };
 
 /* Opens path (a file, a pipe or /dev/stdin) and reads its header. -1 with

@@ -94,3 +94,12 @@ int rl_reorder_push(struct rl_reorder *r, const struct rl_event *e, struct rl_ev
         return 0;
     return rl_reorder_pop(r, out);
 }
+
+void rl_reorder_passed(struct rl_reorder *r, uint64_t count, uint64_t last_ns)
+{
+    r->seq += count;
+    if (count != 0) {
+        r->last_out_ns = last_ns;
+        r->any_out = true;
+    }
+}

@@ -45,6 +45,12 @@ int rl_reorder_push(struct rl_reorder *r, const struct rl_event *e, struct rl_ev
  * when empty. */
 int rl_reorder_pop(struct rl_reorder *r, struct rl_event *out);
 
+/* Counts `count` events that went by in order without the buffer (the
+ * caller held them as long as the buffer would have, and gave them out
+ * itself), the last at last_ns: later events are numbered and judged as
+ * if they had come through. */
+void rl_reorder_passed(struct rl_reorder *r, uint64_t count, uint64_t last_ns);
+
 void rl_reorder_free(struct rl_reorder *r);
 
 #endif
