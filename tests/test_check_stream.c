@@ -457,6 +457,62 @@ static void test_file_out_of_order_late(void)
     remove_tmp("late.csv");
 }
 
+/* 300000 keys, short and long, through the reader's own table as it grows
+ * (from 4096 slots) and the key table: every key named as the whole-file
+ * reader names it, and the old checker's numbers. */
+static void test_file_many_keys(void)
+{
+    char err[512];
+    const char *path = tmp_path("keys.csv");
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fputs("t_ns,key,n,admitted\n", f);
+    uint64_t seed = 4242;
+    for (size_t i = 0; i < 600000; i++) {
+        uint64_t k = rl_test_xorshift64(&seed) % 300000;
+        /* lengths 1 to 24 bytes: both sides of the 8- and 16-byte words */
+        fprintf(f, "%zu,%.*s%llu,1,%d\n", i * 3, (int)(k % 17), "abcdefghijklmnopq",
+                (unsigned long long)k, (int)(i % 3 != 0));
+    }
+    CU_ASSERT_EQUAL_FATAL(fclose(f), 0);
+    struct rl_event_log whole;
+    EXPECT_FATAL(rl_event_log_read_csv(path, &whole, err, sizeof err) == 0, "%s", err);
+    const struct rl_check_params params = {.limit = 1, .interval_ns = 5000};
+    struct rl_check_result before;
+    EXPECT_FATAL(rl_check_before(&whole, &params, &before, err, sizeof err) == 0, "%s", err);
+    struct rl_checked_file streamed;
+    EXPECT_FATAL(rl_check_file(path, &params, true, 1000, &streamed, err, sizeof err) ==
+                     RL_CHECK_FILE_OK,
+                 "%s", err);
+    expect_same_result("300000 keys", &streamed.result, &before);
+    EXPECT_EQ(streamed.key_count, whole.key_count);
+    CU_ASSERT(whole.key_count > 250000);
+    for (uint32_t k = 0; k < streamed.key_count && k < whole.key_count; k++)
+        if (strcmp(streamed.key_names[k], whole.key_names[k]) != 0) {
+            EXPECT(false, "key %u is %s, want %s", k, streamed.key_names[k], whole.key_names[k]);
+            break;
+        }
+    /* and each line's key, against the line itself */
+    f = fopen(path, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    char line[128];
+    CU_ASSERT_PTR_NOT_NULL_FATAL(fgets(line, sizeof line, f));
+    for (size_t i = 0; i < whole.len && fgets(line, sizeof line, f); i++) {
+        char *key = strchr(line, ',') + 1;
+        *strchr(key, ',') = '\0';
+        if (strcmp(whole.key_names[whole.events[i].key], key) != 0) {
+            EXPECT(false, "line %zu: key %s, read as %s", i + 2, key,
+                   whole.key_names[whole.events[i].key]);
+            break;
+        }
+    }
+    fclose(f);
+    rl_checked_file_free(&streamed);
+    rl_check_result_free(&before);
+    rl_event_log_free(&whole);
+    remove_tmp("keys.csv");
+}
+
 /* Writes `lines` decisions of `keys` keys, each key attempting every
  * `every` ns and admitted two times in three: a log as long as asked whose
  * windows hold the same number of events all along. */
@@ -937,6 +993,7 @@ RL_TEST_SUITE("check_stream",
               {"the reorder buffer's exact promise", test_reorder_promise},
               {"a streamed file matches before, sorted or not", test_file_matches_before},
               {"many blocks in order, then out of order", test_file_out_of_order_late},
+              {"300000 keys, short and long", test_file_many_keys},
               {"memory stays flat as the log grows", test_memory_is_bounded},
               {"both readers agree on bad and awkward input", test_readers_agree_on_bad_input},
               {"the parser reads the format word for word", test_parser_against_the_format},

@@ -11,6 +11,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 static uint64_t max_u64(uint64_t a, uint64_t b)
 {
@@ -111,18 +112,21 @@ static void heap_pop(struct certain_heap *h)
  * window is named by (t − r) / I, or by UINT64_MAX for that window before r:
  * no signed arithmetic, nothing to overflow for t far before the epoch, and
  * UINT64_MAX cannot clash (r > 0 implies I ≥ 2, so (t − r) / I < 2^63).
- * Events come in time order for all keys at once, so one cursor serves
- * them all; a key notices a new window by the name it last saw. */
+ * One cursor serves every key: it moves only when an event falls outside
+ * its window (rarely, whether the events come in time order for all keys
+ * at once or key by key), and a key notices a new window by the name it
+ * last saw. */
 struct aligned_cursor {
     uint64_t interval_ns, offset_ns; /* I and r */
     uint64_t window;                 /* name of the current window */
+    uint64_t begin_ns;               /* its first time (0 for the window before r) */
     uint64_t end_ns;                 /* first time past it; saturates at UINT64_MAX */
     uint64_t start_ns;               /* its start, for the certain sums (0 before r) */
     uint64_t allowed; /* L·(windows begun since the epoch): the same all through a window */
     bool started;
 };
 
-/* Moves the cursor to t_ns, which is at or past its end (or the first
+/* Moves the cursor to t_ns, which is outside its window (or the first
  * event): divides only at window changes, not once per event. */
 static void aligned_move(struct aligned_cursor *c, const struct rl_check_params *params,
                          uint64_t t_ns)
@@ -131,10 +135,12 @@ static void aligned_move(struct aligned_cursor *c, const struct rl_check_params 
     c->started = true;
     c->window = w;
     if (w == UINT64_MAX) {
+        c->begin_ns = 0;
         c->end_ns = c->offset_ns;
     } else {
-        uint64_t start = c->offset_ns + w * c->interval_ns;
-        c->end_ns = start > UINT64_MAX - c->interval_ns ? UINT64_MAX : start + c->interval_ns;
+        c->begin_ns = c->offset_ns + w * c->interval_ns;
+        c->end_ns =
+            c->begin_ns > UINT64_MAX - c->interval_ns ? UINT64_MAX : c->begin_ns + c->interval_ns;
     }
     c->start_ns =
         c->window == UINT64_MAX || c->end_ns < c->interval_ns ? 0 : c->end_ns - c->interval_ns;
@@ -158,6 +164,7 @@ struct key_state {
     uint64_t sliding, oracle_sliding; /* the log's and the strong oracle's cost in (t − I, t] */
     struct queue queue;               /* the events behind those two sums */
     uint32_t mask;                    /* the queue's capacity − 1 */
+    uint64_t last_ns;                 /* the time of the key's last event */
     uint64_t certain_aligned;         /* cost certainly decided in the aligned window */
     struct certain_heap *certain;     /* from the key's first admit with a gap; NULL before */
     struct rl_key_metrics m;
@@ -169,7 +176,6 @@ struct rl_checker {
     struct rl_check_params params;
     bool complete;
     struct aligned_cursor cursor;
-    uint64_t last_t_ns; /* of the last event added */
     struct key_state *keys;
     size_t key_len, key_cap; /* ids 0 .. key_len − 1 seen */
     size_t queued_bytes;     /* the queues' and heaps' capacity, for rl_checker_bytes */
@@ -253,16 +259,19 @@ static inline uint64_t max_of(uint64_t a, uint64_t b)
 }
 
 /* One event: every running sum of its key moves to t, then takes the event
- * in. -1 on ENOMEM. */
+ * in. -1 on ENOMEM, -2 when it is earlier than the key's last event. */
 static inline int add_event(struct rl_checker *c, const struct rl_event *e)
 {
     const uint64_t t = e->t_ns, n = e->n;
     const uint64_t limit = c->params.limit, interval_ns = c->params.interval_ns;
     struct aligned_cursor *cursor = &c->cursor;
-    if (!cursor->started || t >= cursor->end_ns)
+    if (!cursor->started || t >= cursor->end_ns || t < cursor->begin_ns)
         aligned_move(cursor, &c->params, t);
     struct key_state *k = &c->keys[e->key];
     struct rl_key_metrics *m = &k->m;
+    if (t < k->last_ns)
+        return -2;
+    k->last_ns = t;
     if (k->window != cursor->window) {
         k->window = cursor->window;
         k->aligned = k->weak_used = k->certain_aligned = 0;
@@ -375,24 +384,23 @@ static inline void prefetch_ahead(const struct rl_checker *c, const struct rl_ev
 int rl_checker_add(struct rl_checker *c, const struct rl_event *events, size_t len, char *err,
                    size_t err_len)
 {
-    uint64_t last_ns = c->last_t_ns; /* 0 at first, and no time is earlier */
     for (size_t i = 0; i < len; i++) {
         const struct rl_event *e = &events[i];
-        if (e->t_ns < last_ns) {
-            rl_set_err(err, err_len,
-                       "check: event at %llu ns after one at %llu ns: events must come in time "
-                       "order",
-                       (unsigned long long)e->t_ns, (unsigned long long)last_ns);
-            return -1;
-        }
-        last_ns = e->t_ns;
         if (e->key >= c->key_len && reserve_key(c, e->key) != 0)
             goto nomem;
         prefetch_ahead(c, events, i, len);
-        if (add_event(c, e) != 0)
+        int rc = add_event(c, e);
+        if (rc == -2) {
+            rl_set_err(err, err_len,
+                       "check: key %u: an event at %llu ns after one at %llu ns: each key's "
+                       "events must come in time order",
+                       (unsigned)e->key, (unsigned long long)e->t_ns,
+                       (unsigned long long)c->keys[e->key].last_ns);
+            return -1;
+        }
+        if (rc != 0)
             goto nomem;
     }
-    c->last_t_ns = last_ns;
     return 0;
 nomem:
     rl_set_err(err, err_len, "check: cannot hold the state of %zu keys: %s", c->key_len,
@@ -427,40 +435,77 @@ static void add_to_total(struct rl_key_metrics *total, const struct rl_key_metri
     total->oracle_admitted_cost += m->oracle_admitted_cost;
 }
 
+/* A key's metrics as reported: the ones only its end decides filled in. */
+static void key_metrics(const struct rl_checker *c, const struct key_state *k,
+                        struct rl_key_metrics *m)
+{
+    const uint64_t limit = c->params.limit;
+    *m = k->m;
+    m->certain_max_sliding = k->certain ? k->certain->most : m->max_sliding;
+    m->strong_excess = m->max_sliding > limit ? m->max_sliding - limit : 0;
+    m->weak_excess = m->max_aligned > limit ? m->max_aligned - limit : 0;
+}
+
+/* The result around per_key (key_count of them, taken over): totals and
+ * the worst key. */
+static void sum_up(struct rl_key_metrics *per_key, uint32_t key_count, bool complete,
+                   struct rl_check_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->complete = complete;
+    out->per_key = per_key;
+    out->key_count = key_count;
+    for (uint32_t k = 0; k < key_count; k++) {
+        add_to_total(&out->total, &per_key[k]);
+        if (per_key[k].max_sliding > per_key[out->worst_key].max_sliding)
+            out->worst_key = k;
+    }
+}
+
+static int key_range_err(char *err, size_t err_len)
+{
+    rl_set_err(err, err_len, "check: key id %u is out of range (at most %u)", UINT32_MAX,
+               UINT32_MAX - 1);
+    return -1;
+}
+
 int rl_checker_finish(struct rl_checker *c, uint64_t key_count, struct rl_check_result *out,
                       char *err, size_t err_len)
 {
     memset(out, 0, sizeof *out);
     key_count = max_u64(key_count, c->key_len);
-    if (key_count > UINT32_MAX) {
-        rl_set_err(err, err_len, "check: key id %u is out of range (at most %u)", UINT32_MAX,
-                   UINT32_MAX - 1);
-        return -1;
-    }
+    if (key_count > UINT32_MAX)
+        return key_range_err(err, err_len);
     struct rl_key_metrics *per_key = calloc(key_count ? key_count : 1, sizeof *per_key);
     if (per_key == NULL) {
         rl_set_err(err, err_len, "check: cannot report %llu keys: %s",
                    (unsigned long long)key_count, strerror(ENOMEM));
         return -1;
     }
-    const uint64_t limit = c->params.limit;
-    for (size_t i = 0; i < c->key_len; i++) {
-        struct key_state *k = &c->keys[i];
-        struct rl_key_metrics *m = &per_key[i];
-        *m = k->m;
-        m->certain_max_sliding = k->certain ? k->certain->most : m->max_sliding;
-        m->strong_excess = m->max_sliding > limit ? m->max_sliding - limit : 0;
-        m->weak_excess = m->max_aligned > limit ? m->max_aligned - limit : 0;
-    }
-    out->complete = c->complete;
-    out->per_key = per_key;
-    out->key_count = (uint32_t)key_count;
-    for (uint32_t k = 0; k < key_count; k++) {
-        add_to_total(&out->total, &per_key[k]);
-        if (per_key[k].max_sliding > per_key[out->worst_key].max_sliding)
-            out->worst_key = k;
-    }
+    for (size_t i = 0; i < c->key_len; i++)
+        key_metrics(c, &c->keys[i], &per_key[i]);
+    sum_up(per_key, (uint32_t)key_count, c->complete, out);
     return 0;
+}
+
+void rl_checker_take_key(struct rl_checker *c, uint32_t key, struct rl_key_metrics *out)
+{
+    memset(out, 0, sizeof *out);
+    if (key >= c->key_len)
+        return;
+    struct key_state *k = &c->keys[key];
+    key_metrics(c, k, out);
+    /* afresh, keeping the queue's storage for the next key */
+    struct queue queue = {k->queue.items, 0, 0};
+    uint32_t mask = k->mask;
+    if (k->certain) {
+        c->queued_bytes -= k->certain->cap * sizeof *k->certain->items;
+        free(k->certain->items);
+        free(k->certain);
+    }
+    memset(k, 0, sizeof *k);
+    k->queue = queue;
+    k->mask = mask;
 }
 
 void rl_checker_free(struct rl_checker *c)
@@ -477,6 +522,45 @@ void rl_checker_free(struct rl_checker *c)
     free(c);
 }
 
+/* Large scratch arrays ask for transparent huge pages: at 10^7 events,
+ * faulting in 4 KiB pages costs about as much as the grouping itself. */
+static void *alloc_big(size_t bytes)
+{
+    void *p = malloc(bytes);
+    if (p != NULL && bytes >= ((size_t)32 << 20)) {
+        uintptr_t start = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
+        uintptr_t end = ((uintptr_t)p + bytes) & ~(uintptr_t)4095;
+        madvise((void *)start, end - start, MADV_HUGEPAGE); /* a hint: failure is harmless */
+    }
+    return p;
+}
+
+/* Copies the events into per-key runs, keeping time order inside each run
+ * (a stable counting sort by key), every copy named key 0: the runs are
+ * fed one at a time to the checker's key 0. On return key k's run is
+ * [k ? ends[k − 1] : 0, ends[k]). NULL on ENOMEM. */
+static struct rl_event *group_by_key(const struct rl_event_log *log, uint32_t key_count,
+                                     size_t *ends)
+{
+    struct rl_event *grouped = alloc_big((log->len ? log->len : 1) * sizeof *grouped);
+    if (grouped == NULL)
+        return NULL;
+    for (size_t i = 0; i < log->len; i++)
+        ends[log->events[i].key]++;
+    size_t start = 0;
+    for (uint32_t k = 0; k < key_count; k++) {
+        size_t count = ends[k];
+        ends[k] = start;
+        start += count;
+    }
+    for (size_t i = 0; i < log->len; i++) {
+        struct rl_event *e = &grouped[ends[log->events[i].key]++];
+        *e = log->events[i];
+        e->key = 0;
+    }
+    return grouped;
+}
+
 int rl_check(struct rl_event_log *log, const struct rl_check_params *params,
              struct rl_check_result *out, char *err, size_t err_len)
 {
@@ -488,15 +572,34 @@ int rl_check(struct rl_event_log *log, const struct rl_check_params *params,
     for (size_t i = 0; i < log->len; i++)
         key_count = max_u64(key_count, (uint64_t)log->events[i].key + 1);
     if (key_count > UINT32_MAX) {
-        rl_set_err(err, err_len, "check: key id %u is out of range (at most %u)", UINT32_MAX,
-                   UINT32_MAX - 1);
         rl_checker_free(c);
-        return -1;
+        return key_range_err(err, err_len);
     }
     rl_event_log_sort(log);
-    int rc = rl_checker_add(c, log->events, log->len, err, err_len);
+    /* Key by key, so that one key's state is all the checker holds and it
+     * stays in the cache: with 10^6 keys, interleaved keys would miss on
+     * every event. */
+    struct rl_key_metrics *per_key = calloc(key_count ? key_count : 1, sizeof *per_key);
+    size_t *ends = calloc(key_count ? key_count : 1, sizeof *ends);
+    struct rl_event *grouped =
+        per_key && ends ? group_by_key(log, (uint32_t)key_count, ends) : NULL;
+    int rc = 0;
+    if (grouped == NULL) {
+        rl_set_err(err, err_len, "check: cannot check %zu events over %llu keys: %s", log->len,
+                   (unsigned long long)key_count, strerror(ENOMEM));
+        rc = -1;
+    }
+    for (uint32_t k = 0; rc == 0 && k < key_count; k++) {
+        size_t start = k ? ends[k - 1] : 0;
+        rc = rl_checker_add(c, grouped + start, ends[k] - start, err, err_len);
+        rl_checker_take_key(c, 0, &per_key[k]);
+    }
     if (rc == 0)
-        rc = rl_checker_finish(c, key_count, out, err, err_len);
+        sum_up(per_key, (uint32_t)key_count, log->complete, out);
+    else
+        free(per_key);
+    free(grouped);
+    free(ends);
     rl_checker_free(c);
     return rc;
 }

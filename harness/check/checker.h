@@ -57,8 +57,9 @@ struct rl_check_result {
 };
 
 /* Runs every metric over a log in memory (stress, replay, sim, teach):
- * sorts the log by time if it is not sorted, then feeds it to the streaming
- * core below, so a log in memory and a file get the same numbers from the
+ * sorts the log by time if it is not sorted, groups it by key, and feeds
+ * it key by key to the streaming core below (one key's state at a time in
+ * the cache), so a log in memory and a file get the same numbers from the
  * same code. -1 with one line in err on ENOMEM or a zero limit or interval. */
 int rl_check(struct rl_event_log *log, const struct rl_check_params *params,
              struct rl_check_result *out, char *err, size_t err_len);
@@ -70,11 +71,11 @@ double rl_check_utilization(const struct rl_key_metrics *m, bool complete);
 void rl_check_result_free(struct rl_check_result *result);
 
 /* ---- the streaming core ----------------------------------------------------
- * Every metric in one pass over the events in time order, all keys at
- * once. What it holds for a key is that key's metrics, its sums, and the
- * admits (the log's and the strong oracle's) still inside (t − I, t]: its
- * memory is bounded by the number of keys and what their windows hold, not
- * by the length of the log. */
+ * Every metric in one pass over the events, each key's in time order. What
+ * it holds for a key is that key's metrics, its sums, and the admits (the
+ * log's and the strong oracle's) still inside (t − I, t]: its memory is
+ * bounded by the number of keys and what their windows hold, not by the
+ * length of the log. */
 struct rl_checker;
 
 /* NULL with one line in err on a zero limit or interval, or ENOMEM.
@@ -82,9 +83,11 @@ struct rl_checker;
 struct rl_checker *rl_checker_new(const struct rl_check_params *params, bool complete, char *err,
                                   size_t err_len);
 
-/* Adds events[0, len), each at or after the time of the one before (the
- * last one added, across calls): stably sorted, equal times in their
- * order. -1 with one line in err on ENOMEM or an event out of time order. */
+/* Adds events[0, len). Each key's events come in time order (across
+ * calls), equal times in the order a stable sort by time leaves them: the
+ * whole log sorted by time, or grouped by key and each key's run in time
+ * order (keys interleave freely). -1 with one line in err on ENOMEM or an
+ * event earlier than its key's last one. */
 int rl_checker_add(struct rl_checker *c, const struct rl_event *events, size_t len, char *err,
                    size_t err_len);
 
@@ -93,6 +96,12 @@ int rl_checker_add(struct rl_checker *c, const struct rl_event *events, size_t l
  * ENOMEM. The checker is spent afterwards: free it. */
 int rl_checker_finish(struct rl_checker *c, uint64_t key_count, struct rl_check_result *out,
                       char *err, size_t err_len);
+
+/* Takes key's metrics out, as rl_checker_finish would report them, and
+ * starts the key afresh (as if it had seen no event): for a caller that
+ * feeds a log key by key through one key id, so that the checker holds one
+ * key's state at a time. A key never seen reads as zeros. */
+void rl_checker_take_key(struct rl_checker *c, uint32_t key, struct rl_key_metrics *out);
 
 /* Bytes the checker holds now: its per-key state and window queues. */
 size_t rl_checker_bytes(const struct rl_checker *c);

@@ -516,10 +516,13 @@ static int find_keys(struct rl_event_reader *r, struct rl_event *events,
             if (id < 0)
                 return -1;
             *slot = (struct short_key){pk->w0, pk->w1, (uint32_t)pk->len, (uint32_t)id, 0};
+            events[j].key = (uint32_t)id;
+            /* growing moves every slot: slot is not to be read after it */
             if (++r->short_count * 2 > mask + 1 && short_keys_grow(r) != 0) {
                 rl_set_err(err, err_len, "%s:%zu: %s", r->path, first_line + j, strerror(ENOMEM));
                 return -1;
             }
+            continue;
         }
         events[j].key = slot->id;
     }
