@@ -216,6 +216,18 @@ static inline __attribute__((always_inline)) bool parse_digits(const char **s, u
     return true;
 }
 
+/* parse_digits for fields that are mostly one digit (a cost, a thread). */
+static inline __attribute__((always_inline)) bool parse_small(const char **s, uint64_t *out)
+{
+    unsigned d = (unsigned)(unsigned char)(*s)[0] - '0';
+    if (d <= 9 && (unsigned)(unsigned char)(*s)[1] - '0' > 9) {
+        *out = d;
+        *s += 1;
+        return true;
+    }
+    return parse_digits(s, out);
+}
+
 /* Bytes that end a key or cannot be in one: the comma, bytes below 0x20
  * (the tab too, which the strict reading takes) and 0x7F. */
 static inline uint64_t key_stops(uint64_t v)
@@ -254,7 +266,7 @@ static inline const char *parse_line_fast(const char *p, int fields, struct rl_e
     }
     s = k + len + 1;
     const char *ns = s;
-    if (!parse_digits(&s, &n) || s - ns > 10 || n == 0 || n > UINT32_MAX || *s != ',')
+    if (!parse_small(&s, &n) || s - ns > 10 || n == 0 || n > UINT32_MAX || *s != ',')
         return NULL;
     unsigned admitted = (unsigned)(unsigned char)s[1] - '0';
     if (admitted > 1)
@@ -264,7 +276,7 @@ static inline const char *parse_line_fast(const char *p, int fields, struct rl_e
         if (*s != ',')
             return NULL;
         const char *ts = ++s;
-        if (!parse_digits(&s, &thread) || s - ts > 5 || thread > UINT16_MAX)
+        if (!parse_small(&s, &thread) || s - ts > 5 || thread > UINT16_MAX)
             return NULL;
     }
     if (*s == '\r')
