@@ -972,7 +972,7 @@ static void test_command(void)
              path);
     rl_cli_run(&fallback, args);
     EXPECT(fallback.status == 0 && fallback.err_lines == 1 &&
-               strstr(fallback.err, "cli.csv:3: a line earlier") &&
+               strstr(fallback.err, "cli.csv:3: earlier than a line already checked") &&
                strstr(fallback.err, "checked in memory instead"),
            "%s: exit %d: %s", args, fallback.status, fallback.err);
     EXPECT(strcmp(fallback.out, sorted.out) == 0, "%s:\n%s\nstreamed:\n%s", args, fallback.out,

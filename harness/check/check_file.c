@@ -326,13 +326,13 @@ enum rl_check_file_status rl_check_file(const char *path, const struct rl_check_
         status = RL_CHECK_FILE_FAILED;
     } else if (rc > 0) {
         snprintf(out->why, sizeof out->why,
-                 "%s:%llu: a line earlier than one already checked, more than %zu lines out of "
-                 "time order",
+                 "%s:%llu: earlier than a line already checked: more out of time order than "
+                 "--reorder %zu allows",
                  path, (unsigned long long)c->late_line, reorder);
         if (!rl_event_reader_rereadable(&p->reader)) {
             rl_set_err(err, err_len,
-                       "%s (--reorder); a pipe cannot be read twice: sort it first, or give a "
-                       "larger depth",
+                       "%s, and a pipe cannot be read twice: sort the log first, or raise "
+                       "--reorder",
                        out->why);
             status = RL_CHECK_FILE_BAD_INPUT;
         } else {

@@ -52,11 +52,11 @@ static void check_help(void)
            "  --out FILE        also write the csv lines to FILE, under a temporary name,\n"
            "                    then renamed; - writes them to standard output in place of\n"
            "                    the table\n"
-           "  --reorder LINES   lines held to put the log back in time order as it streams\n"
-           "                    (default %d): a line may follow up to LINES lines with later\n"
-           "                    times. A log more out of order is read again and sorted in\n"
-           "                    memory (the same numbers, memory growing with the log; a note\n"
-           "                    on stderr), or refused when it is a pipe\n\n"
+           "  --reorder LINES   how far out of time order the log may be as it streams: a\n"
+           "                    line may come after up to LINES lines with later times\n"
+           "                    (default %d). A log further out of order is read again\n"
+           "                    and sorted in memory (the same numbers, memory growing\n"
+           "                    with the log, a note on stderr), or refused if a pipe\n\n"
            "Exit status: 0 the promise held (or no --promise), 1 the promise is broken\n"
            "(or the check failed: out of memory, an --out file not written; one line on\n"
            "stderr then), 2 bad input (options, or a log that cannot be read).\n",
@@ -369,8 +369,8 @@ int rl_cmd_check(int argc, char **argv)
             admits_only = true;
             break;
         case OPT_REORDER:
-            /* 2^27 lines: 4 GiB of buffer, past which sorting in memory is cheaper */
-            if (rl_parse_u64(optarg, 0, (uint64_t)1 << 27, &reorder, err, sizeof err) != 0)
+            /* 2^24 lines: about 1.5 GB of buffers, as much as sorting that many in memory */
+            if (rl_parse_u64(optarg, 0, (uint64_t)1 << 24, &reorder, err, sizeof err) != 0)
                 rl_cli_usage_error(cmd, "--reorder: %s", err);
             break;
         default:
@@ -417,7 +417,7 @@ int rl_cmd_check(int argc, char **argv)
     if (checked_file.in_memory)
         fprintf(stderr,
                 "ratelab check: note: %s; checked in memory instead (memory grows with "
-                "the log; --reorder sets the depth)\n",
+                "the log)\n",
                 checked_file.why);
     const struct rl_check_result res = checked_file.result;
     const struct key_names log = {checked_file.key_names, checked_file.key_count};
