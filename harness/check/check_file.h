@@ -22,7 +22,7 @@
 
 struct rl_checked_file {
     struct rl_check_result result; /* empty when no params were given */
-    char **key_names;              /* result.key_count of them (key_count when unchecked) */
+    char **key_names;              /* key_count names, by id */
     uint32_t key_count;
     uint64_t events;
     bool in_memory;    /* too disordered for the buffer: read whole and checked in memory */

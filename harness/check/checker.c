@@ -1,9 +1,9 @@
 /* checker.c — the metrics of docs/design.md, Definitions, over a decision
- * log: one pass in time order over every key at once measures the sliding
- * and aligned windows and replays the same attempts through the strong and
- * weak oracles. A key's state holds only what its windows still hold; a log
- * in memory (rl_check) and a file streamed through (check_file.c) are fed
- * to the same code. */
+ * log: one pass over the events, each key's in time order, measures the
+ * sliding and aligned windows and replays the same attempts through the
+ * strong and weak oracles. A key's state holds only what its windows still
+ * hold. A file streams through it in time order, every key at once
+ * (check_file.c); a log in memory goes through it key by key (rl_check). */
 #include "checker.h"
 #include "harness/io/errmsg.h"
 
@@ -253,11 +253,6 @@ static int start_certain(struct rl_checker *c, struct key_state *k)
     return 0;
 }
 
-static inline uint64_t max_of(uint64_t a, uint64_t b)
-{
-    return a > b ? a : b;
-}
-
 /* One event: every running sum of its key moves to t, then takes the event
  * in. -1 on ENOMEM, -2 when it is earlier than the key's last event. */
 static inline int add_event(struct rl_checker *c, const struct rl_event *e)
@@ -358,7 +353,7 @@ static inline int add_event(struct rl_checker *c, const struct rl_event *e)
             h->sum -= h->items[0].n;
             heap_pop(h);
         }
-        h->most = max_of(h->most, h->sum);
+        h->most = max_u64(h->most, h->sum);
     }
     return 0;
 }
