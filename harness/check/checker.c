@@ -358,19 +358,21 @@ static inline int add_event(struct rl_checker *c, const struct rl_event *e)
     return 0;
 }
 
-/* With many keys a key's state and its queue's ends are cache misses:
- * the state is fetched 16 events ahead, and 8 ahead (the state then at
- * hand) the queue's oldest entry and the slot the next push writes. */
+/* With many keys a key's state and its queue's ends are cache misses: the
+ * state is fetched 4 events ahead, and 2 ahead (the state then at hand)
+ * the queue's oldest entry and the slot the next push writes. Further
+ * ahead, more lines are in flight than the core can track (at 10^6 keys,
+ * 16 and 8 events ahead were 20% slower). */
 static inline void prefetch_ahead(const struct rl_checker *c, const struct rl_event *events,
                                   size_t i, size_t len)
 {
-    if (i + 16 < len && events[i + 16].key < c->key_len) {
-        const char *state = (const char *)&c->keys[events[i + 16].key];
+    if (i + 4 < len && events[i + 4].key < c->key_len) {
+        const char *state = (const char *)&c->keys[events[i + 4].key];
         for (int line = 0; line < 4; line++)
             __builtin_prefetch(state + 64 * line);
     }
-    if (i + 8 < len && events[i + 8].key < c->key_len) {
-        const struct key_state *k = &c->keys[events[i + 8].key];
+    if (i + 2 < len && events[i + 2].key < c->key_len) {
+        const struct key_state *k = &c->keys[events[i + 2].key];
         __builtin_prefetch(&k->queue.items[k->queue.head]);
         __builtin_prefetch(&k->queue.items[(k->queue.head + k->queue.len) & k->mask], 1);
     }
