@@ -1,10 +1,11 @@
 /* checker.h — measures a decision log against the strong and weak
  * definitions and against ideal oracles (docs/design.md, Definitions).
  *
- * For each key: two pointers over its admits give the sliding-window maximum
- * and the strong violations; one pass gives the aligned-window maximum; two
- * oracles replay the same attempts (an exact sliding log for strong, an
- * exact aligned window for weak) and every decision is compared with theirs.
+ * For each key, in one pass in time order: a queue of its admits in the
+ * last interval gives the sliding-window maximum and the strong violations;
+ * running sums give the aligned-window maximum; two oracles replay the same
+ * attempts (an exact sliding log for strong, an exact aligned window for
+ * weak) and every decision is compared with theirs.
  */
 #ifndef RL_CHECKER_H
 #define RL_CHECKER_H
@@ -55,8 +56,11 @@ struct rl_check_result {
     bool complete; /* oracle fields and utilization are meaningful */
 };
 
-/* Runs every metric. Sorts the log by time if it is not sorted. -1 with one
- * line in err on ENOMEM or a zero limit or interval. */
+/* Runs every metric over a log in memory (stress, replay, sim, teach):
+ * sorts the log by time if it is not sorted, groups it by key, and feeds
+ * it key by key to the streaming core below (one key's state at a time in
+ * the cache), so a log in memory and a file get the same numbers from the
+ * same code. -1 with one line in err on ENOMEM or a zero limit or interval. */
 int rl_check(struct rl_event_log *log, const struct rl_check_params *params,
              struct rl_check_result *out, char *err, size_t err_len);
 
@@ -65,5 +69,43 @@ int rl_check(struct rl_event_log *log, const struct rl_check_params *params,
 double rl_check_utilization(const struct rl_key_metrics *m, bool complete);
 
 void rl_check_result_free(struct rl_check_result *result);
+
+/* ---- the streaming core ----------------------------------------------------
+ * Every metric in one pass over the events, each key's in time order. What
+ * it holds for a key is that key's metrics, its sums, and the admits (the
+ * log's and the strong oracle's) still inside (t − I, t]: its memory is
+ * bounded by the number of keys and what their windows hold, not by the
+ * length of the log. */
+struct rl_checker;
+
+/* NULL with one line in err on a zero limit or interval, or ENOMEM.
+ * complete: rejects are in the log too, so the oracles can replay it. */
+struct rl_checker *rl_checker_new(const struct rl_check_params *params, bool complete, char *err,
+                                  size_t err_len);
+
+/* Adds events[0, len). Each key's events come in time order (across
+ * calls), equal times in the order a stable sort by time leaves them: the
+ * whole log sorted by time, or grouped by key and each key's run in time
+ * order (keys interleave freely). -1 with one line in err on ENOMEM or an
+ * event earlier than its key's last one. */
+int rl_checker_add(struct rl_checker *c, const struct rl_event *events, size_t len, char *err,
+                   size_t err_len);
+
+/* The result over every event added, for keys 0 .. max(key_count, largest
+ * key id + 1) − 1 (a key without events has zero metrics). -1 with err on
+ * ENOMEM. The checker is spent afterwards: free it. */
+int rl_checker_finish(struct rl_checker *c, uint64_t key_count, struct rl_check_result *out,
+                      char *err, size_t err_len);
+
+/* Takes key's metrics out, as rl_checker_finish would report them, and
+ * starts the key afresh (as if it had seen no event): for a caller that
+ * feeds a log key by key through one key id, so that the checker holds one
+ * key's state at a time. A key never seen reads as zeros. */
+void rl_checker_take_key(struct rl_checker *c, uint32_t key, struct rl_key_metrics *out);
+
+/* Bytes the checker holds now: its per-key state and window queues. */
+size_t rl_checker_bytes(const struct rl_checker *c);
+
+void rl_checker_free(struct rl_checker *c);
 
 #endif

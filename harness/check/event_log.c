@@ -1,10 +1,10 @@
-/* event_log.c — decision logs in memory and as CSV: growth, a fast strict
- * reader that interns text keys, and a writer through the output layer. The sort by
- * time lives in event_log_sort.c. */
+/* event_log.c — decision logs in memory and as CSV: growth, the whole-file
+ * reader over the one parser (event_reader.c), and a writer
+ * through the output layer. The sort by time lives in event_log_sort.c. */
 #include "event_log.h"
 
+#include "event_reader.h"
 #include "harness/io/errmsg.h"
-#include "harness/io/file_bytes.h"
 #include "harness/io/key_table.h"
 #include "harness/io/outfile.h"
 
@@ -16,12 +16,9 @@
 
 _Static_assert(sizeof(struct rl_event) == 24, "recorder buffers assume 24-byte events");
 
-/* The writer's header; the reader also takes it without ",thread" (logs
- * from elsewhere, such as tests/conformance's drivers: thread 0). */
-#define HEADER          "t_ns,key,n,admitted,thread"
-#define HEADER_LEN      (sizeof HEADER - 1)
-#define HEADER_4_LEN    (sizeof "t_ns,key,n,admitted" - 1)
-#define HEADER_EXPECTED "header must be '" HEADER "' (',thread' optional)"
+/* The writer's header (event_reader.c reads it, with or without ",thread"). */
+#define HEADER     "t_ns,key,n,admitted,thread"
+#define HEADER_LEN (sizeof HEADER - 1)
 
 /* Appends one event, doubling the array when full. -1 with errno ENOMEM,
  * the log unchanged. */
@@ -57,173 +54,43 @@ void rl_event_log_free(struct rl_event_log *log)
 
 /* ---- reading ------------------------------------------------------------- */
 
-/* Parses [s, e) as a decimal unsigned integer no larger than max: digits
- * only, no sign, no spaces. */
-static bool parse_uint(const char *s, const char *e, uint64_t max, uint64_t *out)
-{
-    if (s == e)
-        return false;
-    uint64_t v = 0;
-    for (; s < e; s++) {
-        unsigned d = (unsigned)(unsigned char)*s - '0';
-        if (d > 9 || v > (max - d) / 10)
-            return false;
-        v = v * 10 + d;
-    }
-    *out = v;
-    return true;
-}
-
-/* Error for a field: "PATH:LINE: what, not 'text'", the text cut short so
- * a runaway line cannot flood the message. */
-static void field_err(char *err, size_t err_len, const char *path, size_t line, const char *what,
-                      const char *s, const char *e)
-{
-    int shown = e - s > 40 ? 40 : (int)(e - s);
-    rl_set_err(err, err_len, "%s:%zu: %s, not '%.*s%s'", path, line, what, shown, s,
-               e - s > 40 ? "..." : "");
-}
-
-static const char *line_end(const char *p, const char *end)
-{
-    const char *nl = memchr(p, '\n', (size_t)(end - p));
-    return nl ? nl : end;
-}
-
-/* Parses every line after the header into out; fields is 5, or 4 when the
- * header has no thread column. -1 with the message in err. */
-static int parse_events(const char *path, const char *p, const char *end, int fields,
-                        struct rl_event_log *out, struct rl_key_table *kt, char *err,
-                        size_t err_len)
-{
-    const char *names = fields == 5 ? HEADER : "t_ns,key,n,admitted";
-    for (size_t line = 2; p < end; line++) {
-        const char *eol = line_end(p, end);
-        const char *le = eol > p && eol[-1] == '\r' ? eol - 1 : eol;
-        const char *start[5], *stop[5]; /* field k is [start[k], stop[k]) */
-        int commas = 0;
-        start[0] = p;
-        for (const char *c = p; c < le; c++)
-            if (*c == ',') {
-                if (commas < 4) {
-                    stop[commas] = c;
-                    start[commas + 1] = c + 1;
-                }
-                commas++;
-            }
-        if (le == p) {
-            rl_set_err(err, err_len, "%s:%zu: empty line (each line is %s)", path, line, names);
-            return -1;
-        }
-        if (commas != fields - 1) {
-            rl_set_err(err, err_len, "%s:%zu: expected %d fields %s, found %d", path, line, fields,
-                       names, commas + 1);
-            return -1;
-        }
-        stop[fields - 1] = le;
-        struct rl_event ev;
-        uint64_t v;
-        if (!parse_uint(start[0], stop[0], UINT64_MAX, &v)) {
-            field_err(err, err_len, path, line, "t_ns must be an integer from 0 to 2^64-1",
-                      start[0], stop[0]);
-            return -1;
-        }
-        ev.t_ns = v;
-        const char *key = start[1];
-        size_t key_len = (size_t)(stop[1] - key);
-        const char *problem = rl_key_problem(key, key_len);
-        if (problem != NULL) {
-            rl_set_err(err, err_len,
-                       "%s:%zu: key %s (a key is non-empty text without commas or control bytes)",
-                       path, line, problem);
-            return -1;
-        }
-        if (!parse_uint(start[2], stop[2], UINT32_MAX, &v) || v == 0) {
-            field_err(err, err_len, path, line, "n must be an integer from 1 to 4294967295",
-                      start[2], stop[2]);
-            return -1;
-        }
-        ev.n = (uint32_t)v;
-        if (stop[3] - start[3] != 1 || (start[3][0] != '0' && start[3][0] != '1')) {
-            field_err(err, err_len, path, line, "admitted must be 0 or 1", start[3], stop[3]);
-            return -1;
-        }
-        ev.admitted = (uint8_t)(start[3][0] - '0');
-        v = 0; /* no thread column: thread 0 */
-        if (fields == 5 && !parse_uint(start[4], stop[4], UINT16_MAX, &v)) {
-            field_err(err, err_len, path, line, "thread must be an integer from 0 to 65535",
-                      start[4], stop[4]);
-            return -1;
-        }
-        ev.thread = (uint16_t)v;
-        bool too_many = false;
-        int64_t id = rl_key_table_intern(kt, key, key_len, rl_key_hash(key, key_len), &too_many);
-        if (id < 0) {
-            rl_set_err(err, err_len, "%s:%zu: cannot intern key: %s", path, line,
-                       too_many ? "more than 2^31 distinct keys, or a key over 4 GB"
-                                : strerror(ENOMEM));
-            return -1;
-        }
-        ev.key = (uint32_t)id;
-        out->events[out->len++] = ev;
-        p = eol < end ? eol + 1 : end;
-    }
-    return 0;
-}
-
+/* The whole file through the one parser (event_reader.c), into an array
+ * that doubles. */
 int rl_event_log_read_csv(const char *path, struct rl_event_log *out, char *err, size_t err_len)
 {
     memset(out, 0, sizeof *out);
-    struct rl_file_bytes ft;
-    if (rl_file_bytes_load(path, &ft, err, err_len) < 0)
+    struct rl_event_reader reader;
+    if (rl_event_reader_open(&reader, path, err, err_len) != 0)
         return -1;
-    const char *p = rl_file_bytes_skip_bom(ft.data, ft.len), *end = ft.data + ft.len;
-    const char *eol = line_end(p, end);
-    const char *le = eol > p && eol[-1] == '\r' ? eol - 1 : eol;
-    size_t header_len = (size_t)(le - p);
-    if ((header_len != HEADER_LEN && header_len != HEADER_4_LEN) ||
-        memcmp(p, HEADER, header_len) != 0) {
-        if (p == end)
-            rl_set_err(err, err_len, "%s:1: " HEADER_EXPECTED ", but the file is empty", path);
-        else
-            field_err(err, err_len, path, 1, HEADER_EXPECTED, p, le);
-        rl_file_bytes_free(&ft);
-        return -1;
-    }
-    p = eol < end ? eol + 1 : end;
-
-    /* Counting lines first (memchr is cheap) sizes the array exactly. */
-    size_t lines = 0;
-    for (const char *c = p; c < end; lines++) {
-        const char *nl = memchr(c, '\n', (size_t)(end - c));
-        c = nl ? nl + 1 : end;
-    }
-    int rc = 0;
-    struct rl_key_table kt;
-    if (rl_key_table_init(&kt) != 0) {
-        rl_set_err(err, err_len, "%s: %s", path, strerror(ENOMEM));
-        rc = -1;
-    } else if (lines > 0) {
-        out->events = malloc(lines * sizeof *out->events);
-        if (out->events == NULL) {
-            rl_set_err(err, err_len, "%s: cannot hold %zu events: %s", path, lines,
-                       strerror(ENOMEM));
-            rc = -1;
+    long got;
+    do {
+        if (out->cap - out->len < 4096) {
+            size_t cap = out->cap ? out->cap * 2 : 65536;
+            struct rl_event *events = cap <= SIZE_MAX / sizeof *events
+                                          ? realloc(out->events, cap * sizeof *events)
+                                          : NULL;
+            if (events == NULL) {
+                rl_set_err(err, err_len, "%s: cannot hold %zu events: %s", path, cap,
+                           strerror(ENOMEM));
+                got = -1;
+                break;
+            }
+            out->events = events;
+            out->cap = cap;
         }
-        out->cap = lines;
-    }
-    if (rc == 0)
-        rc = parse_events(path, p, end, header_len == HEADER_LEN ? 5 : 4, out, &kt, err, err_len);
-    rl_file_bytes_free(&ft);
-    if (rc < 0) {
-        rl_key_table_free(&kt);
+        got = rl_event_reader_next(&reader, out->events + out->len, out->cap - out->len, err,
+                                   err_len);
+        out->len += got > 0 ? (size_t)got : 0;
+    } while (got > 0);
+    if (got < 0) {
+        rl_event_reader_close(&reader);
         free(out->events);
         memset(out, 0, sizeof *out);
         return -1;
     }
-    out->key_names = rl_key_table_take_names(&kt, &out->key_count);
+    out->key_names = rl_event_reader_take_names(&reader, &out->key_count);
     out->complete = true;
-    rl_key_table_free(&kt);
+    rl_event_reader_close(&reader);
     return 0;
 }
 

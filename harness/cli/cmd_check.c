@@ -3,7 +3,7 @@
 #include "commands.h"
 #include "parse.h"
 #include "table.h"
-#include "harness/check/checker.h"
+#include "harness/check/check_file.h"
 #include "harness/report/result.h"
 #include "harness/sys/clock.h"
 
@@ -16,12 +16,14 @@ static void check_help(void)
     printf("usage: ratelab check --events FILE --limit L --interval DUR [--epoch DUR]\n"
            "                     [--promise strong|weak|window|bucket [--burst B]]\n"
            "                     [--admits-only] [--per-key] [--format table|csv|json]\n"
-           "                     [--out FILE.csv]\n\n"
+           "                     [--out FILE.csv] [--reorder LINES]\n\n"
            "Checks a decision log from ratelab (sim, replay or stress --decisions) or from\n"
            "any other system, and with --promise judges it as sim judges an algorithm.\n"
            "FILE is CSV with header t_ns,key,n,admitted,thread, or t_ns,key,n,admitted\n"
            "(thread 0); admitted is 0 or 1. Lines may come in any order: they are sorted by\n"
            "time, stably (equal times keep their file order), before anything is measured.\n"
+           "The file is streamed: memory grows with the keys and what their windows hold,\n"
+           "not with the length of the log (see --reorder).\n"
            "Reports per key and worst key: max admitted cost in any sliding window [t, t+I)\n"
            "and any aligned window [epoch+kI, epoch+(k+1)I), the excess over L, strong\n"
            "violations, and false admits/rejects against ideal strong (sliding log) and weak\n"
@@ -49,10 +51,16 @@ static void check_help(void)
            "                    columns promise and held) or json\n"
            "  --out FILE        also write the csv lines to FILE, under a temporary name,\n"
            "                    then renamed; - writes them to standard output in place of\n"
-           "                    the table\n\n"
+           "                    the table\n"
+           "  --reorder LINES   how far out of time order the log may be as it streams: a\n"
+           "                    line may come after up to LINES lines with later times\n"
+           "                    (default %d). A log further out of order is read again\n"
+           "                    and sorted in memory (the same numbers, memory growing\n"
+           "                    with the log, a note on stderr), or refused if a pipe\n\n"
            "Exit status: 0 the promise held (or no --promise), 1 the promise is broken\n"
            "(or the check failed: out of memory, an --out file not written; one line on\n"
-           "stderr then), 2 bad input (options, or a log that cannot be read).\n");
+           "stderr then), 2 bad input (options, or a log that cannot be read).\n",
+           RL_CHECK_FILE_REORDER);
 }
 
 static const char *const metric_names[] = {"attempts",
@@ -89,10 +97,16 @@ static void metric_values(const struct rl_key_metrics *m, unsigned long long *v)
         v[i] = values[i];
 }
 
-static const char *key_name(const struct rl_event_log *log, uint32_t key, char *buf, size_t len)
+/* The log's key names, by id. */
+struct key_names {
+    char *const *names;
+    uint32_t count;
+};
+
+static const char *key_name(const struct key_names *log, uint32_t key, char *buf, size_t len)
 {
-    if (log->key_names && key < log->key_count)
-        return log->key_names[key];
+    if (log->names && key < log->count)
+        return log->names[key];
     snprintf(buf, len, "k%u", key);
     return buf;
 }
@@ -155,7 +169,7 @@ static void promise_rule(const struct judge *j, char *buf, size_t len)
 }
 
 struct checked {
-    const struct rl_event_log *log;
+    const struct key_names *log;
     const struct rl_check_result *res;
     const struct judge *judge;
     bool per_key;
@@ -201,7 +215,7 @@ static void print_json_metrics(const struct rl_key_metrics *m, bool complete)
         printf(", \"utilization\": null}");
 }
 
-static void print_json(const struct rl_event_log *log, const struct rl_check_result *res,
+static void print_json(const struct key_names *log, const struct rl_check_result *res,
                        const struct judge *judge, bool per_key)
 {
     char buf[32];
@@ -228,10 +242,10 @@ static void print_json(const struct rl_event_log *log, const struct rl_check_res
     printf("\n}\n");
 }
 
-static void print_per_key(const struct rl_event_log *log, const struct rl_check_result *res,
+static void print_per_key(const struct key_names *log, const struct rl_check_result *res,
                           const struct judge *judge);
 
-static void print_table(const struct rl_event_log *log, const struct rl_check_result *res,
+static void print_table(const struct key_names *log, const struct rl_check_result *res,
                         const struct rl_check_params *params, const struct judge *judge,
                         bool per_key)
 {
@@ -271,7 +285,7 @@ static void print_table(const struct rl_event_log *log, const struct rl_check_re
         printf("held: the promise kept by every key, judged as sim judges it (yes or no).\n");
 }
 
-static void print_per_key(const struct rl_event_log *log, const struct rl_check_result *res,
+static void print_per_key(const struct key_names *log, const struct rl_check_result *res,
                           const struct judge *judge)
 {
     char buf[32];
@@ -311,7 +325,7 @@ static void sheet_columns(const struct judge *judge, const char **columns, size_
 
 int rl_cmd_check(int argc, char **argv)
 {
-    enum { OPT_PROMISE = 10000 }; /* check's own */
+    enum { OPT_PROMISE = 10000, OPT_REORDER }; /* check's own */
     static const struct option options[] = {RL_CLI_HELP_OPTION,
                                             RL_CLI_WINDOW_OPTIONS,
                                             {"events", required_argument, NULL, OPT_EVENTS},
@@ -320,13 +334,14 @@ int rl_cmd_check(int argc, char **argv)
                                             {"burst", required_argument, NULL, OPT_BURST},
                                             {"per-key", no_argument, NULL, OPT_PER_KEY},
                                             {"admits-only", no_argument, NULL, OPT_ADMITS_ONLY},
+                                            {"reorder", required_argument, NULL, OPT_REORDER},
                                             RL_CLI_OUTPUT_OPTIONS,
                                             {0}};
     const char *cmd = "check", *events_path = NULL;
     struct rl_config cfg;
     rl_cli_limiter_defaults(&cfg);
     struct judge judge = {0};
-    uint64_t epoch_ns = 0;
+    uint64_t epoch_ns = 0, reorder = RL_CHECK_FILE_REORDER;
     bool per_key = false, admits_only = false, limit_given = false, interval_given = false;
     struct rl_cli_output output = {.format = RL_FORMAT_TABLE};
     char err[512];
@@ -353,6 +368,11 @@ int rl_cmd_check(int argc, char **argv)
         case OPT_ADMITS_ONLY:
             admits_only = true;
             break;
+        case OPT_REORDER:
+            /* 2^24 lines: about 1.5 GB of buffers, as much as sorting that many in memory */
+            if (rl_parse_u64(optarg, 0, (uint64_t)1 << 24, &reorder, err, sizeof err) != 0)
+                rl_cli_usage_error(cmd, "--reorder: %s", err);
+            break;
         default:
             limit_given |= code == OPT_LIMIT;
             interval_given |= code == OPT_INTERVAL;
@@ -369,40 +389,52 @@ int rl_cmd_check(int argc, char **argv)
         rl_cli_usage_error(cmd, "--burst B is the capacity for --promise bucket, and no other");
     rl_cli_output_check(cmd, &output);
 
-    double t0 = (double)rl_monotonic_ns() / 1e9;
-    struct rl_event_log log;
-    if (rl_event_log_read_csv(events_path, &log, err, sizeof err) != 0)
-        rl_cli_usage_error(cmd, "%s", err);
-    /* After the log: a log that cannot be read is named first. No default:
-     * a limit guessed for the user judges the wrong promise. */
+    /* No default for the limit: a limit guessed for the user judges the
+     * wrong promise. But a log that cannot be read is named first, so it is
+     * read through (validated, nothing measured) before that is said. */
+    struct rl_checked_file checked_file;
     if (!limit_given || !interval_given) {
-        rl_event_log_free(&log);
+        if (rl_check_file(events_path, NULL, false, 0, &checked_file, err, sizeof err) ==
+            RL_CHECK_FILE_BAD_INPUT)
+            rl_cli_usage_error(cmd, "%s", err);
+        rl_checked_file_free(&checked_file);
         rl_cli_usage_error(cmd, "%s required: the limit the log is checked against",
                            !limit_given && !interval_given ? "--limit L and --interval DUR are"
                            : !limit_given                  ? "--limit L is"
                                                            : "--interval DUR is");
     }
-    log.complete = !admits_only;
     judge.cfg = cfg;
-    double t1 = (double)rl_monotonic_ns() / 1e9;
     struct rl_check_params params = {
         .limit = cfg.limit, .interval_ns = cfg.interval_ns, .epoch_ns = epoch_ns};
-    struct rl_check_result res;
-    if (rl_check(&log, &params, &res, err, sizeof err) != 0)
+    double t0 = (double)rl_monotonic_ns() / 1e9;
+    enum rl_check_file_status file_status =
+        rl_check_file(events_path, &params, !admits_only, reorder, &checked_file, err, sizeof err);
+    double t1 = (double)rl_monotonic_ns() / 1e9;
+    if (file_status == RL_CHECK_FILE_BAD_INPUT)
+        rl_cli_usage_error(cmd, "%s", err);
+    if (file_status != RL_CHECK_FILE_OK)
         rl_cli_run_error(cmd, "%s", err);
-    double t2 = (double)rl_monotonic_ns() / 1e9;
+    if (checked_file.in_memory)
+        fprintf(stderr,
+                "ratelab check: note: %s; checked in memory instead (memory grows with "
+                "the log)\n",
+                checked_file.why);
+    const struct rl_check_result res = checked_file.result;
+    const struct key_names log = {checked_file.key_names, checked_file.key_count};
 
     enum rl_cli_format view = rl_cli_output_view(&output);
     if (view == RL_FORMAT_JSON) {
         print_json(&log, &res, &judge, per_key);
     } else if (view == RL_FORMAT_TABLE) {
         char interval[RL_DURATION_BUF_LEN], shown[1024];
-        printf("check: %zu decisions over %u key%s from %s; L=%llu per %s\n", log.len,
-               res.key_count, res.key_count == 1 ? "" : "s",
-               rl_table_text(shown, sizeof shown, events_path), (unsigned long long)cfg.limit,
+        printf("check: %llu decisions over %u key%s from %s; L=%llu per %s\n",
+               (unsigned long long)checked_file.events, res.key_count,
+               res.key_count == 1 ? "" : "s", rl_table_text(shown, sizeof shown, events_path),
+               (unsigned long long)cfg.limit,
                rl_format_duration_ns(cfg.interval_ns, interval, sizeof interval));
-        printf("read in %.2f s, checked in %.2f s (%.1f M decisions/s checked)\n\n", t1 - t0,
-               t2 - t1, t2 > t1 ? (double)log.len / (t2 - t1) / 1e6 : 0.0);
+        printf("read and checked in %.2f s (%.1f M decisions/s%s)\n\n", t1 - t0,
+               t1 > t0 ? (double)checked_file.events / (t1 - t0) / 1e6 : 0.0,
+               checked_file.in_memory ? ", sorted in memory" : ", streamed");
         print_table(&log, &res, &params, &judge, per_key);
         if (res.complete && res.total.rejects == 0 && res.total.max_sliding > cfg.limit)
             printf("\nno rejects in the log: if it holds admits only, the false_* and\n"
@@ -418,7 +450,6 @@ int rl_cmd_check(int argc, char **argv)
     rl_cli_write_sheet(cmd, &csv, columns, fill_csv, &checked);
     /* 1 when the promise is broken, for a user's CI (--help, Exit status) */
     int status = judge.given && strcmp(promise_held(&judge, &res.total), "no") == 0 ? 1 : 0;
-    rl_check_result_free(&res);
-    rl_event_log_free(&log);
+    rl_checked_file_free(&checked_file);
     return status;
 }
