@@ -1,4 +1,4 @@
-/* perf_checker.c — the checker goal of the perf suite (issue 15, goal 3):
+/* perf_checker.c — the checker goal of the perf suite (docs/performance.md):
  * `ratelab check` on a decision log against md5sum reading the same file
  * (the floor: one pass over the bytes that does little with them), and
  * check's peak memory on a log ten times as long (the goal: memory bounded

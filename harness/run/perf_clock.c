@@ -1,4 +1,4 @@
-/* perf_clock.c — the clock goal of the perf suite (issue 15, goal 5): time as
+/* perf_clock.c — the clock goal of the perf suite (docs/performance.md): time as
  * a variable. Three ratios, each against a floor measured in the same run:
  *   - a cached read against one relaxed load through the same handle (what
  *     "a read is one load" allows);

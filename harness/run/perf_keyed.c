@@ -1,4 +1,4 @@
-/* perf_keyed.c — the keyed goal of the perf suite (issue 15): what a key
+/* perf_keyed.c — the keyed goal of the perf suite (docs/performance.md): what a key
  * costs the container in memory, and what it costs in throughput.
  *
  * Memory: `ratelab keys` run as a child (a fresh process, so nothing this

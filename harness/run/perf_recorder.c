@@ -1,4 +1,4 @@
-/* perf_recorder.c — the recorder goal of the perf suite (issue 15): what
+/* perf_recorder.c — the recorder goal of the perf suite (docs/performance.md): what
  * `stress --record` costs per call on the reject path, against the same
  * run unrecorded.
  *

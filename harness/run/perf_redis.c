@@ -1,4 +1,4 @@
-/* perf_redis.c — the redis goal of the perf suite (issue 15, goal 4): the
+/* perf_redis.c — the redis goal of the perf suite (docs/performance.md): the
  * throughput of redis_gcra, redis_token_bucket and redis_fixed_window as a
  * share of redis_noop's (an EVALSHA that only returns, through the same
  * client path), at 10 and 100 client threads; the goal is >= 0.8.

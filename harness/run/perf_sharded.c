@@ -1,4 +1,4 @@
-/* perf_sharded.c — the sharded goal of the perf suite (issue 15, goal 6):
+/* perf_sharded.c — the sharded goal of the perf suite (docs/performance.md):
  * tb_sharded against tb_cas on the admit path at 2 threads, and how close a
  * recorded run of tb_sharded comes to its stated bound.
  *
@@ -92,7 +92,7 @@ static int bound_ratio(const struct rl_perf_options *opts, struct rl_perf_row *r
              "certain_max_sliding / (B + L + (k - 1) * threads), tb_sharded recorded under "
              "overload, 2 threads, the worst of the runs");
     snprintf(row->floor, sizeof row->floor,
-             "the stated bound (tb_sharded.c), within the issue's B + L + k * threads");
+             "the stated bound (tb_sharded.c), within the goal's B + L + k * threads");
     row->ratio = worst;
     row->at_most = true;
     row->target = 1.0;
