@@ -15,7 +15,7 @@ x(k, j) = group(k) - 0.4 + (j - 0.5) * w
 # 1000 → 1k, 1000000 → 1M, from the counts themselves
 name(k) = k >= 1e6 ? sprintf('%gM keys', k / 1e6) : k >= 1e3 ? sprintf('%gk keys', k / 1e3) : sprintf('%g keys', k)
 
-set multiplot title "Keyed container (4 shards a CPU, hash table behind a mutex), 1 thread: median of repetitions, whiskers min–max" font ',14'
+set multiplot title "Keyed container (4 shards a CPU, open addressing, no lock on a key's call), 1 thread: median of repetitions, whiskers min–max" font ',14'
 set xrange [-0.5:words(counts) - 0.5]
 set xtics () scale 0
 do for [i = 1:words(counts)] { set xtics add (name(word(counts, i) + 0) i - 1) }
