@@ -18,9 +18,10 @@ struct rl_event {
     uint32_t n;       /* cost */
     uint16_t thread;  /* which thread decided */
     uint8_t admitted; /* 1 admit, 0 reject */
-    /* Recorded stress only (0 elsewhere, and not in the CSV): the gap between
-     * the clock reads around this call, saturated at UINT32_MAX. The stamp is
-     * the later read, so the algorithm decided within gap_ns before it. It
+    /* Recorded runs only (0 elsewhere, and not in the CSV): the certainty
+     * gap, saturated at UINT32_MAX: the algorithm decided within gap_ns
+     * before the stamp (stress: since the thread's previous stamp; replay:
+     * since the read just before the call; docs/design.md, Recorder). It
      * fits in what would be padding: an event stays 24 bytes. */
     uint32_t gap_ns;
 };
@@ -32,7 +33,7 @@ struct rl_event_log {
     uint32_t key_count;
     bool complete;           /* rejects are in the log too (sim, check), not only admits */
     uint64_t dropped;        /* events a full recorder buffer could not keep */
-    uint64_t uncertainty_ns; /* largest gap between the clock reads around one recorded call */
+    uint64_t uncertainty_ns; /* the largest gap_ns of one recorded call */
 };
 
 int rl_event_log_push(struct rl_event_log *log, const struct rl_event *event);

@@ -252,8 +252,8 @@ void rl_table_speed(FILE *out, const struct rl_result *rows, size_t count)
           "redis_noop, the server's floor) in the same rep and thread count; ! after threads:\n"
           "more threads than CPUs. sliding/L, aligned/L: the worst rep's most cost admitted in\n"
           "a sliding and in an aligned window, ÷ L, from the stamps; held: judged on the admits\n"
-          "certainly inside a window (stamp − gap); uncert: the largest gap between the clock\n"
-          "reads around one recorded call; -: not recorded (stress --record).\n",
+          "certainly inside a window (stamp − gap); uncert: the largest gap, the time before\n"
+          "a stamp within which its admit was decided; -: not recorded (stress --record).\n",
           out);
 done:
     free(ns);

@@ -33,7 +33,7 @@ struct rl_result {
     struct rl_key_metrics m;
     bool complete;           /* rejects were recorded too (oracle columns valid) */
     char worst_key[64];      /* the key with the largest max_sliding */
-    uint64_t uncertainty_ns; /* largest gap between the clock reads around a recorded call */
+    uint64_t uncertainty_ns; /* the largest certainty gap of one recorded call */
     uint64_t dropped;        /* events a full recorder buffer could not keep */
     bool has_in_flight;      /* stress of a limiter that needs release */
     uint64_t max_in_flight;  /* most permits the harness saw held at once */
