@@ -129,6 +129,18 @@ void rl_redis_pack_doubles(unsigned char *out, const int64_t *values, size_t cou
     }
 }
 
+enum rl_decision rl_redis_decide_packed(struct rl_redis *r, uint64_t key, const int64_t numbers[7],
+                                        const char *ttl_ms, size_t ttl_len)
+{
+    unsigned char packed[7 * sizeof(double)];
+    rl_redis_pack_doubles(packed, numbers, 7);
+    struct rl_redis_args args;
+    rl_redis_args_init(&args);
+    rl_redis_arg_bytes(&args, packed, sizeof packed);
+    rl_redis_arg_bytes(&args, ttl_ms, ttl_len);
+    return rl_redis_decide(r, 0, key, &args);
+}
+
 bool rl_redis_script_time(bool server_time, struct rl_clock *clock, uint64_t epoch_ns,
                           uint64_t horizon_ns, int64_t *now)
 {

@@ -141,6 +141,13 @@ int rl_redis_eval(struct rl_redis *r, unsigned index, int nkeys, const char *con
 enum rl_decision rl_redis_decide(struct rl_redis *r, unsigned index, uint64_t key,
                                  const struct rl_redis_args *args);
 
+/* The bucket scripts' call (gcra.lua, token_bucket.lua): one key, its seven
+ * numbers as one argument of packed doubles (rl_redis_pack_doubles), then
+ * the expiry in ms as decimal text (ttl_len bytes at ttl_ms); decided as
+ * rl_redis_decide. */
+enum rl_decision rl_redis_decide_packed(struct rl_redis *r, uint64_t key, const int64_t numbers[7],
+                                        const char *ttl_ms, size_t ttl_len);
+
 /* The server's TIME in µs since the Unix epoch (~1.8e15 < 2^53). -1 on
  * failure, as rl_redis_eval. */
 int rl_redis_time_us(struct rl_redis *r, uint64_t *us);

@@ -108,13 +108,7 @@ static enum rl_decision redis_gcra_acquire(void *state, struct rl_clock *clock, 
     numbers[4] = (int64_t)((s->burst - 1) * T); /* τ */
     numbers[5] = (int64_t)s->server_epoch_us;
     numbers[6] = (int64_t)s->horizon_ns;
-    unsigned char packed[sizeof numbers];
-    rl_redis_pack_doubles(packed, numbers, 7);
-    struct rl_redis_args args;
-    rl_redis_args_init(&args);
-    rl_redis_arg_bytes(&args, packed, sizeof packed);
-    rl_redis_arg_bytes(&args, s->ttl_ms, s->ttl_len);
-    return rl_redis_decide(s->redis, 0, key, &args);
+    return rl_redis_decide_packed(s->redis, key, numbers, s->ttl_ms, s->ttl_len);
 }
 
 const struct rl_algo rl_redis_gcra_algo = {

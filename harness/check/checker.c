@@ -11,7 +11,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 static uint64_t max_u64(uint64_t a, uint64_t b)
 {
@@ -519,19 +518,6 @@ void rl_checker_free(struct rl_checker *c)
     free(c);
 }
 
-/* Large scratch arrays ask for transparent huge pages: at 10^7 events,
- * faulting in 4 KiB pages costs about as much as the grouping itself. */
-static void *alloc_big(size_t bytes)
-{
-    void *p = malloc(bytes);
-    if (p != NULL && bytes >= ((size_t)32 << 20)) {
-        uintptr_t start = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
-        uintptr_t end = ((uintptr_t)p + bytes) & ~(uintptr_t)4095;
-        madvise((void *)start, end - start, MADV_HUGEPAGE); /* a hint: failure is harmless */
-    }
-    return p;
-}
-
 /* Copies the events into per-key runs, keeping time order inside each run
  * (a stable counting sort by key), every copy named key 0: the runs are
  * fed one at a time to the checker's key 0. On return key k's run is
@@ -539,7 +525,7 @@ static void *alloc_big(size_t bytes)
 static struct rl_event *group_by_key(const struct rl_event_log *log, uint32_t key_count,
                                      size_t *ends)
 {
-    struct rl_event *grouped = alloc_big((log->len ? log->len : 1) * sizeof *grouped);
+    struct rl_event *grouped = rl_event_alloc_big((log->len ? log->len : 1) * sizeof *grouped);
     if (grouped == NULL)
         return NULL;
     for (size_t i = 0; i < log->len; i++)

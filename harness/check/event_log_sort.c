@@ -89,9 +89,7 @@ static void sort_in_place(struct rl_event *a, size_t len)
         }
 }
 
-/* Large scratch arrays ask for transparent huge pages: at 10^7 events,
- * faulting in 4 KiB pages costs about as much as the sort itself. */
-static void *alloc_big(size_t bytes)
+void *rl_event_alloc_big(size_t bytes)
 {
     void *p = malloc(bytes);
     if (p != NULL && bytes >= ((size_t)32 << 20)) {
@@ -115,7 +113,7 @@ static int sort_radix(struct rl_event *a, size_t len, uint64_t min, uint64_t max
     int passes = (span_bits + RADIX_MAX_BITS - 1) / RADIX_MAX_BITS;
     int digit_bits = (span_bits + passes - 1) / passes;
     size_t buckets = (size_t)1 << digit_bits, mask = buckets - 1;
-    struct rl_event *scratch = alloc_big(len * sizeof *scratch);
+    struct rl_event *scratch = rl_event_alloc_big(len * sizeof *scratch);
     size_t *counts = calloc((size_t)passes * buckets, sizeof *counts);
     if (scratch == NULL || counts == NULL) {
         free(scratch);
