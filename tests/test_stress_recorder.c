@@ -151,6 +151,26 @@ static bool slot_matches(const struct spy_thread *slot, const struct rl_event_lo
     return k == slot->len;
 }
 
+/* Whether slots s.. can each be given a distinct unused thread they fit.
+ * Slots are claimed in the order threads first admit, not by thread index,
+ * and two threads with as many admits at the same moments can both fit one
+ * slot, so a greedy first fit could pair a slot with the wrong thread; at
+ * most MAX_THREADS! tries. */
+static bool assign(bool fits[MAX_THREADS][MAX_THREADS], unsigned slots, unsigned threads,
+                   unsigned s, bool used[MAX_THREADS])
+{
+    if (s == slots)
+        return true;
+    for (unsigned t = 0; t < threads; t++)
+        if (!used[t] && fits[s][t]) {
+            used[t] = true;
+            if (assign(fits, slots, threads, s + 1, used))
+                return true;
+            used[t] = false;
+        }
+    return false;
+}
+
 struct spy_run {
     const char *algo, *clock;
     unsigned threads;
@@ -205,20 +225,17 @@ static bool check_run(const struct spy_run *run)
     if (out.log.dropped == 0)
         EXPECT(noted == out.admits, "%s: spy noted %zu, %llu admits", what, noted,
                (unsigned long long)out.admits);
+    bool fits[MAX_THREADS][MAX_THREADS] = {{false}}; /* [slot][thread] */
+    for (unsigned s = 0; s < slots && s < MAX_THREADS; s++)
+        for (unsigned t = 0; t < run->threads; t++) {
+            size_t bad;
+            fits[s][t] = slot_matches(&spy.threads[s], &out.log, t, &bad) && bad == SIZE_MAX;
+        }
     bool used[MAX_THREADS] = {false};
-    for (unsigned s = 0; s < slots && s < MAX_THREADS; s++) {
-        unsigned found = MAX_THREADS;
-        size_t bad = SIZE_MAX;
-        for (unsigned t = 0; t < run->threads && found == MAX_THREADS; t++)
-            if (!used[t] && slot_matches(&spy.threads[s], &out.log, t, &bad) && bad == SIZE_MAX)
-                found = t;
-        EXPECT(found < MAX_THREADS,
-               "%s: slot %u (%zu admits): no thread's recorded admits hold them all "
-               "(first outside: note %zu)",
-               what, s, spy.threads[s].len, bad);
-        if (found < MAX_THREADS)
-            used[found] = true;
-    }
+    EXPECT(assign(fits, slots < MAX_THREADS ? slots : MAX_THREADS, run->threads, 0, used),
+           "%s: no way to give each of the %u spy slots its own thread whose recorded admits "
+           "hold all its notes",
+           what, slots);
     rl_event_log_free(&out.log);
     for (unsigned t = 0; t < MAX_THREADS; t++)
         free(spy.threads[t].notes);
