@@ -22,6 +22,10 @@
 #define SLEEP_STEP_NS 10000000u /* longer sleeps in 10 ms steps, so a signal can end the run */
 #define MAX_THREADS   1024u     /* struct rl_event keeps the thread in 16 bits */
 
+/* More than any lag of a clock behind CLOCK_MONOTONIC seen here: a coarse
+ * tick at HZ = 100, a cached clock's period and its publisher's delays. */
+#define STAMP_SLACK_NS 50000000u /* 50 ms */
+
 struct replay_shared {
     _Alignas(RL_CACHE_LINE) _Atomic bool go; /* the start: t0 and the limiter are ready */
     _Atomic bool abort;                      /* set before go when the setup failed */
@@ -32,6 +36,12 @@ struct replay_shared {
     /* Written before go is released, read-only after. */
     uint64_t t0_ns;    /* CLOCK_MONOTONIC: trace t = 0 */
     uint64_t epoch_ns; /* t0 on the run's clock: the limiter's and the stamps' epoch */
+    /* Added to every stamp: 0 on monotonic, whose stamps never precede t0;
+     * on a clock that lags (coarse, cached) a read just after t0 can fall
+     * before the epoch estimated from it, and would be clamped to 0 (a
+     * false admit burst at t = 0). The smallest multiple of I of at least
+     * STAMP_SLACK_NS keeps every aligned window where it was. */
+    uint64_t stamp_offset_ns;
     double speed;
     const struct rl_trace *trace;
     const struct rl_algo *algo;
@@ -151,7 +161,9 @@ static void run_attempts(struct worker *w)
         if (gap > w->max_gap_ns)
             w->max_gap_ns = gap;
         w->events[w->len++] =
-            (struct rl_event){.t_ns = after > sh->epoch_ns ? after - sh->epoch_ns : 0,
+            (struct rl_event){.t_ns = after + sh->stamp_offset_ns > sh->epoch_ns
+                                          ? after + sh->stamp_offset_ns - sh->epoch_ns
+                                          : 0,
                               .key = a->key,
                               .n = a->n,
                               .thread = (uint16_t)w->index,
@@ -274,6 +286,9 @@ static int create_limiter(const struct rl_replay_params *p, struct replay_shared
         sh->stamps_on_mono ? sh->t0_ns : clock->read(clock) + (sh->t0_ns - rl_monotonic_ns());
     struct rl_config cfg = p->cfg;
     cfg.epoch_ns = sh->epoch_ns;
+    sh->stamp_offset_ns = sh->stamps_on_mono ? 0
+                                             : (STAMP_SLACK_NS + cfg.interval_ns - 1) /
+                                                   cfg.interval_ns * cfg.interval_ns;
     if (p->trace->key_count > 1) {
         struct rl_keyed_config keyed_cfg = {
             .algo = p->algo, .cfg = cfg, .expiry = p->expiry, .realtime = true};

@@ -6,7 +6,11 @@
  * CLOCK_MONOTONIC, and attempt i is due at t0 + t_i / speed. The limiter's
  * epoch (where aligned windows start) is t0 on the run's clock, so trace
  * t = 0 and the limiter's t = 0 coincide; its interval I stays wall time
- * (at --speed 2 the same trace arrives twice as densely).
+ * (at --speed 2 the same trace arrives twice as densely). On a clock that
+ * lags CLOCK_MONOTONIC (coarse, cached) the decision log's times are offset
+ * by a whole number of intervals (the smallest of at least 50 ms), so that
+ * no read just after t0 falls before the epoch and is clamped to 0; aligned
+ * windows stay where they were.
  *
  * Threads. Attempt i goes to thread i mod T. A key hash would keep each
  * key's attempts on one thread, in trace order, but the default workloads
