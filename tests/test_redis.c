@@ -545,22 +545,32 @@ static void test_threads_share_an_instance(void)
     algo->destroy(state);
 }
 
+/* A Redis limiter on the suite's server and the monotonic clock: L = 3 per
+ * 200 ms, epoch now; *algo and *clock for its calls. */
+static void *realtime_limiter(const char *name, const struct rl_algo **algo, struct rl_clock *clock)
+{
+    *algo = rl_registry_find(name);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(*algo);
+    char err[256];
+    rl_clock_init(clock, "monotonic", err, sizeof err);
+    struct rl_config cfg = {.limit = 3,
+                            .interval_ns = 200 * MS,
+                            .remote = rl_test_redis_address(),
+                            .epoch_ns = rl_clock_now(clock)};
+    void *state = (*algo)->create(&cfg, err, sizeof err);
+    EXPECT_FATAL(state != NULL, "%s: %s", name, err);
+    return state;
+}
+
 /* The cleaner thread, on real time (I = 200 ms, L = 3, period 20 ms): a
  * member 200 ms old is removed while a younger one keeps the key (and its
  * PEXPIRE) alive, so the set shrinks to one member before it expires. */
 static void test_scan_cleaner_thread(void)
 {
     rl_test_redis_command(rl_test_redis_address(), "FLUSHALL");
-    const struct rl_algo *algo = rl_registry_find("redis_sliding_log_scan");
+    const struct rl_algo *algo;
     struct rl_clock clock;
-    char err[256];
-    rl_clock_init(&clock, "monotonic", err, sizeof err);
-    struct rl_config cfg = {.limit = 3,
-                            .interval_ns = 200 * MS,
-                            .remote = rl_test_redis_address(),
-                            .epoch_ns = rl_clock_now(&clock)};
-    void *state = algo->create(&cfg, err, sizeof err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(state);
+    void *state = realtime_limiter("redis_sliding_log_scan", &algo, &clock);
     CU_ASSERT_EQUAL(algo->acquire(state, &clock, 5, 1), RL_ADMIT);
     rl_test_sleep_ms(120);
     CU_ASSERT_EQUAL(algo->acquire(state, &clock, 5, 1),
@@ -666,16 +676,9 @@ static void test_packed_state_edges(void)
  * next admit opens a fresh window. */
 static void test_fixed_window_one_expiry(void)
 {
-    const struct rl_algo *algo = rl_registry_find("redis_fixed_window");
+    const struct rl_algo *algo;
     struct rl_clock clock;
-    char err[256];
-    rl_clock_init(&clock, "monotonic", err, sizeof err);
-    struct rl_config cfg = {.limit = 3,
-                            .interval_ns = 200 * MS,
-                            .remote = rl_test_redis_address(),
-                            .epoch_ns = rl_clock_now(&clock)};
-    void *state = algo->create(&cfg, err, sizeof err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(state);
+    void *state = realtime_limiter("redis_fixed_window", &algo, &clock);
     char key[128];
     rl_redis_key(*(struct rl_redis **)state, 4, NULL, key, sizeof key);
     redisContext *c = redisConnectUnix(rl_test_redis_address() + strlen("unix:"));

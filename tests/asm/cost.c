@@ -13,6 +13,8 @@
  *   CALLS_1      calls per measurement on one thread (default 30000000)
  *   CALLS_2      calls per thread per measurement on two threads (default 5000000)
  */
+#include "orders.h"
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -20,17 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-/* tests/asm/orders.c */
-uint64_t faa_relaxed(_Atomic uint64_t *p, uint64_t n);
-uint64_t faa_acquire(_Atomic uint64_t *p, uint64_t n);
-uint64_t faa_release(_Atomic uint64_t *p, uint64_t n);
-uint64_t faa_acq_rel(_Atomic uint64_t *p, uint64_t n);
-uint64_t faa_seq_cst(_Atomic uint64_t *p, uint64_t n);
-void store_release(_Atomic uint64_t *p, uint64_t v);
-void store_seq_cst(_Atomic uint64_t *p, uint64_t v);
-uint64_t load_acquire(_Atomic uint64_t *p);
-uint64_t load_seq_cst(_Atomic uint64_t *p);
 
 #define REPS 5 /* measurements per cell; the cell is their median */
 

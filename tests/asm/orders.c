@@ -1,18 +1,7 @@
 /* orders.c — one function per memory order on one 64-bit word, compiled by
  * `make asm` (tests/asm/build.sh) for each machine to read the instructions
  * each order costs. Not linked into anything. */
-#include <stdatomic.h>
-#include <stdint.h>
-
-uint64_t faa_relaxed(_Atomic uint64_t *p, uint64_t n);
-uint64_t faa_acquire(_Atomic uint64_t *p, uint64_t n);
-uint64_t faa_release(_Atomic uint64_t *p, uint64_t n);
-uint64_t faa_acq_rel(_Atomic uint64_t *p, uint64_t n);
-uint64_t faa_seq_cst(_Atomic uint64_t *p, uint64_t n);
-void store_release(_Atomic uint64_t *p, uint64_t v);
-void store_seq_cst(_Atomic uint64_t *p, uint64_t v);
-uint64_t load_acquire(_Atomic uint64_t *p);
-uint64_t load_seq_cst(_Atomic uint64_t *p);
+#include "orders.h"
 
 uint64_t faa_relaxed(_Atomic uint64_t *p, uint64_t n)
 {
