@@ -65,15 +65,19 @@ ALL_LDFLAGS = $(SANFLAGS) $(LDFLAGS)
 GIT_REV := $(shell git describe --always --dirty 2>/dev/null || echo unknown)
 BUILD_DEFS = -DRL_GIT_REV='"$(GIT_REV)"' -DRL_CFLAGS='"$(strip $(CFLAGS) $(SANFLAGS))"'
 
-HARNESS_LAYERS := io sys check report run cli
-LIB_SRCS  := $(wildcard algorithms/*.c) $(wildcard workloads/*.c) \
+# Every algorithm file wherever it sits in algorithms/ (a folder per family);
+# the harness's layers, bottom up; the unit tests in tests/<room>/, the
+# room of the code they test (tests/README.md).
+HARNESS_LAYERS := io sys check report keyed run experiments cli
+LIB_SRCS  := $(wildcard algorithms/*.c algorithms/*/*.c) $(wildcard workloads/*.c) \
              $(filter-out harness/cli/main.c,$(foreach d,$(HARNESS_LAYERS),$(wildcard harness/$(d)/*.c)))
-TEST_SRCS := $(wildcard tests/*.c)
+TEST_ROOMS := support algorithms check keyed run experiments cli io sys report workloads
+TEST_SRCS := $(foreach r,$(TEST_ROOMS),$(wildcard tests/$(r)/*.c))
 
-# Lua scripts live in algorithms/lua/ as plain files and are compiled in as
+# Lua scripts live in algorithms/redis/lua/ as plain files and are compiled in as
 # C strings (rl_lua_<name>), so the binary needs no source tree at run time.
-LUA_SRCS := $(wildcard algorithms/lua/*.lua)
-LUA_GEN  := $(LUA_SRCS:algorithms/lua/%.lua=build/gen/lua_%.c)
+LUA_SRCS := $(wildcard algorithms/redis/lua/*.lua)
+LUA_GEN  := $(LUA_SRCS:algorithms/redis/lua/%.lua=build/gen/lua_%.c)
 
 # Normal objects, and the teaching variant of the same sources.
 LIB_OBJS        := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o) $(LUA_GEN:build/gen/%.c=$(BUILD)/obj/gen/%.o)
@@ -104,7 +108,7 @@ build/teach/obj/%.o: %.c
 	$(call say,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -DRL_TEACH -c $< -o $@
 
-build/gen/lua_%.c: algorithms/lua/%.lua
+build/gen/lua_%.c: algorithms/redis/lua/%.lua
 	@mkdir -p $(dir $@)
 	$(call say,LUA,$@)
 	$(Q){ printf '/* generated from $< by the Makefile: do not edit */\n'; \
@@ -269,7 +273,7 @@ soak:
 alloc-compare:
 	$(Q)$(MAKE) --no-print-directory SAN= MALLOC= all
 	$(Q)$(MAKE) --no-print-directory jemalloc
-	sh harness/bench/alloc_compare.sh build/ratelab build/jemalloc/ratelab
+	sh harness/gbench/alloc_compare.sh build/ratelab build/jemalloc/ratelab
 
 # ---- dependencies --------------------------------------------------------
 # Debian packages, installed only when one is missing (apt-get update first:
@@ -289,7 +293,7 @@ deps:
 # Every C and C++ source under the checked-in .clang-format (Debian's
 # clang-format). format rewrites them; format-check (part of make test)
 # fails on the first file that differs and names it.
-FORMAT_SRCS = $(sort $(wildcard algorithms/*.[ch] workloads/*.[ch] tests/*.[ch] tests/fuzz/*.[ch] tests/asm/*.[ch] \
+FORMAT_SRCS = $(sort $(wildcard algorithms/*.[ch] algorithms/*/*.[ch] workloads/*.[ch] $(TEST_ROOMS:%=tests/%/*.[ch]) tests/fuzz/*.[ch] tests/asm/*.[ch] \
                 harness/*/*.[ch] harness/*/*.cc))
 
 format:
@@ -315,7 +319,7 @@ FORCE:
 -include $(BUILD)/obj/harness/cli/main.d build/teach/obj/harness/cli/main.d
 
 # ---- Google Benchmark ----------------------------------------------------
-# build/ratelab-gbench: the one C++ file (harness/bench/gbench_shim.cc) registers
+# build/ratelab-gbench: the one C++ file (harness/gbench/gbench_shim.cc) registers
 # every in-process, thread-safe algorithm with Google Benchmark (Debian's
 # libbenchmark-dev). gbench-check measures the same algorithms with it and
 # with `ratelab stress`, single-threaded, and prints the ratio of their ns/op.
@@ -328,19 +332,19 @@ ALL_CXXFLAGS = -std=c++17 $(WARN) $(CXXFLAGS) $(SANFLAGS) -pthread $(INCLUDE) -M
 
 gbench: $(GBENCH)
 
-$(BUILD)/obj/harness/bench/gbench_shim.o: harness/bench/gbench_shim.cc
+$(BUILD)/obj/harness/gbench/gbench_shim.o: harness/gbench/gbench_shim.cc
 	@mkdir -p $(dir $@)
 	$(call say,CXX,$@)
 	$(Q)$(CXX) $(ALL_CXXFLAGS) -c $< -o $@
 
-$(GBENCH): $(BUILD)/obj/harness/bench/gbench_shim.o $(LIBRATELAB)
+$(GBENCH): $(BUILD)/obj/harness/gbench/gbench_shim.o $(LIBRATELAB)
 	$(call say,LD,$@)
 	$(Q)$(CXX) $(ALL_LDFLAGS) $^ -lbenchmark $(LDLIBS) -o $@
 
 gbench-check: $(GBENCH) $(RATELAB)
-	sh harness/bench/gbench_check.sh $(GBENCH) $(RATELAB)
+	sh harness/gbench/gbench_check.sh $(GBENCH) $(RATELAB)
 
--include $(BUILD)/obj/harness/bench/gbench_shim.d
+-include $(BUILD)/obj/harness/gbench/gbench_shim.d
 
 # ---- fuzzing -------------------------------------------------------------
 # make fuzz: libFuzzer targets (tests/fuzz/fuzz_*.c), built with Debian's clang

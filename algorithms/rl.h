@@ -178,7 +178,7 @@ struct rl_algo {
      * create alone, the same in every instance created from one rl_config,
      * and destroy is free. The keyed container then keeps only that word per
      * key and runs acquire on a per-thread copy, committing the word with its
-     * own CAS (harness/run/keyed.c, docs/keys.md). */
+     * own CAS (harness/keyed/keyed.c, docs/keys.md). */
     size_t one_word_state;
 };
 

@@ -1,23 +1,25 @@
 #!/bin/sh
 # layering.sh — every #include "…" goes down the layers, never up.
-# The harness is layered cli → run → report → check → io; sys (clocks,
-# processes, build facts) and workloads/ serve the layers above them;
-# algorithms/ includes only algorithms/. Prints each include that goes up
+# The harness is layered cli → experiments → run → keyed → report → check
+# → io; sys (clocks, processes, build facts) and workloads/ serve the layers
+# above them; algorithms/ (a folder per family) includes only algorithms/. Prints each include that goes up
 # and exits 1 if there is one.
 cd "$(dirname "$0")/.." || exit 2
 
 # allowed FOLDER: the folders a file in FOLDER may include from.
 allowed() {
     case "$1" in
-    algorithms) echo "algorithms" ;;
+    algorithms | algorithms/*) echo "algorithms $(ls -d algorithms/*/ | sed 's:/$::' | tr '\n' ' ')" ;;
     harness/io) echo "harness/io" ;;
     workloads) echo "workloads harness/io" ;;
     harness/sys) echo "harness/sys harness/io algorithms" ;;
     harness/check) echo "harness/check harness/io" ;;
     harness/report) echo "harness/report harness/check harness/sys harness/io algorithms" ;;
-    harness/run) echo "harness/run harness/report harness/check harness/sys harness/io workloads algorithms" ;;
-    harness/cli) echo "harness/cli harness/run harness/report harness/check harness/sys harness/io workloads algorithms" ;;
-    harness/bench | tests | tests/*) echo "*" ;;
+    harness/keyed) echo "harness/keyed harness/sys harness/io algorithms" ;;
+    harness/run) echo "harness/run harness/keyed harness/report harness/check harness/sys harness/io workloads algorithms" ;;
+    harness/experiments) echo "harness/experiments harness/run harness/keyed harness/report harness/check harness/sys harness/io workloads algorithms" ;;
+    harness/cli) echo "harness/cli harness/experiments harness/run harness/keyed harness/report harness/check harness/sys harness/io workloads algorithms" ;;
+    harness/gbench | tests | tests/*) echo "*" ;;
     *) echo "" ;;
     esac
 }

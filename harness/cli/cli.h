@@ -7,7 +7,7 @@
 #include "output.h"
 #include "algorithms/rl.h"
 #include "harness/report/result.h"
-#include "harness/run/keyed.h"
+#include "harness/keyed/keyed.h"
 #include "workloads/generators.h"
 #include "workloads/trace.h"
 

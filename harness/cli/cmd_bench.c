@@ -6,10 +6,10 @@
 #include "commands.h"
 #include "parse.h"
 #include "table.h"
-#include "bench_perf.h"
+#include "perf_table.h"
 #include "harness/run/measure.h"
 #include "harness/run/stress.h"
-#include "harness/run/suites.h"
+#include "harness/experiments/suites.h"
 #include "harness/sys/clock.h"
 #include "harness/sys/interrupt.h"
 

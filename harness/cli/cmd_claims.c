@@ -1,11 +1,11 @@
 /* cmd_claims.c — `ratelab claims [ID...]`: run the published claims
- * (harness/run/claims.h) and show each with its source, figure, verdict
+ * (harness/experiments/claims.h) and show each with its source, figure, verdict
  * and the command that repeats it; --list shows them without running.
  * `ratelab bench --suite claims` comes here too, with --out. */
 #include "cli.h"
 #include "commands.h"
 #include "table.h"
-#include "harness/run/claims.h"
+#include "harness/experiments/claims.h"
 #include "harness/sys/build_info.h"
 #include "harness/sys/interrupt.h"
 #include "harness/sys/redis_server.h"

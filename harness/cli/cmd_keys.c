@@ -3,7 +3,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "parse.h"
-#include "harness/run/keyed.h"
+#include "harness/keyed/keyed.h"
 #include "harness/sys/allocator.h"
 #include "harness/sys/build_info.h"
 #include "harness/sys/clock.h"

@@ -3,7 +3,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "parse.h"
-#include "harness/run/litmus.h"
+#include "harness/experiments/litmus.h"
 
 #include <stdio.h>
 #include <string.h>

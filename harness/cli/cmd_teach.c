@@ -5,8 +5,8 @@
 #include "commands.h"
 #include "harness/check/checker.h"
 #include "harness/report/result.h"
-#include "harness/run/litmus.h"
-#include "harness/run/lost_update.h"
+#include "harness/experiments/litmus.h"
+#include "harness/experiments/lost_update.h"
 #include "harness/run/stress.h"
 
 #include <limits.h>

@@ -3,7 +3,7 @@
 #ifndef RL_MEASURE_H
 #define RL_MEASURE_H
 
-#include "keyed.h"
+#include "harness/keyed/keyed.h"
 #include "replay.h"
 #include "sim.h"
 #include "stress.h"

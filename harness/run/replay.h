@@ -41,7 +41,7 @@
 #ifndef RL_REPLAY_H
 #define RL_REPLAY_H
 
-#include "keyed.h"
+#include "harness/keyed/keyed.h"
 #include "algorithms/rl.h"
 #include "harness/check/event_log.h"
 #include "harness/report/histogram.h"

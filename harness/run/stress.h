@@ -3,7 +3,7 @@
 #ifndef RL_STRESS_H
 #define RL_STRESS_H
 
-#include "keyed.h"
+#include "harness/keyed/keyed.h"
 #include "algorithms/rl.h"
 #include "harness/check/event_log.h"
 

@@ -5,7 +5,7 @@
 #ifndef RL_STRESS_PLAN_H
 #define RL_STRESS_PLAN_H
 
-#include "keyed.h"
+#include "harness/keyed/keyed.h"
 #include "harness/report/result.h"
 
 struct rl_event_log;

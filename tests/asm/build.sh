@@ -10,7 +10,7 @@ OUT=${1:-build/asm}
 CFLAGS="-O2 -c -std=c11 -D_GNU_SOURCE -I."
 
 # Sources and the functions of interest in each, with the orders they use.
-SRCS="algorithms/fw_cas.c algorithms/fw_cas_acqrel.c algorithms/tb_cas.c algorithms/tb_cas_relaxed.c tests/asm/orders.c"
+SRCS="algorithms/windows/fw_cas.c algorithms/windows/fw_cas_acqrel.c algorithms/buckets/tb_cas.c algorithms/buckets/tb_cas_relaxed.c tests/asm/orders.c"
 ROWS="fw_cas_acquire|count: seq_cst fetch-add, seq_cst reset store
 fw_cas_acqrel_acquire|count: acq_rel fetch-add, release reset store
 tb_cas_acquire|acquire load, acq_rel/acquire CAS

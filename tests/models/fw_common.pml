@@ -1,5 +1,5 @@
 /* fw_common.pml — what the three fixed-window steps share
- * (algorithms/fw_article.h: struct fw_article_state, fw_ticket_fits,
+ * (algorithms/windows/fw_article.h: struct fw_article_state, fw_ticket_fits,
  * fw_window_open). Included by step1.pml, step2.pml, step3.pml.
  *
  * Abstractions (all costs n = 1, the article's unit tickets):

@@ -1,4 +1,4 @@
-/* step1.pml — the C++ article's step 1, algorithms/fw_atomic_naive.c:
+/* step1.pml — the C++ article's step 1, algorithms/windows/fw_atomic_naive.c:
  * count and timestamp atomic, the window reset by a plain load/store.
  *
  * Start: STEADY (a full window that has just expired), so the counter-

@@ -1,4 +1,4 @@
-/* step2.pml — the C++ article's step 2, algorithms/fw_cas_nofirst.c:
+/* step2.pml — the C++ article's step 2, algorithms/windows/fw_cas_nofirst.c:
  * the reset claimed by a CAS on the timestamp, no first-window fix.
  *
  * Start: FIRST (count UINT64_MAX, timestamp 0). Bounds: L = 1, 2 threads.

@@ -1,4 +1,4 @@
-/* step3.pml — the C++ article's step 3, algorithms/fw_cas.c
+/* step3.pml — the C++ article's step 3, algorithms/windows/fw_cas.c
  * (fw_cas_acquire_ordered in fw_article.h, all seq_cst): CAS-claimed reset
  * plus the first-window fix.
  *

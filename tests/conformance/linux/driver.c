@@ -268,7 +268,7 @@ static bool port_rounded(const struct config *c, struct port_j *s, unsigned long
     return false;
 }
 
-/* port-exact: the same in ratelab's ns and rule (algorithms/fw_trylock.c). */
+/* port-exact: the same in ratelab's ns and rule (algorithms/windows/fw_trylock.c). */
 struct port_ns {
     bool started;
     uint64_t begin, used;

@@ -1,0 +1,274 @@
+/* perf_clock.c — the clock goal of the perf suite (docs/performance.md): time as
+ * a variable. Three ratios, each against a floor measured in the same run:
+ *   - a cached read against one relaxed load through the same handle (what
+ *     "a read is one load" allows);
+ *   - tb_cas on the cached clock against tb_cas on monotonic, 1 thread under
+ *     overload (the reject path, where the clock read was most of the cost);
+ *   - the staleness readers saw, one reader and then one on every CPU,
+ *     against the period T (the bound when the publisher is not kept waiting
+ *     is T plus its lag). */
+#include "perf.h"
+#include "harness/run/stress.h"
+#include "harness/sys/clock.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define COMMAND "build/ratelab bench --suite perf"
+
+/* ---- one read: cached against one relaxed load -------------------------- */
+
+static _Atomic uint64_t floor_word = 1;
+
+static uint64_t read_one_load(struct rl_clock *self)
+{
+    (void)self;
+    return atomic_load_explicit(&floor_word, memory_order_relaxed);
+}
+
+/* Mean ns of one read through clock's handle, as an algorithm makes it
+ * (rl_clock_now: an indirect call). The reader is hidden from the compiler
+ * so that neither loop is inlined away. */
+static double ns_per_read(struct rl_clock *clock)
+{
+    enum { READS = 1 << 24 };
+    uint64_t (*read)(struct rl_clock *) = clock->read;
+    __asm__ volatile("" : "+r"(read));
+    uint64_t sink = 0, start = rl_monotonic_ns();
+    for (int i = 0; i < READS; i++)
+        sink += read(clock);
+    uint64_t end = rl_monotonic_ns();
+    __asm__ volatile("" : : "r"(sink));
+    return (double)(end - start) / READS;
+}
+
+static int read_row(const struct rl_perf_options *opts, struct rl_perf_row *row, char *err,
+                    size_t err_len)
+{
+    struct rl_clock cached, one_load, monotonic;
+    if (rl_clock_init(&cached, "cached", err, err_len) != 0 ||
+        rl_clock_init(&monotonic, "monotonic", err, err_len) != 0)
+        return -1;
+    one_load = monotonic;
+    one_load.read = read_one_load;
+    double ratio[64], cached_ns[64], floor_ns[64], mono_ns[64];
+    unsigned reps = opts->reps < 64 ? opts->reps : 64;
+    for (unsigned r = 0; r < reps; r++) { /* interleaved */
+        floor_ns[r] = ns_per_read(&one_load);
+        cached_ns[r] = ns_per_read(&cached);
+        mono_ns[r] = ns_per_read(&monotonic);
+        ratio[r] = cached_ns[r] / floor_ns[r];
+    }
+    *row = (struct rl_perf_row){.goal = "clock cached read",
+                                .measured = "ns per cached read (1 thread, 2^24 reads)",
+                                .floor = "one relaxed load through the same handle call: what "
+                                         "'a read is one load' costs",
+                                .ratio = rl_perf_median(ratio, reps),
+                                .at_most = true,
+                                .target = 1.5,
+                                .command = COMMAND};
+    snprintf(row->detail, sizeof row->detail,
+             "cached %.2f ns, one load %.2f ns a read (monotonic %.1f ns), median of %u",
+             rl_perf_median(cached_ns, reps), rl_perf_median(floor_ns, reps),
+             rl_perf_median(mono_ns, reps), reps);
+    return 0;
+}
+
+/* ---- tb_cas on cached against tb_cas on monotonic ----------------------- */
+
+static int stress_ns(const char *algo_name, const char *clock, double *ns, char *err,
+                     size_t err_len)
+{
+    struct rl_stress_params p = {.algo = rl_registry_find(algo_name),
+                                 .cfg = {.limit = 1000, .interval_ns = 100000000u},
+                                 .threads = 1,
+                                 .duration_ns = 200000000u,
+                                 .clock = clock};
+    struct rl_stress_outcome out;
+    if (p.algo == NULL) {
+        snprintf(err, err_len, "no algorithm %s", algo_name);
+        return -1;
+    }
+    if (rl_stress_run(&p, &out, err, err_len) != 0)
+        return -1;
+    rl_event_log_free(&out.log);
+    if (out.interrupted) {
+        snprintf(err, err_len, "interrupted");
+        return -1;
+    }
+    *ns = out.ns_per_op;
+    return 0;
+}
+
+static int tb_cas_row(const struct rl_perf_options *opts, struct rl_perf_row *row, char *err,
+                      size_t err_len)
+{
+    double ratio[64], cached_ns[64], mono_ns[64], faa_ns[64];
+    unsigned reps = opts->reps < 64 ? opts->reps : 64;
+    for (unsigned r = 0; r < reps; r++) /* interleaved */
+        if (stress_ns("tb_cas", "monotonic", &mono_ns[r], err, err_len) != 0 ||
+            stress_ns("tb_cas", "cached", &cached_ns[r], err, err_len) != 0 ||
+            stress_ns("faa", "monotonic", &faa_ns[r], err, err_len) != 0)
+            return -1;
+        else
+            ratio[r] = cached_ns[r] / mono_ns[r];
+    *row = (struct rl_perf_row){
+        .goal = "clock tb_cas cached 1 thread reject",
+        .measured = "tb_cas ns per decision on the cached clock (stress, 1 thread, L=1000 per "
+                    "100ms, 200 ms runs: the reject path)",
+        .floor = "tb_cas on monotonic, the default clock, in the same run: the clock read was "
+                 "most of its cost, so a one-load clock should take at least half away",
+        .ratio = rl_perf_median(ratio, reps),
+        .at_most = true,
+        .target = 0.5,
+        .command = COMMAND};
+    snprintf(row->detail, sizeof row->detail,
+             "tb_cas cached %.1f ns, monotonic %.1f ns a decision (faa %.1f ns), median of %u",
+             rl_perf_median(cached_ns, reps), rl_perf_median(mono_ns, reps),
+             rl_perf_median(faa_ns, reps), reps);
+    return 0;
+}
+
+/* ---- staleness with every CPU busy -------------------------------------- */
+
+struct stale_reader {
+    pthread_t thread;
+    struct rl_clock clock;
+    _Atomic bool *stop;
+    uint64_t max_stale_ns;
+};
+
+/* Spins on the cached clock, each read checked against a monotonic read
+ * taken just before it: the read happened later, so its staleness is at
+ * least the difference (a reader preempted between the two reads only makes
+ * it smaller). */
+static void *stale_main(void *arg)
+{
+    struct stale_reader *r = arg;
+    while (!atomic_load_explicit(r->stop, memory_order_relaxed)) {
+        uint64_t before = rl_monotonic_ns(), cached = rl_clock_now(&r->clock);
+        if (before > cached && before - cached > r->max_stale_ns)
+            r->max_stale_ns = before - cached;
+    }
+    return NULL;
+}
+
+/* The largest staleness seen by `threads` readers over duration_ns, and the
+ * publisher's own longest gap, CPU time and priority. */
+static int staleness(unsigned threads, uint64_t duration_ns, uint64_t *seen_ns, uint64_t *gap_ns,
+                     uint64_t *cpu_ns, bool *realtime, char *err, size_t err_len)
+{
+    rl_clock_cached_stop(); /* a fresh publisher: its longest gap counts from now */
+    struct stale_reader readers[64];
+    _Atomic bool stop = false;
+    threads = threads < 64 ? threads : 64;
+    unsigned started = 0;
+    for (; started < threads; started++) {
+        readers[started] = (struct stale_reader){.stop = &stop};
+        if (rl_clock_init(&readers[started].clock, "cached", err, err_len) != 0 ||
+            pthread_create(&readers[started].thread, NULL, stale_main, &readers[started]) != 0)
+            break;
+    }
+    struct timespec pause = {(time_t)(duration_ns / 1000000000u),
+                             (long)(duration_ns % 1000000000u)};
+    if (started == threads)
+        nanosleep(&pause, NULL);
+    atomic_store(&stop, true);
+    *seen_ns = 0;
+    for (unsigned i = 0; i < started; i++) {
+        pthread_join(readers[i].thread, NULL);
+        if (readers[i].max_stale_ns > *seen_ns)
+            *seen_ns = readers[i].max_stale_ns;
+    }
+    struct rl_clock_cached_stats stats = {0};
+    if (started)
+        rl_clock_cached_stats(&readers[0].clock, &stats);
+    *gap_ns = stats.max_gap_ns;
+    *realtime = stats.realtime;
+    *cpu_ns = stats.cpu_ns;
+    if (started < threads) {
+        if (!err[0])
+            snprintf(err, err_len, "cannot start a reader thread");
+        return -1;
+    }
+    return 0;
+}
+
+/* The stalest read with `readers` spinning readers (every CPU busy when
+ * readers = the CPU count), against T. */
+static int staleness_row(const struct rl_perf_options *opts, unsigned readers,
+                         struct rl_perf_row *row, char *err, size_t err_len)
+{
+    double ratio[64], seen_us[64], gap_us[64], cpu_share[64];
+    unsigned reps = opts->reps < 64 ? opts->reps : 64;
+    bool realtime = false;
+    for (unsigned r = 0; r < reps; r++) {
+        uint64_t seen, gap, cpu_ns;
+        if (staleness(readers, 500000000u, &seen, &gap, &cpu_ns, &realtime, err, err_len) != 0)
+            return -1;
+        seen_us[r] = (double)seen / 1e3;
+        gap_us[r] = (double)gap / 1e3;
+        cpu_share[r] = (double)cpu_ns / 500000000.0 * 100;
+        ratio[r] = (double)seen / RL_CACHED_DEFAULT_PERIOD_NS;
+    }
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    *row = (struct rl_perf_row){
+        .ratio = rl_perf_median(ratio, reps), .at_most = true, .target = 2, .command = COMMAND};
+    if ((long)readers >= cpus)
+        snprintf(row->goal, sizeof row->goal, "clock cached staleness, every cpu busy");
+    else
+        snprintf(row->goal, sizeof row->goal, "clock cached staleness, %u reader%s", readers,
+                 readers > 1 ? "s" : "");
+    snprintf(row->measured, sizeof row->measured,
+             "the stalest cached read (a monotonic read just before it − its value: a lower "
+             "bound), %u reader%s spinning for 500 ms",
+             readers, readers > 1 ? "s" : "");
+    snprintf(row->floor, sizeof row->floor,
+             "the period T = 100us: a publisher that wakes on time keeps every read within T + "
+             "its lag, at most 2 T");
+    snprintf(row->detail, sizeof row->detail,
+             "stalest read %.0f us; publisher's longest gap %.0f us (%s, %.1f%% of a cpu); "
+             "median of %u",
+             rl_perf_median(seen_us, reps), rl_perf_median(gap_us, reps),
+             realtime ? "SCHED_FIFO" : "normal priority", rl_perf_median(cpu_share, reps), reps);
+    return 0;
+}
+
+static int quiet_staleness_row(const struct rl_perf_options *opts, struct rl_perf_row *row,
+                               char *err, size_t err_len)
+{
+    return staleness_row(opts, 1, row, err, err_len);
+}
+
+static int busy_staleness_row(const struct rl_perf_options *opts, struct rl_perf_row *row,
+                              char *err, size_t err_len)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    return staleness_row(opts, cpus > 0 ? (unsigned)cpus : 1, row, err, err_len);
+}
+
+static int measure(const struct rl_perf_options *opts, struct rl_perf_row *rows, size_t cap,
+                   char *err, size_t err_len)
+{
+    int (*const row_makers[])(const struct rl_perf_options *, struct rl_perf_row *, char *,
+                              size_t) = {read_row, tb_cas_row, quiet_staleness_row,
+                                         busy_staleness_row};
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof row_makers / sizeof row_makers[0] && n < cap; i++, n++)
+        if (row_makers[i](opts, &rows[n], err, err_len) != 0) {
+            rl_clock_cached_stop();
+            return -1;
+        }
+    rl_clock_cached_stop(); /* no publisher left running into the goals after this one */
+    return (int)n;
+}
+
+const struct rl_perf_goal rl_perf_clock_goal = {
+    "clock",
+    "the cached clock: a read against one load, tb_cas on it against monotonic, and "
+    "its staleness with every CPU busy",
+    measure};

@@ -1,0 +1,70 @@
+/* test_teach.c — in the race-widened build (`make teach`), the article's
+ * broken steps are caught over-admitting within a second on 2 cores, and
+ * its correct steps are not. Built into every test binary, registered only
+ * in the teaching one. */
+#ifdef RL_TEACH
+#include "tests/support/cli_run.h"
+#include "tests/support/stress_check.h"
+#include "tests/support/test_util.h"
+
+#include <string.h>
+
+#define L   50
+#define I   10000000u  /* 10 ms */
+#define RUN 300000000u /* 300 ms: 30 windows */
+
+/* Step 1: two threads both reset, and a late reset erases handed-out
+ * tickets: admits run far past L per window. */
+static void test_atomic_naive_caught(void)
+{
+    struct rl_stress_verdict v;
+    rl_stress_checked("fw_atomic_naive", 2, L, I, RUN, &v);
+    CU_ASSERT(v.admits > v.window_bound);
+    CU_ASSERT(v.m.max_sliding > L);
+}
+
+/* Step 2: the first window leaks while the winner sits between its CAS and
+ * its store. The window opens once per run, and both threads must be on a
+ * core at that instant (another process on the machine can hold one), so
+ * give it up to 20 short runs. */
+static void test_cas_nofirst_caught(void)
+{
+    struct rl_stress_verdict v = {0};
+    for (int run = 0; run < 20 && v.first_window_admits <= L; run++)
+        rl_stress_checked("fw_cas_nofirst", 2, L, I, 20000000u, &v);
+    CU_ASSERT(v.first_window_admits > L);
+}
+
+/* The same widened race points do not break the correct steps. */
+static void test_correct_steps_hold(void)
+{
+    static const char *const names[] = {"fw_cas", "fw_cas_acqrel", "fw_mutex"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        struct rl_stress_verdict v;
+        rl_stress_checked(names[i], 2, L, I, RUN, &v);
+        CU_ASSERT(v.admits <= v.window_bound);
+        CU_ASSERT(v.first_window_admits <= L);
+        CU_ASSERT(v.admits >= L);
+    }
+}
+
+/* Rows from the race-widened build say so: build = teach, never mixed with
+ * measurements (RATELAB_BIN is build/ratelab-teach in make check-teach). */
+static void test_rows_marked_teach(void)
+{
+    static struct rl_cli_outcome o;
+    char field[32];
+    rl_cli_run(&o, "sim --algo fw_cas --workload uniform --duration 200ms --format csv");
+    CU_ASSERT_EQUAL_FATAL(o.status, 0);
+    const char *row = strchr(o.out, '\n') + 1;
+    EXPECT(strcmp(rl_cli_csv_field(o.out, row, "build", field, sizeof field), "teach") == 0,
+           "build column '%s'", field);
+}
+
+RL_TEST_SUITE("teach", {"fw_atomic_naive is caught over-admitting", test_atomic_naive_caught},
+              {"rows from the teaching build say build = teach", test_rows_marked_teach},
+              {"fw_cas_nofirst is caught leaking its first window", test_cas_nofirst_caught},
+              {"fw_cas, fw_cas_acqrel, fw_mutex hold under widened races", test_correct_steps_hold})
+#else
+typedef int rl_teach_tests_only_in_teach_build;
+#endif
