@@ -98,15 +98,35 @@ TEACH_TESTS   := build/teach/ratelab-tests
 
 all: $(RATELAB)
 
-$(BUILD)/obj/%.o: %.c
-	@mkdir -p $(dir $@)
-	$(call say,CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+# One set of rules for each build of the library: $(1) its folder, $(2) the
+# compiler, $(3) the name of the variable that holds its flags, $(4) the
+# label printed. The normal build (with its SAN and MALLOC variants), the
+# teaching build and the fuzzing build differ only in these.
+define library_rules
+$(1)/obj/%.o: %.c
+	@mkdir -p $$(dir $$@)
+	$$(call say,$(4),$$@)
+	$$(Q)$(2) $$($(3)) -c $$< -o $$@
 
-build/teach/obj/%.o: %.c
-	@mkdir -p $(dir $@)
-	$(call say,CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -DRL_TEACH -c $< -o $@
+$(1)/obj/gen/%.o: build/gen/%.c
+	@mkdir -p $$(dir $$@)
+	$$(call say,$(4),$$@)
+	$$(Q)$(2) $$($(3)) -c $$< -o $$@
+
+# build_info records the git revision and flags: rebuilt every time so a
+# result row never carries a stale revision.
+$(1)/obj/harness/sys/build_info.o: FORCE
+$(1)/obj/harness/sys/build_info.o: $(3) += $$(BUILD_DEFS)
+
+$(1)/libratelab.a: $(LIB_SRCS:%.c=$(1)/obj/%.o) $(LUA_GEN:build/gen/%.c=$(1)/obj/gen/%.o)
+	@rm -f $$@
+	$$(call say,AR,$$@)
+	$$(Q)$$(AR) rcs $$@ $$^
+endef
+TEACH_CFLAGS = $(ALL_CFLAGS) -DRL_TEACH
+$(eval $(call library_rules,$(BUILD),$$(CC),ALL_CFLAGS,CC))
+$(eval $(call library_rules,build/teach,$$(CC),TEACH_CFLAGS,CC))
+$(eval $(call library_rules,build/fuzz,$$(FUZZ_CC),FUZZ_CFLAGS,FUZZCC))
 
 build/gen/lua_%.c: algorithms/redis/lua/%.lua
 	@mkdir -p $(dir $@)
@@ -115,32 +135,6 @@ build/gen/lua_%.c: algorithms/redis/lua/%.lua
 	  printf 'const char rl_lua_%s[] =\n' '$(subst -,_,$*)'; \
 	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/    "/' -e 's/$$/\\n"/' $<; \
 	  printf '    ;\n'; } > $@
-
-$(BUILD)/obj/gen/%.o: build/gen/%.c
-	@mkdir -p $(dir $@)
-	$(call say,CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
-
-build/teach/obj/gen/%.o: build/gen/%.c
-	@mkdir -p $(dir $@)
-	$(call say,CC,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -DRL_TEACH -c $< -o $@
-
-# build_info records the git revision and flags: rebuilt every time so a
-# result row never carries a stale revision.
-$(BUILD)/obj/harness/sys/build_info.o build/teach/obj/harness/sys/build_info.o: FORCE
-$(BUILD)/obj/harness/sys/build_info.o: ALL_CFLAGS += $(BUILD_DEFS)
-build/teach/obj/harness/sys/build_info.o: ALL_CFLAGS += $(BUILD_DEFS)
-
-$(LIBRATELAB): $(LIB_OBJS)
-	@rm -f $@
-	$(call say,AR,$@)
-	$(Q)$(AR) rcs $@ $^
-
-build/teach/libratelab.a: $(TEACH_LIB_OBJS)
-	@rm -f $@
-	$(call say,AR,$@)
-	$(Q)$(AR) rcs $@ $^
 
 $(RATELAB): $(BUILD)/obj/harness/cli/main.o $(LIBRATELAB)
 	$(call say,LD,$@)
@@ -381,25 +375,9 @@ fuzz-deps:
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
-build/fuzz/obj/%.o: %.c
-	@mkdir -p $(dir $@)
-	$(call say,FUZZCC,$@)
-	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
-
-build/fuzz/obj/gen/%.o: build/gen/%.c
-	@mkdir -p $(dir $@)
-	$(call say,FUZZCC,$@)
-	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
-
 # The targets themselves are held to -Werror; the library to the normal
 # build's warnings (gcc's -Werror there).
 build/fuzz/obj/tests/fuzz/%.o: FUZZ_CFLAGS += $(WARN)
-build/fuzz/obj/harness/sys/build_info.o: FUZZ_CFLAGS += $(BUILD_DEFS)
-
-build/fuzz/libratelab.a: $(FUZZ_LIB_OBJS)
-	@rm -f $@
-	$(call say,AR,$@)
-	$(Q)$(AR) rcs $@ $^
 
 $(FUZZ_BINS): build/fuzz/%: build/fuzz/obj/tests/fuzz/%.o build/fuzz/libratelab.a
 	$(call say,LD,$@)
