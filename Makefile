@@ -92,7 +92,7 @@ TEACH_BIN     := build/ratelab-teach
 TEACH_TESTS   := build/teach/ratelab-tests
 
 .PHONY: all teach jemalloc test check-unit check-teach check-tsan check-allocators bench plots paper paper-tables-check \
-        alloc-compare reference soak conformance conformance-quick conformance-speed deps clean format format-check layering-check fuzz fuzz-build \
+        alloc-compare reference soak conformance conformance-quick conformance-speed deps clean format format-check layering-check decisions-check decisions-update fuzz fuzz-build \
         fuzz-deps asm FORCE model-check
 .DEFAULT_GOAL := all
 
@@ -170,6 +170,7 @@ THREADED_SUITES := 'stress*'
 test: deps
 	$(MAKE) --no-print-directory format-check
 	$(MAKE) --no-print-directory layering-check
+	$(MAKE) --no-print-directory decisions-check
 	$(MAKE) --no-print-directory gbench
 	$(MAKE) --no-print-directory check-unit
 	$(MAKE) --no-print-directory check-teach
@@ -298,6 +299,27 @@ format-check:
 	@clang-format --dry-run -Werror $(FORMAT_SRCS) && echo "format-check: $(words $(FORMAT_SRCS)) files as .clang-format says"
 
 # No include goes up a layer (tests/layering.sh says which ones would).
+# Every in-process algorithm's sim decisions on every workload, digested and
+# compared with the committed list: a change that alters a decision fails
+# here and names the logs that differ (tests/run/sim_decisions.sh).
+# decisions-update rewrites the list when a change means to alter them.
+DECISIONS_DIGEST := tests/run/sim_decisions.sha256
+decisions-check: $(RATELAB)
+	$(Q)sh tests/run/sim_decisions.sh $(RATELAB) build/sim-decisions >/dev/null
+	$(Q)(cd build/sim-decisions && sha256sum *.csv) > build/sim-decisions.sha256
+	$(Q)if diff -u $(DECISIONS_DIGEST) build/sim-decisions.sha256 > build/sim-decisions.diff; then \
+	    echo "decisions-check: $$(wc -l < $(DECISIONS_DIGEST)) decision logs as committed"; \
+	else \
+	    echo "decisions-check: these sim decision logs differ from $(DECISIONS_DIGEST):"; \
+	    grep '^[-+][0-9a-f]' build/sim-decisions.diff | awk '{print "  " $$2}' | sort -u; \
+	    echo "(make decisions-update rewrites the list when the change is meant)"; exit 1; \
+	fi
+
+decisions-update: $(RATELAB)
+	$(Q)sh tests/run/sim_decisions.sh $(RATELAB) build/sim-decisions >/dev/null
+	$(Q)(cd build/sim-decisions && sha256sum *.csv) > $(DECISIONS_DIGEST)
+	@echo "decisions-update: $(DECISIONS_DIGEST) rewritten ($$(wc -l < $(DECISIONS_DIGEST)) logs)"
+
 layering-check:
 	sh tests/layering.sh
 

@@ -71,7 +71,7 @@ enum rl_flags {
 struct rl_clock {
     uint64_t (*read)(struct rl_clock *self); /* the source's reader: call rl_clock_now */
     uint64_t reads;                          /* how many times the algorithm looked at the time */
-    const char *name; /* "monotonic", "coarse", "tsc", "virtual": may be compared */
+    const char *name; /* "monotonic", "coarse", "tsc", "cached", "virtual": may be compared */
     /* The source's own state (virtual time, TSC calibration, a client's
      * skew), laid out and used by the harness only (harness/sys/clock.c). */
     uint64_t source[5];

@@ -598,24 +598,6 @@ enum rl_decision rl_redis_decide(struct rl_redis *r, unsigned index, uint64_t ke
     return RL_ERROR;
 }
 
-int rl_redis_command(struct rl_redis *r, int argc, const char **argv)
-{
-    struct conn *c = this_thread_conn(r);
-    if (c == NULL || ensure_connected(r, c, false) != 0)
-        return -1;
-    size_t lens[16];
-    for (int i = 0; i < argc && i < 16; i++)
-        lens[i] = strlen(argv[i]);
-    redisReply *reply = command(r, c, argc < 16 ? argc : 16, argv, lens);
-    if (reply == NULL)
-        return -1;
-    int rc = reply->type == REDIS_REPLY_ERROR ? -1 : 0;
-    if (rc)
-        set_error("%s: redis error: %.160s", r->algo, reply->str);
-    freeReplyObject(reply);
-    return rc;
-}
-
 int rl_redis_time_us(struct rl_redis *r, uint64_t *us)
 {
     struct conn *c = this_thread_conn(r);

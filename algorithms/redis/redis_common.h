@@ -152,10 +152,6 @@ enum rl_decision rl_redis_decide_packed(struct rl_redis *r, uint64_t key, const 
  * failure, as rl_redis_eval. */
 int rl_redis_time_us(struct rl_redis *r, uint64_t *us);
 
-/* Sends one command (e.g. SCRIPT FLUSH, for tests) on this thread's
- * connection; 0 unless it fails or the reply is an error. */
-int rl_redis_command(struct rl_redis *r, int argc, const char **argv);
-
 /* How long (ms, for PEXPIRE) a key must live so that its expiry changes no
  * decision: life_ns (what the algorithm says) rounded up to a ms, plus one
  * ms. Under virtual time the server's clock has nothing to do with the

@@ -18,6 +18,12 @@ struct rl_sim_outcome {
     struct rl_keyed_stats keyed;        /* keys created, expired, live at the end */
 };
 
+/* What sim does with an RL_ERROR answer, and how keys expire. */
+struct rl_sim_options {
+    enum rl_keyed_expiry expiry;
+    bool error_admits; /* what the caller does on RL_ERROR: admit (fail-open) or reject */
+};
+
 /* Runs every attempt of trace through algo in virtual time
  * RL_VIRTUAL_ORIGIN_NS + t (the epoch at RL_VIRTUAL_ORIGIN_NS), through the
  * keyed container (keyed.h): one limiter per key, created on the key's first
@@ -26,11 +32,6 @@ struct rl_sim_outcome {
  * treated as options->error_admits says, in the log too. Fills log
  * (complete: rejects too) and out. -1 with one line in err if the algorithm cannot be
  * created with cfg or memory runs out; log is then freed. */
-struct rl_sim_options {
-    enum rl_keyed_expiry expiry;
-    bool error_admits; /* what the caller does on RL_ERROR: admit (fail-open) or reject */
-};
-
 int rl_sim_run_keyed(const struct rl_algo *algo, const struct rl_config *cfg,
                      const struct rl_sim_options *options, const struct rl_trace *trace,
                      struct rl_event_log *log, struct rl_sim_outcome *out, char *err,

@@ -1,11 +1,15 @@
 #!/bin/sh
 # sim_decisions.sh — every in-process algorithm's sim decisions on every
 # workload, in two configurations, one file each: what a refactor must not
-# change. Compare two builds:
-#   tests/sim_decisions.sh OLD/ratelab /tmp/old && tests/sim_decisions.sh build/ratelab /tmp/new
+# change. `make decisions-check` (part of make test) compares their digests
+# with the committed tests/run/sim_decisions.sha256; a change that means to
+# alter decisions rewrites it with `make decisions-update` and says why in
+# its commit. Comparing two builds directly:
+#   tests/run/sim_decisions.sh OLD/ratelab /tmp/old && tests/run/sim_decisions.sh build/ratelab /tmp/new
 #   diff -r /tmp/old /tmp/new && echo identical
 set -eu
 bin=$1 out=$2
+rm -rf "$out"
 mkdir -p "$out"
 for a in $("$bin" list | awk '$1 !~ /^redis_/ {print $1}'); do
     for w in uniform poisson onoff boundary flash; do
