@@ -14,18 +14,9 @@ static const struct {
     int (*run)(int argc, char **argv);
     const char *summary;
 } commands[] = {
-    {"list", rl_cmd_list, "list the algorithms: name, family, promise, thread safety, summary"},
-    {"sim", rl_cmd_sim, "replay a trace or workload in virtual time and check every decision"},
-    {"stress", rl_cmd_stress, "closed-loop threads: ns/op, Mops/s, ratio to faa, accuracy"},
-    {"replay", rl_cmd_replay, "send a trace on time from T threads: latency percentiles, accuracy"},
-    {"trace", rl_cmd_trace, "write a generated workload as a trace CSV (t_ns,key,n)"},
-    {"check", rl_cmd_check, "check any decision log (t_ns,key,n,admitted,thread) against L, I"},
-    {"clocks", rl_cmd_clocks, "measure each clock's cost per read and resolution"},
-    {"keys", rl_cmd_keys, "memory of the keyed container: per key, and under key churn"},
-    {"bench", rl_cmd_bench, "run a benchmark suite and write a results CSV"},
-    {"litmus", rl_cmd_litmus, "hardware litmus tests (SB, MP) per memory order, per 10^6 trials"},
-    {"teach", rl_cmd_teach, "lessons on atomicity and memory ordering: list them, or run one"},
-    {"claims", rl_cmd_claims, "measure published claims: source, figure, verdict, command"},
+#define RL_COMMAND(name, summary) {#name, rl_cmd_##name, summary},
+#include "commands.def"
+#undef RL_COMMAND
 };
 
 static void usage(FILE *out)
@@ -86,9 +77,9 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(argv[1], commands[i].name) == 0)
             return finish(commands[i].run(argc - 1, argv + 1));
-    fprintf(stderr,
-            "ratelab: unknown command '%s' (accepted: list, sim, stress, replay, trace, claims, "
-            "check, clocks, keys, bench, litmus, teach; see ratelab --help)\n",
-            argv[1]);
+    fprintf(stderr, "ratelab: unknown command '%s' (accepted:", argv[1]);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(stderr, "%s %s", i ? "," : "", commands[i].name);
+    fprintf(stderr, "; see ratelab --help)\n");
     return 2;
 }
