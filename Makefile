@@ -68,7 +68,7 @@ BUILD_DEFS = -DRL_GIT_REV='"$(GIT_REV)"' -DRL_CFLAGS='"$(strip $(CFLAGS) $(SANFL
 # Every algorithm file wherever it sits in algorithms/ (a folder per family);
 # the harness's layers, bottom up; the unit tests in tests/<room>/, the
 # room of the code they test (tests/README.md).
-HARNESS_LAYERS := io sys check report keyed run experiments cli
+HARNESS_LAYERS := $(shell sh tests/layering.sh --layers)
 LIB_SRCS  := $(wildcard algorithms/*.c algorithms/*/*.c) $(wildcard workloads/*.c) \
              $(filter-out harness/cli/main.c,$(foreach d,$(HARNESS_LAYERS),$(wildcard harness/$(d)/*.c)))
 TEST_ROOMS := support algorithms check keyed run experiments cli io sys report workloads

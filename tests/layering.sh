@@ -6,6 +6,14 @@
 # and exits 1 if there is one.
 cd "$(dirname "$0")/.." || exit 2
 
+# The harness's layers, bottom up: the one list (the Makefile reads it with
+# `sh tests/layering.sh --layers` to find the library's sources).
+LAYERS="io sys check report keyed run experiments cli"
+if [ "${1:-}" = "--layers" ]; then
+    echo "$LAYERS"
+    exit 0
+fi
+
 # allowed FOLDER: the folders a file in FOLDER may include from.
 allowed() {
     case "$1" in
