@@ -346,7 +346,7 @@ int rl_cmd_check(int argc, char **argv)
     struct rl_cli_output output = {.format = RL_FORMAT_TABLE};
     char err[512];
     int code;
-    while ((code = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+    while ((code = rl_cli_getopt(cmd, argc, argv, options)) != -1) {
         switch (code) {
         case OPT_HELP:
             check_help();
@@ -388,6 +388,9 @@ int rl_cmd_check(int argc, char **argv)
     if (cfg.burst != 0 && !(judge.given && judge.promise == RL_PROMISE_BUCKET))
         rl_cli_usage_error(cmd, "--burst B is the capacity for --promise bucket, and no other");
     rl_cli_output_check(cmd, &output);
+    const struct rl_cli_file files[] = {{"--out", output.out_path, true},
+                                        {"--events", events_path, false}};
+    rl_cli_require_distinct_files(cmd, files, sizeof files / sizeof files[0]);
 
     /* No default for the limit: a limit guessed for the user judges the
      * wrong promise. But a log that cannot be read is named first, so it is

@@ -21,7 +21,7 @@ int rl_cmd_trace(int argc, char **argv)
     struct rl_cli_workload workload = {0};
     const char *out_path = NULL;
     int code;
-    while ((code = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+    while ((code = rl_cli_getopt(cmd, argc, argv, options)) != -1) {
         if (code == OPT_HELP) {
             printf("usage: ratelab trace --workload W [workload options] [--limit L --interval "
                    "DUR]\n"
