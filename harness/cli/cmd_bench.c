@@ -60,7 +60,8 @@ static void bench_help(void)
            "                    their whole latency distributions beside it, as latency-FILE;\n"
            "                    - writes the rows to standard output in place of the tables\n"
            "                    (and no latency file)\n"
-           "  --format F        standard output: table (default), csv or json\n\n"
+           "  --format F        standard output: table (default), csv or json\n"
+           "Each option with a value is given once (a repeat: exit 2).\n\n"
            "%s\n%s",
            rl_cli_load_help, rl_cli_exit_help);
 }

@@ -51,7 +51,7 @@ static void check_help(void)
            "                    columns promise and held) or json\n"
            "  --out FILE        also write the csv lines to FILE, under a temporary name,\n"
            "                    then renamed; - writes them to standard output in place of\n"
-           "                    the table\n"
+           "                    the table; not the --events file (exit 2, nothing written)\n"
            "  --reorder LINES   how far out of time order the log may be as it streams: a\n"
            "                    line may come after up to LINES lines with later times\n"
            "                    (default %d). A log further out of order is read again\n"

@@ -45,11 +45,4 @@ const char *rl_format_duration_ns(uint64_t ns, char *buf, size_t buf_len);
  * buf; never longer than "18446744073.709s", which fits RL_DURATION_BUF_LEN. */
 const char *rl_format_duration_human(uint64_t ns, char *buf, size_t buf_len);
 
-/* The former name of rl_format_duration_human, still called by
- * tests/fuzz/fuzz_parse.c. */
-static inline const char *rl_format_duration(uint64_t ns, char *buf, size_t buf_len)
-{
-    return rl_format_duration_human(ns, buf, buf_len);
-}
-
 #endif
