@@ -145,7 +145,11 @@ static void test_two_outputs(void)
         /* an existing file and its links */
         {"sim --algo fw_cas --workload uniform --decisions link.csv --out hard.csv", "--out",
          "--decisions"},
+        /* a dangling link: its target, where the file would be created */
+        {"sim --algo fw_cas --workload uniform --decisions dangling.csv --out x.csv", "--out",
+         "--decisions"},
     };
+    EXPECT_FATAL(symlink("x.csv", "dangling.csv") == 0, "cannot link");
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         expect_refused_keeps_trace(cases[i][0], cases[i][1], cases[i][2]);
         EXPECT(access("x.csv", F_OK) != 0, "ratelab %s wrote x.csv", cases[i][0]);
