@@ -2,6 +2,8 @@
 #include "cli.h"
 
 #include "parse.h"
+#include "harness/io/outfile.h"
+#include "harness/io/same_file.h"
 #include "harness/sys/redis_server.h"
 
 #include <errno.h>
@@ -459,6 +461,59 @@ void rl_cli_require_writable(const char *cmd, const char *option, const char *pa
         rl_cli_usage_error(cmd, "%s: cannot write %s: no folder %s", option, path, folder);
     if (access(folder, W_OK | X_OK) != 0)
         rl_cli_usage_error(cmd, "%s: cannot write %s: %s", option, path, strerror(errno));
+    /* access() says yes to root everywhere, /sys and read-only mounts
+     * included: create the temporary the run will write, and remove it. */
+    struct rl_outfile probe;
+    char err[PATH_MAX + 128];
+    if (rl_outfile_open(&probe, path, err, sizeof err) != 0)
+        rl_cli_usage_error(cmd, "%s: %s", option, err);
+    rl_outfile_abort(&probe);
+}
+
+void rl_cli_require_distinct_files(const char *cmd, const struct rl_cli_file *files, size_t count)
+{
+    struct rl_file_id ids[RL_CLI_MAX_FILES];
+    if (count > RL_CLI_MAX_FILES)
+        count = RL_CLI_MAX_FILES;
+    for (size_t i = 0; i < count; i++)
+        if (files[i].path)
+            rl_file_identify(files[i].path, &ids[i]);
+    for (size_t i = 0; i < count; i++)
+        for (size_t j = 0; j < count; j++) {
+            /* each pair once, the output named first; two inputs may be one file */
+            const struct rl_cli_file *a = &files[i], *b = &files[j];
+            if (i == j || !a->path || !b->path || !a->output || (b->output && j < i) ||
+                !rl_file_same(&ids[i], &ids[j]))
+                continue;
+            if (strcmp(a->path, b->path) == 0)
+                rl_cli_usage_error(cmd, "%s and %s name the same file (%s); nothing was written",
+                                   a->option, b->option, a->path);
+            rl_cli_usage_error(cmd, "%s and %s name the same file (%s and %s); nothing was written",
+                               a->option, b->option, a->path, b->path);
+        }
+}
+
+int rl_cli_getopt(const char *cmd, int argc, char **argv, const struct option *options)
+{
+    /* Which options have their value: one command's parse at a time; a
+     * fresh parse (optind back at its start) forgets the last. */
+    static const struct option *parsing;
+    static bool given[128];
+    if (optind <= 1 || parsing != options) {
+        memset(given, 0, sizeof given);
+        parsing = options;
+    }
+    int index = -1;
+    int code = getopt_long(argc, argv, ":h", options, &index);
+    if (code == -1 || index < 0 || index >= (int)(sizeof given / sizeof given[0]) ||
+        options[index].has_arg == no_argument)
+        return code;
+    if (given[index])
+        rl_cli_usage_error(cmd,
+                           "--%s is given twice: give each option once (see ratelab %s --help)",
+                           options[index].name, cmd);
+    given[index] = true;
+    return code;
 }
 
 void rl_cli_progress(const char *fmt, ...)

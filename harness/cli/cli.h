@@ -120,6 +120,25 @@ _Noreturn void rl_cli_run_error(const char *cmd, const char *fmt, ...)
  * Checked before a run, so that a typo does not cost a long run's output. */
 void rl_cli_require_writable(const char *cmd, const char *option, const char *path);
 
+/* The files a command reads and writes, by option: every output is
+ * compared with every input and every other output as the same file
+ * (io/same_file.h: device and inode, links followed; a file to be by its
+ * folder and name). A match exits 2 with one line naming both options,
+ * before anything is written. "-" and devices never match. Entries with a
+ * NULL path (an option not given) are skipped. */
+struct rl_cli_file {
+    const char *option; /* "--out" */
+    const char *path;
+    bool output;
+};
+#define RL_CLI_MAX_FILES 8
+void rl_cli_require_distinct_files(const char *cmd, const struct rl_cli_file *files, size_t count);
+
+/* getopt_long for every subcommand (option string ":h", see
+ * rl_cli_bad_option), which also refuses an option that takes a value
+ * given twice: one line, exit 2. A flag given twice is the flag. */
+int rl_cli_getopt(const char *cmd, int argc, char **argv, const struct option *options);
+
 /* An unknown option or one missing its value: one line, exit 2. Call with
  * getopt_long's return code; option strings start with ":" so that a
  * missing value is told apart. */

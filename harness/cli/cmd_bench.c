@@ -60,7 +60,8 @@ static void bench_help(void)
            "                    their whole latency distributions beside it, as latency-FILE;\n"
            "                    - writes the rows to standard output in place of the tables\n"
            "                    (and no latency file)\n"
-           "  --format F        standard output: table (default), csv or json\n\n"
+           "  --format F        standard output: table (default), csv or json\n"
+           "Each option with a value is given once (a repeat: exit 2).\n\n"
            "%s\n%s",
            rl_cli_load_help, rl_cli_exit_help);
 }
@@ -245,7 +246,7 @@ int rl_cmd_bench(int argc, char **argv)
     uint64_t reps = 3;
     char err[512];
     int code;
-    while ((code = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+    while ((code = rl_cli_getopt(cmd, argc, argv, options)) != -1) {
         switch (code) {
         case OPT_HELP:
             bench_help();
@@ -313,6 +314,10 @@ int rl_cmd_bench(int argc, char **argv)
     else if (rl_latency_cdf_path(out_path, latency_path, sizeof latency_path) != 0)
         rl_cli_usage_error(cmd, "--out: path too long");
     rl_cli_output_check(cmd, &output);
+    const struct rl_cli_file files[] = {
+        {"--out", out_path, true},
+        {"--out's latency file", replays_cdf ? latency_path : NULL, true}};
+    rl_cli_require_distinct_files(cmd, files, sizeof files / sizeof files[0]);
     bool table = rl_cli_output_view(&output) == RL_FORMAT_TABLE;
 
     rl_interrupt_install();

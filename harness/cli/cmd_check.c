@@ -51,7 +51,7 @@ static void check_help(void)
            "                    columns promise and held) or json\n"
            "  --out FILE        also write the csv lines to FILE, under a temporary name,\n"
            "                    then renamed; - writes them to standard output in place of\n"
-           "                    the table\n"
+           "                    the table; not the --events file (exit 2, nothing written)\n"
            "  --reorder LINES   how far out of time order the log may be as it streams: a\n"
            "                    line may come after up to LINES lines with later times\n"
            "                    (default %d). A log further out of order is read again\n"
@@ -346,7 +346,7 @@ int rl_cmd_check(int argc, char **argv)
     struct rl_cli_output output = {.format = RL_FORMAT_TABLE};
     char err[512];
     int code;
-    while ((code = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+    while ((code = rl_cli_getopt(cmd, argc, argv, options)) != -1) {
         switch (code) {
         case OPT_HELP:
             check_help();
@@ -388,6 +388,9 @@ int rl_cmd_check(int argc, char **argv)
     if (cfg.burst != 0 && !(judge.given && judge.promise == RL_PROMISE_BUCKET))
         rl_cli_usage_error(cmd, "--burst B is the capacity for --promise bucket, and no other");
     rl_cli_output_check(cmd, &output);
+    const struct rl_cli_file files[] = {{"--out", output.out_path, true},
+                                        {"--events", events_path, false}};
+    rl_cli_require_distinct_files(cmd, files, sizeof files / sizeof files[0]);
 
     /* No default for the limit: a limit guessed for the user judges the
      * wrong promise. But a log that cannot be read is named first, so it is

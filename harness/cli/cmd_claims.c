@@ -223,7 +223,7 @@ int rl_cmd_claims(int argc, char **argv)
     struct rl_cli_output output = {.format = RL_FORMAT_TABLE};
     bool list = false;
     int code;
-    while ((code = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+    while ((code = rl_cli_getopt(cmd, argc, argv, options)) != -1) {
         switch (code) {
         case OPT_HELP:
             claims_help();

@@ -54,7 +54,7 @@ int rl_cmd_clocks(int argc, char **argv)
     const char *cmd = "clocks";
     struct rl_cli_output output = {.format = RL_FORMAT_TABLE};
     int code;
-    while ((code = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+    while ((code = rl_cli_getopt(cmd, argc, argv, options)) != -1) {
         if (code == OPT_HELP) {
             printf("usage: ratelab clocks [--format F] [--out FILE.csv]\n\n"
                    "Measures every clock source through the same handle the algorithms use:\n"

@@ -185,7 +185,7 @@ int rl_cmd_keys(int argc, char **argv)
     size_t count_n = 3;
     char err[256];
     int code;
-    while ((code = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+    while ((code = rl_cli_getopt(cmd, argc, argv, options)) != -1) {
         switch (code) {
         case OPT_HELP:
             keys_help();

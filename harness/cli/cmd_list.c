@@ -36,7 +36,7 @@ int rl_cmd_list(int argc, char **argv)
     const char *cmd = "list";
     struct rl_cli_output output = {.format = RL_FORMAT_TABLE};
     int code;
-    while ((code = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+    while ((code = rl_cli_getopt(cmd, argc, argv, options)) != -1) {
         if (code == OPT_HELP) {
             printf("usage: ratelab list [--format F] [--out FILE.csv]\n\n"
                    "One algorithm per line: name, family, promise, where it runs (thread-safe,\n"

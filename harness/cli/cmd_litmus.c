@@ -62,7 +62,7 @@ int rl_cmd_litmus(int argc, char **argv)
     bool run[RL_LITMUS_TESTS] = {true, true};
     char err[256];
     int code;
-    while ((code = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+    while ((code = rl_cli_getopt(cmd, argc, argv, options)) != -1) {
         if (code == OPT_HELP) {
             printf("usage: ratelab litmus [--trials N] [--test sb|mp|all] [--format F] "
                    "[--out FILE.csv]\n\n"

@@ -6,6 +6,7 @@
 #include "parse.h"
 #include "table.h"
 #include "harness/run/measure.h"
+#include "harness/run/replay.h"
 #include "harness/sys/clock.h"
 #include "harness/sys/interrupt.h"
 
@@ -134,7 +135,7 @@ int rl_cmd_replay(int argc, char **argv)
     struct rl_cli_workload workload = {0};
     char err[512];
     int code;
-    while ((code = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+    while ((code = rl_cli_getopt(cmd, argc, argv, options)) != -1) {
         switch (code) {
         case OPT_HELP:
             replay_help();
@@ -197,6 +198,11 @@ int rl_cmd_replay(int argc, char **argv)
         rl_cli_require_writable(cmd, "--latency-out", latency_path);
     if (decisions_path)
         rl_cli_require_writable(cmd, "--decisions", decisions_path);
+    const struct rl_cli_file files[] = {{"--out", out_path, true},
+                                        {"--latency-out", latency_path, true},
+                                        {"--decisions", decisions_path, true},
+                                        {"--trace", trace_path, false}};
+    rl_cli_require_distinct_files(cmd, files, sizeof files / sizeof files[0]);
     if ((trace_path != NULL) == workload.named)
         rl_cli_usage_error(cmd, "give exactly one of --trace FILE or --workload W");
     if (trace_path && workload.set)
@@ -233,6 +239,8 @@ int rl_cmd_replay(int argc, char **argv)
     }
     if (trace.len == 0)
         rl_cli_usage_error(cmd, "the trace has no attempts");
+    if (rl_replay_check_trace(&trace, params.speed, err, sizeof err) != 0)
+        rl_cli_usage_error(cmd, "%s", err);
     params.trace = &trace;
 
     size_t planned = algo_count * thread_count * reps, done = 0;

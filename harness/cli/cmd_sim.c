@@ -54,7 +54,7 @@ int rl_cmd_sim(int argc, char **argv)
     rl_cli_limiter_defaults(&cfg);
     struct rl_cli_workload workload = {0};
     int code;
-    while ((code = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+    while ((code = rl_cli_getopt(cmd, argc, argv, options)) != -1) {
         switch (code) {
         case OPT_HELP:
             sim_help();
@@ -94,6 +94,10 @@ int rl_cmd_sim(int argc, char **argv)
     rl_cli_output_check(cmd, &output);
     if (decisions_path)
         rl_cli_require_writable(cmd, "--decisions", decisions_path);
+    const struct rl_cli_file files[] = {{"--out", output.out_path, true},
+                                        {"--decisions", decisions_path, true},
+                                        {"--trace", trace_path, false}};
+    rl_cli_require_distinct_files(cmd, files, sizeof files / sizeof files[0]);
     if ((trace_path != NULL) == workload.named)
         rl_cli_usage_error(cmd, "give exactly one of --trace FILE or --workload W");
     if (trace_path && workload.set)

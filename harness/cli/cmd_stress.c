@@ -93,7 +93,7 @@ int rl_cmd_stress(int argc, char **argv)
     rl_cli_limiter_defaults(&plan.cfg);
     char err[512];
     int code;
-    while ((code = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+    while ((code = rl_cli_getopt(cmd, argc, argv, options)) != -1) {
         switch (code) {
         case OPT_HELP:
             stress_help();
@@ -173,6 +173,9 @@ int rl_cmd_stress(int argc, char **argv)
     rl_cli_output_check(cmd, &output);
     if (decisions_path)
         rl_cli_require_writable(cmd, "--decisions", decisions_path);
+    const struct rl_cli_file files[] = {{"--out", output.out_path, true},
+                                        {"--decisions", decisions_path, true}};
+    rl_cli_require_distinct_files(cmd, files, sizeof files / sizeof files[0]);
     const char *out_path = output.out_path;
     bool table = rl_cli_output_view(&output) == RL_FORMAT_TABLE;
 

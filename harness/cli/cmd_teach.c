@@ -325,7 +325,7 @@ int rl_cmd_teach(int argc, char **argv)
     static const struct option options[] = {RL_CLI_HELP_OPTION, {0}};
     const char *cmd = "teach";
     int code;
-    while ((code = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+    while ((code = rl_cli_getopt(cmd, argc, argv, options)) != -1) {
         if (code == OPT_HELP) {
             printf("usage: ratelab teach [LESSON]\n\n"
                    "Without LESSON, lists the lessons of docs/teaching.md in order; with one,\n"

@@ -21,14 +21,15 @@ int rl_cmd_trace(int argc, char **argv)
     struct rl_cli_workload workload = {0};
     const char *out_path = NULL;
     int code;
-    while ((code = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+    while ((code = rl_cli_getopt(cmd, argc, argv, options)) != -1) {
         if (code == OPT_HELP) {
             printf("usage: ratelab trace --workload W [workload options] [--limit L --interval "
                    "DUR]\n"
                    "                     --out FILE\n\n"
                    "Writes the workload as CSV with header t_ns,key,n: to FILE under a temporary\n"
                    "name, then renamed, or to standard output with --out -. A line on stderr\n"
-                   "says how many attempts were written.\n\n%s\n%s",
+                   "says how many attempts were written. Each option with a value is given\n"
+                   "once (a repeat: exit 2).\n\n%s\n%s",
                    rl_cli_workload_help, rl_cli_trace_window_help);
             return 0;
         }

@@ -11,7 +11,9 @@ const char rl_cli_output_help[] =
     "  --format F        standard output: table (default), csv or json\n"
     "  --out FILE        also write the rows as CSV (columns: results/README.md) to\n"
     "                    FILE, under a temporary name, then renamed; - writes them to\n"
-    "                    standard output in place of the table\n";
+    "                    standard output in place of the table\n"
+    "Outputs may not name an input or each other (links and ./ seen through):\n"
+    "refused with exit 2 before the run. Each option with a value is given once.\n";
 
 enum rl_cli_format rl_cli_parse_format(const char *cmd, const char *arg)
 {

@@ -114,13 +114,27 @@ int rl_parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out, ch
     return 0;
 }
 
+/* Digits, a point and an exponent only, as a person writes a number:
+ * strtod alone would also take hex ("0x10"), "inf", "nan" and leading
+ * spaces, which no other option accepts. */
+static bool plain_decimal(const char *text)
+{
+    const char *p = text + (*text == '-');
+    if (!isdigit((unsigned char)*p) && !(*p == '.' && isdigit((unsigned char)p[1])))
+        return false;
+    for (; *p; p++)
+        if (!isdigit((unsigned char)*p) && !strchr(".eE+-", *p))
+            return false;
+    return true;
+}
+
 int rl_parse_double(const char *text, double min_exclusive, double *out, char *err, size_t err_len)
 {
     errno = 0;
     char *end = NULL;
-    double value = text ? strtod(text, &end) : NAN;
-    if (text == NULL || end == text || *end != '\0' || errno != 0 || !isfinite(value) ||
-        value <= min_exclusive) {
+    double value = text && plain_decimal(text) ? strtod(text, &end) : NAN;
+    if (text == NULL || end == text || end == NULL || *end != '\0' || errno != 0 ||
+        !isfinite(value) || value <= min_exclusive) {
         snprintf(err, err_len, "'%s' is not a number greater than %g", text ? text : "",
                  min_exclusive);
         return -1;
@@ -192,6 +206,10 @@ const char *rl_format_duration_human(uint64_t ns, char *buf, size_t buf_len)
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
         uint64_t step = units[i].ns / 1000; /* a thousandth of the unit */
         uint64_t thousandths = ns / step + (ns % step >= (step + 1) / 2);
+        /* Rounding up past 2^64 - 1 ns would print a time the parser
+         * refuses ("18446744073.710s"): the top of the range rounds down. */
+        if (thousandths > UINT64_MAX / step)
+            thousandths--;
         if (thousandths >= 1000) { /* 999.9996us is 1.000ms, not 1000.000us */
             snprintf(buf, buf_len, "%llu.%03llu%s", (unsigned long long)(thousandths / 1000),
                      (unsigned long long)(thousandths % 1000), units[i].unit);

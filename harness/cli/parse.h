@@ -37,16 +37,12 @@ const char *rl_format_duration_ns(uint64_t ns, char *buf, size_t buf_len);
 /* A measured duration for people: the largest unit (s, ms, us) in which it
  * is at least 1, with three decimals, rounded half up at the last one
  * ("12.068ms" for 12068398 ns, "1.000ms" for 999999 ns); below 1us the
- * whole number of ns ("412ns"). Exact ones (a configured --interval) go
- * through rl_format_duration_ns instead. Returns buf; never longer than
- * "18446744073.710s", which fits RL_DURATION_BUF_LEN. */
+ * whole number of ns ("412ns"). Every text it gives parses back
+ * (rl_parse_duration_ns) to within a thousandth of its unit (half of one
+ * but at the very top, where rounding up would pass 2^64 - 1 ns and it
+ * rounds down: 18446744073709551615 ns is "18446744073.709s"). Exact ones (a
+ * configured --interval) go through rl_format_duration_ns instead. Returns
+ * buf; never longer than "18446744073.709s", which fits RL_DURATION_BUF_LEN. */
 const char *rl_format_duration_human(uint64_t ns, char *buf, size_t buf_len);
-
-/* The former name of rl_format_duration_human, still called by
- * tests/fuzz/fuzz_parse.c. */
-static inline const char *rl_format_duration(uint64_t ns, char *buf, size_t buf_len)
-{
-    return rl_format_duration_human(ns, buf, buf_len);
-}
 
 #endif

@@ -3,7 +3,7 @@
  * algorithm against `faa`, a script against `redis_noop`, the checker
  * against md5sum), never a timed test (docs/design.md, Performance method).
  *
- * A goal is one function in harness/run/perf_<name>.c and one line in
+ * A goal is one function in harness/experiments/perf_<name>.c and one line in
  * perf_goals.def; it fills one row per ratio it measures. */
 #ifndef RL_RUN_PERF_H
 #define RL_RUN_PERF_H

@@ -204,12 +204,17 @@ static int check_params(const struct rl_replay_params *p, struct rl_clock *clock
         snprintf(err, err_len, "replay needs 1 to %u threads, not %u", MAX_THREADS, p->threads);
         return -1;
     }
-    double speed = p->speed == 0 ? 1.0 : p->speed;
+    return rl_replay_check_trace(p->trace, p->speed, err, err_len);
+}
+
+int rl_replay_check_trace(const struct rl_trace *trace, double speed, char *err, size_t err_len)
+{
+    if (speed == 0)
+        speed = 1.0;
     if (!(speed > 0) || !isfinite(speed)) {
-        snprintf(err, err_len, "speed must be a number greater than 0, not %g", p->speed);
+        snprintf(err, err_len, "speed must be a number greater than 0, not %g", speed);
         return -1;
     }
-    const struct rl_trace *trace = p->trace;
     for (size_t i = 1; i < trace->len; i++)
         if (trace->attempts[i].t_ns < trace->attempts[i - 1].t_ns) {
             snprintf(err, err_len,

@@ -89,6 +89,12 @@ struct rl_replay_outcome {
 int rl_replay_run(const struct rl_replay_params *params, struct rl_replay_outcome *out, char *err,
                   size_t err_len);
 
+/* Whether the trace can be replayed at this speed (0 means 1): sorted by
+ * time, and its last attempt due within 10^9 s. -1 with one line in err
+ * otherwise: bad input, which the command refuses before any run (exit 2).
+ * rl_replay_run checks the same. */
+int rl_replay_check_trace(const struct rl_trace *trace, double speed, char *err, size_t err_len);
+
 /* Frees the histograms and the log; safe on a zeroed outcome. */
 void rl_replay_outcome_free(struct rl_replay_outcome *out);
 

@@ -2,7 +2,8 @@
  * (harness/cli/parse.h) on any text, each with a format-then-parse round
  * trip: a value that parses, formatted and parsed again, is the same value.
  * The input's first 8 bytes, as a number of nanoseconds, also go through
- * rl_format_duration_ns and back, so every uint64 is reachable. */
+ * rl_format_duration_ns and back (exactly) and rl_format_duration_human and
+ * back (to a thousandth of its unit), so every uint64 is reachable. */
 #include "tests/fuzz/fuzz_util.h"
 #include "harness/cli/parse.h"
 
@@ -24,9 +25,18 @@ static void duration_round_trip(uint64_t ns, const char *from)
                (unsigned long long)ns, from, buf, err);
     FUZZ_CHECK(back == ns, "%llu ns (from '%s') formats as '%s', which parses as %llu ns",
                (unsigned long long)ns, from, buf, (unsigned long long)back);
-    /* The human formatter too: only that it stays in its buffer. */
+    /* The human formatter: three decimals of the largest unit, which must
+     * parse back to within a thousandth of that unit, up to 2^64 - 1 ns. */
     char human[32];
-    rl_format_duration(ns, human, sizeof human);
+    rl_format_duration_human(ns, human, sizeof human);
+    FUZZ_CHECK(strlen(human) < RL_DURATION_BUF_LEN, "'%s' does not fit RL_DURATION_BUF_LEN", human);
+    FUZZ_CHECK(rl_parse_duration_ns(human, &back, err, sizeof err) == 0,
+               "%llu ns (from '%s') shows as '%s', which does not parse: %s",
+               (unsigned long long)ns, from, human, err);
+    uint64_t most = back > ns ? back : ns, off = back > ns ? back - ns : ns - back;
+    uint64_t unit = most >= 1000000000u ? 1000000u : most >= 1000000u ? 1000u : 1u;
+    FUZZ_CHECK(off <= unit, "%llu ns (from '%s') shows as '%s', which parses as %llu ns",
+               (unsigned long long)ns, from, human, (unsigned long long)back);
 }
 
 static void durations(const char *text)
