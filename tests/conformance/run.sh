@@ -212,5 +212,5 @@ if [ -s "$problems" ]; then
     exit 1
 fi
 # Last line: what was compared, peer by peer.
-echo "conformance: passed, every peer compared: $(awk -F, '{printf "%s%s/%s %d traces %d attempts", NR > 1 ? ", " : "", $1, $2, $3, $5}' "$rows")"
+echo "conformance: passed, every peer compared: $(awk -F, '{printf "%s%s/%s %d traces %d attempts", (NR > 1 ? ", " : ""), $1, $2, $3, $5}' "$rows")"
 exit 0
