@@ -52,6 +52,7 @@ if [ -n "$missing" ]; then
     sudo=""
     [ "$(id -u)" -ne 0 ] && sudo=sudo
     $sudo apt-get update -qq
+    # shellcheck disable=SC2086 # one package a word
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing \
         >/dev/null
 fi
@@ -124,8 +125,8 @@ for peer in $peers; do
             d="$work/$peer/$algo/$name"
             mkdir -p "$d"
             args="--limit $L --interval-ns $I --burst $B"
-            # shellcheck disable=SC2086 # args is a list of words
             rc=0
+            # shellcheck disable=SC2086 # args is a list of words
             "$bin/driver" --mode real $args "$trace" >"$d/real.csv" 2>"$d/real.err" || rc=$?
             if [ "$rc" -ne 0 ]; then
                 if [ "$rc" -eq 3 ]; then
