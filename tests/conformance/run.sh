@@ -155,9 +155,15 @@ for peer in $peers; do
             identical=$((identical + total - diff_pr))
             [ "$diff_pr" -eq 0 ] && continue
             # shellcheck disable=SC2086
-            "$bin/driver" --mode port-rounded $args "$d/trace.csv" >"$d/rounded.csv"
+            "$bin/driver" --mode port-rounded $args "$d/trace.csv" >"$d/rounded.csv" 2>"$d/rounded.err" || {
+                fail "$peer $name: driver failed in port-rounded: $(head -n 1 "$d/rounded.err")"
+                continue
+            }
             # shellcheck disable=SC2086
-            "$bin/driver" --mode port-exact $args "$d/trace.csv" >"$d/exact.csv"
+            "$bin/driver" --mode port-exact $args "$d/trace.csv" >"$d/exact.csv" 2>"$d/exact.err" || {
+                fail "$peer $name: driver failed in port-exact: $(head -n 1 "$d/exact.err")"
+                continue
+            }
             if [ "$(differ "$d/real.csv" "$d/rounded.csv")" -eq 0 ] &&
                 [ "$(differ "$d/exact.csv" "$d/ratelab.csv")" -eq 0 ]; then
                 if [ "$kind" = backwards ]; then

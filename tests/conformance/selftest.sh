@@ -87,6 +87,12 @@ echo "fake 2 2 100 25" >"$work/peers/caps.txt"
 expect excused-under-cap-passes 0 "passed, every peer compared" FAKE_DRIVER=excused
 echo "fake 2 2 1000 25" >"$work/peers/caps.txt"
 expect too-few-attempts-fail 1 "compared 120 attempts, fewer than the 1000 caps.txt requires"
+# A run size caps.txt has no row for: one trace and one attempt a trace
+# required, the peer's loosest cap (25 % here) applied, and said so.
+echo "fake 40 40 9000 25" >"$work/peers/caps.txt"
+expect no-row-says-so 0 "caps.txt has no row for 2 traces: at least 1 trace, 1 attempt a trace, excused ≤ 25 %" FAKE_DRIVER=excused
+echo "fake 40 40 9000 5" >"$work/peers/caps.txt"
+expect no-row-loosest-cap-fails 1 "above the cap of 5 %" FAKE_DRIVER=excused
 rm -rf "$work/peers" "$work/run"
 [ "$failures" -eq 0 ] || { echo "conformance-selftest: $failures cases failed"; exit 1; }
 echo "conformance-selftest: every case as expected"
