@@ -1,21 +1,29 @@
 #!/bin/sh
 # gen_traces.sh — the seeded random traces conformance runs on.
-#   tests/conformance/gen_traces.sh RATELAB OUT COUNT SEED
+#   tests/conformance/gen_traces.sh RATELAB OUT COUNT SEED [--unit-cost]
 # writes OUT/tNNN.csv (a trace, t_ns,key,n) and OUT/tNNN.cfg ("L I_ns B
 # kind", kind sorted or backwards) for NNN = 1..COUNT. The same SEED gives
 # the same files on every machine. The configurations span L from 1 to
-# 1000, I from 1 ms to 60 s, B from 1 to 2L, costs 1, 1–3 and above B,
-# 1–5 keys, every workload, long idle gaps (onoff); every fourth trace has
-# times that go back a little (neighbouring attempts swapped, as when
-# threads read the clock and then call the limiter). Each trace is kept to
-# at most ~4000 attempts so that slow peers (a JVM, a real server) keep up.
+# 1000, I from 1 ms to 60 s (whole ms), B from 1 to 2L, costs 1, 1–3 and
+# above B, 1–5 keys, every workload, long idle gaps (onoff). Traces 3, 7,
+# 11, … (a quarter) have times that go back a little (neighbouring attempts
+# swapped, as when threads read the clock and then call the limiter): the
+# third is one so that make test's quick run (3 traces) has one.
+# --unit-cost (a peer that decides single events: linux/gen.sh) makes every
+# cost 1 and leaves every other draw as it is. Each trace is kept to at most
+# ~4000 attempts so that slow peers (a JVM, a real server) keep up.
 set -eu
 ratelab=$1 out=$2 count=$3 seed=$4
+unit_cost=0
+if [ $# -ge 5 ]; then
+    [ "$5" = --unit-cost ] || { echo "gen_traces.sh: unknown option $5" >&2; exit 2; }
+    unit_cost=1
+fi
 mkdir -p "$out"
 
 # One configuration per line: "i L I_ns B workload keys cost duration_ns rate kind", from a
 # 64-bit LCG in awk's doubles kept below 2^53 (a 48-bit LCG, as drand48).
-awk -v count="$count" -v seed="$seed" '
+awk -v count="$count" -v seed="$seed" -v unit_cost="$unit_cost" '
 function next_u() { state = (state * 25214903917 + 11) % 281474976710656; return state / 281474976710656 }
 function pick(n) { return int(next_u() * n) }
 BEGIN {
@@ -31,6 +39,7 @@ BEGIN {
         keys = 1 + pick(5)
         c = pick(4)
         cost = c == 0 || c == 1 ? "1" : c == 2 ? "1-3" : "1-" (B + 2)  # above B sometimes
+        if (unit_cost) cost = "1"
         # About 4000 attempts: a rate of 1..4 times L per I, over as many
         # intervals as that allows (at least 3).
         per_interval = L * (1 + pick(4))
@@ -39,7 +48,7 @@ BEGIN {
         if (intervals_n > 40) intervals_n = 40
         duration = intervals_n * I
         rate = per_interval * 1e9 / I               # attempts per second
-        kind = i % 4 == 0 ? "backwards" : "sorted"
+        kind = i % 4 == 3 ? "backwards" : "sorted"
         printf "%d %d %.0f %d %s %d %s %.0f %.9g %s\n", i, L, I, B, w, keys, cost, duration, rate, kind
     }
 }' >"$out/configs.txt"

@@ -7,10 +7,18 @@
 # generates COUNT seeded traces (gen_traces.sh, or the peer's own gen.sh),
 # runs every trace through the peer and `ratelab sim --unsorted`, and
 # classifies every mismatch. Writes one summary row per peer × algorithm to
-# OUT.csv (whole or not at all) and prints it. Exits 1 when any mismatch is
-# semantic or a peer could not be built, 0 otherwise.
+# OUT.csv (whole or not at all) and prints it. Exits 1, naming each reason
+# on a line of its own and last "conformance: FAILED", when a peer could not
+# be built, a driver failed or skipped a trace (exit 3: the generator must
+# not produce what the peer cannot express), a mismatch is semantic, or a
+# peer × algorithm compared fewer traces or attempts than caps.txt requires
+# or excused (peer_rounding + peer_stale_time) a larger share of its
+# attempts than caps.txt allows; 0 otherwise.
+# CONFORMANCE_PEERS_DIR (default: this folder) holds the peer folders and
+# caps.txt; selftest.sh points it at fake peers.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
+peers_dir=$(cd "${CONFORMANCE_PEERS_DIR:-$here}" && pwd)
 ratelab=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 out_csv=$2 count=$3 seed=$4
 shift 4
@@ -18,33 +26,53 @@ peers=${*:-go guava linux nginx}
 work=${CONFORMANCE_WORK:-build/conformance}
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
+caps="$peers_dir/caps.txt"
+[ -r "$caps" ] || { echo "conformance: $caps missing" >&2; exit 2; }
+
+# Every reason the run fails, one line each; said again at the end.
+problems="$work/problems.txt"
+: >"$problems"
+fail() {
+    echo "conformance: $*"
+    echo "$*" >>"$problems"
+}
 
 # ---- packages ---------------------------------------------------------------
-# CONFORMANCE_INSTALLED_ONLY=1 (make test's quick subset): a peer whose
-# packages are missing is skipped, and said so, instead of installed.
+# Every peer named is compared, so its packages are installed when missing
+# (make test's quick run included: a peer left out would compare nothing).
 missing=""
-kept=""
 for peer in $peers; do
-    lacking=""
-    for pkg in $(grep -v '^#' "$here/$peer/deps.txt" 2>/dev/null || true); do
-        dpkg -s "$pkg" >/dev/null 2>&1 || lacking="$lacking $pkg"
+    [ -d "$peers_dir/$peer" ] || { echo "conformance: no peer $peer in $peers_dir" >&2; exit 2; }
+    for pkg in $(grep -v '^#' "$peers_dir/$peer/deps.txt" 2>/dev/null || true); do
+        dpkg -s "$pkg" >/dev/null 2>&1 || missing="$missing $pkg"
     done
-    if [ -n "$lacking" ] && [ "${CONFORMANCE_INSTALLED_ONLY:-0}" = 1 ]; then
-        echo "conformance: $peer SKIPPED: missing$lacking (make conformance installs them)"
-        continue
-    fi
-    missing="$missing$lacking"
-    kept="$kept $peer"
 done
-peers=$kept
 if [ -n "$missing" ]; then
     echo "conformance: installing$missing"
     sudo=""
     [ "$(id -u)" -ne 0 ] && sudo=sudo
     $sudo apt-get update -qq
+    # shellcheck disable=SC2086 # one package a word
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing \
         >/dev/null
 fi
+
+# ---- what each peer must reach (caps.txt) -----------------------------------
+# need PEER: sets min_traces, min_attempts and cap_pct from caps.txt's row for
+# PEER and this run's COUNT; without one (another COUNT), at least one trace
+# and one attempt a trace, and the peer's loosest cap, said so.
+need() {
+    row=$(awk -v p="$1" -v c="$count" '$1 == p && $2 == c {print $3, $4, $5; exit}' "$caps")
+    if [ -z "$row" ]; then
+        loosest=$(awk -v p="$1" '$1 == p && ($5 + 0 > m + 0 || m == "") {m = $5} END {print m}' "$caps")
+        [ -n "$loosest" ] || { fail "$1: no row in $caps"; loosest=0; }
+        echo "conformance: $1: caps.txt has no row for $count traces: at least 1 trace, 1 attempt a trace, excused ≤ $loosest %"
+        row="1 0 $loosest"
+    fi
+    # shellcheck disable=SC2086 # three words
+    set -- $row
+    min_traces=$1 min_attempts=$2 cap_pct=$3
+}
 
 # ---- one trace through one pair ---------------------------------------------
 # compare A B: "same" when the admitted column of two decision files agrees
@@ -64,44 +92,49 @@ differ() {
 }
 admits() { tail -n +2 "$1" | awk -F, '$4 == 1 {n++} END {print n + 0}'; }
 
-status=0
 rows="$work/rows.csv"
 : >"$rows"
 started=$(date +%s)
 for peer in $peers; do
     bin="$work/$peer/bin"
     mkdir -p "$bin"
-    if ! sh "$here/$peer/build.sh" "$bin" >"$work/$peer/build.log" 2>&1; then
-        echo "conformance: $peer: build failed: $(tail -n 1 "$work/$peer/build.log")"
-        status=1
+    need "$peer"
+    if ! sh "$peers_dir/$peer/build.sh" "$bin" >"$work/$peer/build.log" 2>&1; then
+        fail "$peer: build failed: $(tail -n 1 "$work/$peer/build.log")"
         continue
     fi
     traces="$work/$peer/traces"
     rm -rf "$traces"
-    if [ -x "$here/$peer/gen.sh" ]; then
-        "$here/$peer/gen.sh" "$ratelab" "$traces" "$count" "$seed" >/dev/null
-    else
-        sh "$here/gen_traces.sh" "$ratelab" "$traces" "$count" "$seed"
+    mkdir -p "$traces"
+    gen="sh $here/gen_traces.sh"
+    [ -x "$peers_dir/$peer/gen.sh" ] && gen=$peers_dir/$peer/gen.sh
+    if ! $gen "$ratelab" "$traces" "$count" "$seed" >/dev/null; then
+        fail "$peer: its trace generator failed"
+        continue
     fi
-    for algo in $(grep -v '^#' "$here/$peer/pairs.txt"); do
+    generated=$(find "$traces" -name 't*.csv' | wc -l)
+    [ "$generated" -gt 0 ] || fail "$peer: its generator wrote no trace"
+    algos=$(grep -v '^#' "$peers_dir/$peer/pairs.txt" || true)
+    [ -n "$algos" ] || fail "$peer: pairs.txt names no algorithm"
+    for algo in $algos; do
         n_traces=0 skipped=0 attempts=0 identical=0 rounding=0 stale=0 semantic=0 extra=0
-        example=""
-        for trace in "$traces"/t*.csv; do
+        example="" skip_example=""
+        for trace in $(find "$traces" -name 't*.csv' | sort); do
             name=$(basename "$trace" .csv)
             read -r L I B kind <"$traces/$name.cfg"
             d="$work/$peer/$algo/$name"
             mkdir -p "$d"
             args="--limit $L --interval-ns $I --burst $B"
-            # shellcheck disable=SC2086 # args is a list of words
             rc=0
+            # shellcheck disable=SC2086 # args is a list of words
             "$bin/driver" --mode real $args "$trace" >"$d/real.csv" 2>"$d/real.err" || rc=$?
             if [ "$rc" -ne 0 ]; then
                 if [ "$rc" -eq 3 ]; then
                     skipped=$((skipped + 1))
+                    [ -z "$skip_example" ] && skip_example="$name: $(head -n 1 "$d/real.err")"
                     continue
                 fi
-                echo "conformance: $peer $name: driver failed ($rc): $(head -n 1 "$d/real.err")"
-                status=1
+                fail "$peer $name: driver failed ($rc): $(head -n 1 "$d/real.err")"
                 continue
             fi
             # The trace as the peer saw it (its own times, when it has them).
@@ -112,8 +145,7 @@ for peer in $peers; do
             "$ratelab" sim --algo "$algo" --trace "$d/trace.csv" --unsorted --limit "$L" \
                 --interval "${I}ns" $burst --decisions "$d/ratelab.csv" --format csv \
                 >/dev/null 2>"$d/ratelab.err" || {
-                echo "conformance: $peer $algo $name: ratelab sim failed: $(head -n 1 "$d/ratelab.err")"
-                status=1
+                fail "$peer $algo $name: ratelab sim failed: $(head -n 1 "$d/ratelab.err")"
                 continue
             }
             n_traces=$((n_traces + 1))
@@ -123,9 +155,15 @@ for peer in $peers; do
             identical=$((identical + total - diff_pr))
             [ "$diff_pr" -eq 0 ] && continue
             # shellcheck disable=SC2086
-            "$bin/driver" --mode port-rounded $args "$d/trace.csv" >"$d/rounded.csv"
+            "$bin/driver" --mode port-rounded $args "$d/trace.csv" >"$d/rounded.csv" 2>"$d/rounded.err" || {
+                fail "$peer $name: driver failed in port-rounded: $(head -n 1 "$d/rounded.err")"
+                continue
+            }
             # shellcheck disable=SC2086
-            "$bin/driver" --mode port-exact $args "$d/trace.csv" >"$d/exact.csv"
+            "$bin/driver" --mode port-exact $args "$d/trace.csv" >"$d/exact.csv" 2>"$d/exact.err" || {
+                fail "$peer $name: driver failed in port-exact: $(head -n 1 "$d/exact.err")"
+                continue
+            }
             if [ "$(differ "$d/real.csv" "$d/rounded.csv")" -eq 0 ] &&
                 [ "$(differ "$d/exact.csv" "$d/ratelab.csv")" -eq 0 ]; then
                 if [ "$kind" = backwards ]; then
@@ -137,13 +175,26 @@ for peer in $peers; do
             else
                 semantic=$((semantic + diff_pr))
                 [ -z "$example" ] && example="$d"
-                status=1
             fi
         done
         echo "$peer,$algo,$n_traces,$skipped,$attempts,$identical,$rounding,$stale,$semantic,$extra" \
             >>"$rows"
         [ -n "$example" ] &&
-            echo "conformance: $peer vs $algo: semantic mismatches, e.g. $example (real.csv, ratelab.csv, rounded.csv, exact.csv)"
+            fail "$peer vs $algo: $semantic semantic mismatches, e.g. $example (real.csv, ratelab.csv, rounded.csv, exact.csv)"
+        [ "$skipped" -gt 0 ] &&
+            fail "$peer vs $algo: $skipped of $generated traces skipped by the driver (exit 3), e.g. $skip_example; the peer's generator must not produce what the peer cannot express"
+        [ "$n_traces" -lt "$generated" ] && [ "$skipped" -eq 0 ] &&
+            fail "$peer vs $algo: compared $n_traces of $generated traces"
+        [ "$n_traces" -lt "$min_traces" ] || [ "$n_traces" -eq 0 ] &&
+            fail "$peer vs $algo: compared $n_traces traces, fewer than the $min_traces caps.txt requires"
+        [ "$attempts" -lt "$min_attempts" ] || [ "$attempts" -lt "$n_traces" ] &&
+            fail "$peer vs $algo: compared $attempts attempts, fewer than the $min_attempts caps.txt requires"
+        # The excused share against the peer's cap, in hundredths of a percent.
+        excused=$((rounding + stale))
+        share=$(awk -v e="$excused" -v a="$attempts" 'BEGIN {printf "%.2f", a ? 100 * e / a : 0}')
+        if awk -v s="$share" -v c="$cap_pct" 'BEGIN {exit !(s + 0 > c + 0)}'; then
+            fail "$peer vs $algo: $excused of $attempts attempts excused ($share %: peer_rounding $rounding, peer_stale_time $stale), above the cap of $cap_pct % (caps.txt)"
+        fi
     done
 done
 seconds=$(($(date +%s) - started))
@@ -162,4 +213,11 @@ tmp="$out_csv.tmp.$$"
 } >"$tmp" && mv "$tmp" "$out_csv"
 echo "conformance: $count traces a peer (seed $seed), $seconds s; $out_csv:"
 column -s, -t "$out_csv" | cut -c1-150
-exit $status
+if [ -s "$problems" ]; then
+    sed 's/^/conformance: /' "$problems"
+    echo "conformance: FAILED ($(wc -l <"$problems") problems above; peers named: $peers)"
+    exit 1
+fi
+# Last line: what was compared, peer by peer.
+echo "conformance: passed, every peer compared: $(awk -F, '{printf "%s%s/%s %d traces %d attempts", (NR > 1 ? ", " : ""), $1, $2, $3, $5}' "$rows")"
+exit 0
