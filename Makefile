@@ -93,7 +93,7 @@ TEACH_BIN     := build/ratelab-teach
 TEACH_TESTS   := build/teach/ratelab-tests
 
 .PHONY: all teach jemalloc test check-unit check-teach check-tsan check-allocators bench plots paper paper-tables-check \
-        alloc-compare reference soak conformance conformance-quick conformance-selftest conformance-speed deps clean format format-check layering-check decisions-check decisions-update fuzz fuzz-build \
+        alloc-compare reference soak conformance conformance-quick conformance-selftest conformance-bracket conformance-speed deps clean format format-check layering-check decisions-check decisions-update fuzz fuzz-build \
         fuzz-deps asm FORCE model-check
 .DEFAULT_GOAL := all
 
@@ -260,6 +260,22 @@ conformance-quick: $(RATELAB)
 # it (a few seconds, no real peer).
 conformance-selftest: $(RATELAB)
 	sh tests/conformance/selftest.sh $(RATELAB)
+
+# Each peer's own development check of its driver's bracketing (real ≡
+# port-rounded, port-exact ≡ ratelab) on seeded random configurations that
+# run.sh does not draw (go/compare.sh, guava/verify.sh, linux/verify.sh,
+# nginx/check.sh; their READMEs say what each checks). About a minute;
+# CI runs it after make conformance. BRACKET_TRACES a peer (default 10).
+BRACKET_TRACES ?= 10
+conformance-bracket: $(RATELAB)
+	$(Q)rm -rf build/conformance-bracket && mkdir -p build/conformance-bracket
+	sh tests/conformance/go/build.sh build/conformance-bracket/go
+	bash tests/conformance/go/gen_traces.sh build/conformance-bracket/go-traces $(BRACKET_TRACES) 7 >/dev/null
+	bash tests/conformance/go/compare.sh build/conformance-bracket/go-traces build/conformance-bracket/go/driver
+	sh tests/conformance/guava/verify.sh $(RATELAB) build/conformance-bracket/guava $(BRACKET_TRACES) 1
+	sh tests/conformance/linux/build.sh build/conformance-bracket/linux
+	bash tests/conformance/linux/verify.sh build/conformance-bracket/linux/driver $(RATELAB) $(BRACKET_TRACES) 1
+	CONFORMANCE_WORK=build/conformance-bracket sh tests/conformance/nginx/check.sh $(RATELAB) $(BRACKET_TRACES) 1
 
 # The peers' limiters beside tb_mutex and tb_cas in one run (ratios).
 conformance-speed: $(RATELAB)
