@@ -113,11 +113,11 @@ void rl_claim_go_stale(const struct rl_claim_env *env, struct rl_claim_outcome *
     if ((have_csv && c.stale_extra > 0) || (have_driver && go_admits > 3)) {
         o->verdict = RL_CLAIM_HOLDS;
     } else if (!have_csv && !have_driver) {
-        o->verdict = RL_CLAIM_NA;
-        CONDITION(o,
-                  "neither results/conformance.csv nor the go driver was found under %s: run "
-                  "from the repository root after make conformance",
-                  rl_claim_root(env));
+        rl_claim_verdict(
+            o, RL_CLAIM_NA,
+            "neither results/conformance.csv nor the go driver was found under %s: run "
+            "from the repository root after make conformance",
+            rl_claim_root(env));
     } else {
         o->verdict = RL_CLAIM_FAILS;
     }
@@ -186,8 +186,9 @@ void rl_claim_guava(const struct rl_claim_env *env, struct rl_claim_outcome *o)
                (unsigned long long)c.identical, (unsigned long long)c.attempts,
                (unsigned long long)c.rounding, (unsigned long long)c.stale,
                (unsigned long long)c.semantic, c.path);
-    o->verdict = r.m.max_sliding <= 2 * 10 ? RL_CLAIM_DEPENDS : RL_CLAIM_FAILS;
-    CONDITION(o, "on the span: after an idle spell one second holds up to twice permitsPerSecond "
-                 "(the stored burst and a second's worth at the rate), which the same "
-                 "documentation allows; only on average over longer spans is it the rate");
+    rl_claim_verdict(
+        o, r.m.max_sliding <= 2 * 10 ? RL_CLAIM_DEPENDS : RL_CLAIM_FAILS,
+        "on the span: after an idle spell one second holds up to twice permitsPerSecond "
+        "(the stored burst and a second's worth at the rate), which the same "
+        "documentation allows; only on average over longer spans is it the rate");
 }

@@ -42,11 +42,12 @@ void rl_claim_cpp_cas_weak(const struct rl_claim_env *env, struct rl_claim_outco
            (unsigned long long)cas->m.max_sliding, rl_claim_per_limit(cas->m.max_sliding, 10),
            rl_result_promise_held(cas), (unsigned long long)cas->m.window_excess,
            (unsigned long long)aligned->m.max_aligned, (unsigned long long)edge.m.max_aligned);
-    o->verdict = cas->m.max_aligned > cas->cfg.limit ? RL_CLAIM_FAILS : RL_CLAIM_HOLDS;
-    CONDITION(o, "as stated (<= L in each window of a contiguous grid of length I); what it keeps "
-                 "is <= L in each of its own windows, which restart at the first over-limit "
-                 "attempt at least I after the last start and so drift off any grid: at most 2L "
-                 "in any sliding window");
+    rl_claim_verdict(
+        o, cas->m.max_aligned > cas->cfg.limit ? RL_CLAIM_FAILS : RL_CLAIM_HOLDS,
+        "as stated (<= L in each window of a contiguous grid of length I); what it keeps "
+        "is <= L in each of its own windows, which restart at the first over-limit "
+        "attempt at least I after the last start and so drift off any grid: at most 2L "
+        "in any sliding window");
 }
 
 /* ---- 4. the .NET article: 14 in one second at a limit of 10 --------------------- */
@@ -93,11 +94,12 @@ void rl_claim_dotnet_sweeper(const struct rl_claim_env *env, struct rl_claim_out
                rl_check_utilization(&r[i].m, r[i].complete));
         bound &= r[i].m.max_sliding <= 1000;
     }
-    o->verdict = bound ? RL_CLAIM_DEPENDS : RL_CLAIM_FAILS;
-    CONDITION(o, "as an upper bound (never more than L in any sliding window): holds; as the "
-                 "rate it lets through: fails, since an entry leaves the list only when a sweep "
-                 "(every I/10) finds it older than 3 I, so at and above the limit it admits about "
-                 "L per 3 I");
+    rl_claim_verdict(
+        o, bound ? RL_CLAIM_DEPENDS : RL_CLAIM_FAILS,
+        "as an upper bound (never more than L in any sliding window): holds; as the "
+        "rate it lets through: fails, since an entry leaves the list only when a sweep "
+        "(every I/10) finds it older than 3 I, so at and above the limit it admits about "
+        "L per 3 I");
 }
 
 /* ---- 8. Cloudflare: 0.003% wrong decisions --------------------------------------- */
@@ -121,14 +123,14 @@ void rl_claim_cloudflare(const struct rl_claim_env *env, struct rl_claim_outcome
            "%llu false rejects), max_sliding %.2f L; Cloudflare: 0.003%%",
            share, (unsigned long long)r.attempts, (unsigned long long)r.m.false_admits,
            (unsigned long long)r.m.false_rejects, rl_claim_per_limit(r.m.max_sliding, 100));
-    o->verdict = RL_CLAIM_DEPENDS;
-    CONDITION(o,
-              "on the traffic: the post's figure is over all its requests (400 million, as "
-              "quoted), most from sources far from any limit, where the estimate and an exact "
-              "count agree; near and above the limit on every key, as here, they disagree on "
-              "%.0f%%; and the measures differ (here the exact log replays the attempts with "
-              "its own admits, so one difference can move later ones)",
-              share);
+    rl_claim_verdict(
+        o, RL_CLAIM_DEPENDS,
+        "on the traffic: the post's figure is over all its requests (400 million, as "
+        "quoted), most from sources far from any limit, where the estimate and an exact "
+        "count agree; near and above the limit on every key, as here, they disagree on "
+        "%.0f%%; and the measures differ (here the exact log replays the attempts with "
+        "its own admits, so one difference can move later ones)",
+        share);
 }
 
 /* ---- 11. resilience4j: aligned cycles, up to 2x in one period --------------------- */
@@ -146,10 +148,12 @@ void rl_claim_resilience4j(const struct rl_claim_env *env, struct rl_claim_outco
            "period across a cycle edge, %llu in any one cycle (held %s)",
            (unsigned long long)r.m.max_sliding, rl_claim_per_limit(r.m.max_sliding, 1000),
            (unsigned long long)r.m.max_aligned, rl_result_promise_held(&r));
-    o->verdict = r.m.max_sliding >= 2 * 1000 - 1 && r.m.max_sliding <= 2 * 1000 ? RL_CLAIM_HOLDS
-                                                                                : RL_CLAIM_FAILS;
-    CONDITION(o, "2L - 1 rather than 2L: the workload's opening attempt takes one of the first "
-                 "cycle's permits");
+    rl_claim_verdict(o,
+                     r.m.max_sliding >= 2 * 1000 - 1 && r.m.max_sliding <= 2 * 1000
+                         ? RL_CLAIM_HOLDS
+                         : RL_CLAIM_FAILS,
+                     "2L - 1 rather than 2L: the workload's opening attempt takes one of the first "
+                     "cycle's permits");
 }
 
 /* ---- 13. Varnish vsthrottle: a truncating refill under-admits --------------------- */
@@ -186,9 +190,10 @@ void rl_claim_varnish(const struct rl_claim_env *env, struct rl_claim_outcome *o
            "at 4000 rps against 5000/s",
            (unsigned long long)u[1].rejects, (unsigned long long)u[1].attempts, refused[0][1],
            refused[0][0], refused[1][1], refused[1][0]);
-    o->verdict = refused[0][0] == 0 && refused[0][1] >= 5 && refused[1][1] > refused[1][0]
-                     ? RL_CLAIM_HOLDS
-                     : RL_CLAIM_FAILS;
-    CONDITION(o, "measured on ratelab's port of the Redis article's bucket, which loses the "
-                 "fraction of a token the same way; vsthrottle itself not run");
+    rl_claim_verdict(o,
+                     refused[0][0] == 0 && refused[0][1] >= 5 && refused[1][1] > refused[1][0]
+                         ? RL_CLAIM_HOLDS
+                         : RL_CLAIM_FAILS,
+                     "measured on ratelab's port of the Redis article's bucket, which loses the "
+                     "fraction of a token the same way; vsthrottle itself not run");
 }

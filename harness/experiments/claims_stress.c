@@ -37,18 +37,18 @@ void rl_claim_cpp_naive(const struct rl_claim_env *env, struct rl_claim_outcome 
            (unsigned long long)naive.m.window_excess, rl_result_promise_held(&cas),
            rl_claim_per_limit(cas.m.certain_max_aligned, cfg.limit));
     if (seen) {
-        o->verdict = RL_CLAIM_HOLDS;
-        CONDITION(o,
-                  "shown on this machine (%u CPUs); a race, so not asserted: a run shows it only "
-                  "when two threads find the window expired at once",
-                  rl_claim_cpus());
+        rl_claim_verdict(
+            o, RL_CLAIM_HOLDS,
+            "shown on this machine (%u CPUs); a race, so not asserted: a run shows it only "
+            "when two threads find the window expired at once",
+            rl_claim_cpus());
     } else {
-        o->verdict = RL_CLAIM_DEPENDS;
-        CONDITION(o,
-                  "on timing: two threads must find the window expired at the same moment; not "
-                  "seen in 3 runs on %u CPUs; the teaching build widens the race (make teach; "
-                  "build/ratelab-teach claims cpp_naive_double_admit)",
-                  rl_claim_cpus());
+        rl_claim_verdict(
+            o, RL_CLAIM_DEPENDS,
+            "on timing: two threads must find the window expired at the same moment; not "
+            "seen in 3 runs on %u CPUs; the teaching build widens the race (make teach; "
+            "build/ratelab-teach claims cpp_naive_double_admit)",
+            rl_claim_cpus());
     }
 }
 
@@ -78,20 +78,21 @@ void rl_claim_cpp_acqrel(const struct rl_claim_env *env, struct rl_claim_outcome
                t ? ";" : "", th, th == 1 ? "" : "s", seq, acq, ratio[t], faa);
     }
     free(rows);
-    o->verdict = RL_CLAIM_DEPENDS;
 #if defined(__x86_64__) || defined(__i386__)
-    CONDITION(o,
-              "on the CPU: on %s (this run) a fetch-add is one lock xadd at any order and only "
-              "the window-reset store differs (xchg becomes mov), once per window, so the two "
-              "cost the same within run-to-run noise (%.2f, %.2f here); on weakly ordered CPUs "
-              "(Arm, POWER) seq_cst adds fences that acq_rel drops: not measured",
-              rl_claim_machine(), ratio[0], ratio[1]);
+    rl_claim_verdict(
+        o, RL_CLAIM_DEPENDS,
+        "on the CPU: on %s (this run) a fetch-add is one lock xadd at any order and only "
+        "the window-reset store differs (xchg becomes mov), once per window, so the two "
+        "cost the same within run-to-run noise (%.2f, %.2f here); on weakly ordered CPUs "
+        "(Arm, POWER) seq_cst adds fences that acq_rel drops: not measured",
+        rl_claim_machine(), ratio[0], ratio[1]);
 #else
-    CONDITION(o,
-              "on the CPU: measured on %s (acq_rel / seq_cst %.2f and %.2f), where the orders "
-              "compile to different instructions; on x86-64 they cost the same (one lock xadd "
-              "at any order)",
-              rl_claim_machine(), ratio[0], ratio[1]);
+    rl_claim_verdict(
+        o, RL_CLAIM_DEPENDS,
+        "on the CPU: measured on %s (acq_rel / seq_cst %.2f and %.2f), where the orders "
+        "compile to different instructions; on x86-64 they cost the same (one lock xadd "
+        "at any order)",
+        rl_claim_machine(), ratio[0], ratio[1]);
 #endif
 }
 
@@ -133,13 +134,13 @@ void rl_claim_wheel(const struct rl_claim_env *env, struct rl_claim_outcome *o)
            "fetch-add) %.1f / %.1f / %.1f ns",
            flash[0], flash[1], flash[2], poisson[0], poisson[1], poisson[2], cost[0], cost[1],
            cost[2], floor_ns[0], floor_ns[1], floor_ns[2]);
-    o->verdict = RL_CLAIM_DEPENDS;
-    CONDITION(o,
-              "on S: every S consecutive slots hold at most L (up to 2L in a sliding window at "
-              "any S); the typical excess shrinks as S grows (%.2f L at S = 2, %.2f L at S = "
-              "100 on the flash crowd); a call costs about a clock read at every S here, while "
-              "memory grows with S",
-              flash[0], flash[2]);
+    rl_claim_verdict(
+        o, RL_CLAIM_DEPENDS,
+        "on S: every S consecutive slots hold at most L (up to 2L in a sliding window at "
+        "any S); the typical excess shrinks as S grows (%.2f L at S = 2, %.2f L at S = "
+        "100 on the flash crowd); a call costs about a clock read at every S here, while "
+        "memory grows with S",
+        flash[0], flash[2]);
 }
 
 /* ---- 7. the Redis article: 250 / 2000 / 5000 QPS ---------------------------------- */
@@ -169,13 +170,13 @@ void rl_claim_redis_qps(const struct rl_claim_env *env, struct rl_claim_outcome 
            "%.0f; a call of the script takes x%.2f / x%.2f / x%.2f redis_noop's time",
            rate[0], rate[1], rate[2], rate[0] / 250, rate[1] / 2000, rate[2] / 5000, noop[0],
            noop[1], noop[2], ratio[0], ratio[1], ratio[2]);
-    o->verdict = RL_CLAIM_DEPENDS;
-    CONDITION(o,
-              "on the round trip, not the script: here one host and a Unix socket (tens of us "
-              "a call, %u CPUs), there a managed 2-core Redis over the network; from 10 threads "
-              "on the single-threaded server is the limit (the total rate hardly grows from 10 to "
-              "100 threads, and an empty script costs nearly as much)",
-              rl_claim_cpus());
+    rl_claim_verdict(
+        o, RL_CLAIM_DEPENDS,
+        "on the round trip, not the script: here one host and a Unix socket (tens of us "
+        "a call, %u CPUs), there a managed 2-core Redis over the network; from 10 threads "
+        "on the single-threaded server is the limit (the total rate hardly grows from 10 to "
+        "100 threads, and an empty script costs nearly as much)",
+        rl_claim_cpus());
 }
 
 /* ---- 12. relaxed atomics suffice for a one-word CAS bucket ------------------------ */
@@ -211,17 +212,16 @@ void rl_claim_relaxed(const struct rl_claim_env *env, struct rl_claim_outcome *o
         o->verdict = RL_CLAIM_FAILS;
         return;
     }
-    o->verdict = RL_CLAIM_DEPENDS;
-    CONDITION(o,
-              "on the machine and the state: held in this run on %s%s; on weakly ordered CPUs "
-              "only the argument supports it (C11 gives the one time word a single modification "
-              "order and every successful CAS reads its latest value: "
-              "algorithms/buckets/tb_cas_relaxed.c); and only for state kept in one word",
-              rl_claim_machine(),
-              strcmp(rl_claim_machine(), "x86-64") == 0
-                  ? " (TSO: relaxed and acq_rel give the same "
-                    "lock cmpxchg)"
-                  : "");
+    rl_claim_verdict(
+        o, RL_CLAIM_DEPENDS,
+        "on the machine and the state: held in this run on %s%s; on weakly ordered CPUs "
+        "only the argument supports it (C11 gives the one time word a single modification "
+        "order and every successful CAS reads its latest value: "
+        "algorithms/buckets/tb_cas_relaxed.c); and only for state kept in one word",
+        rl_claim_machine(),
+        strcmp(rl_claim_machine(), "x86-64") == 0 ? " (TSO: relaxed and acq_rel give the same "
+                                                    "lock cmpxchg)"
+                                                  : "");
 }
 
 /* ---- 14. Linux ___ratelimit: the trylock's false rejects --------------------------- */
@@ -245,14 +245,13 @@ void rl_claim_linux(const struct rl_claim_env *env, struct rl_claim_outcome *o)
            "(%u CPUs)",
            100 * one, 100 * two, rl_claim_cpus());
     if (two > 0) {
-        o->verdict = RL_CLAIM_HOLDS;
-        CONDITION(o, "under contention: one thread alone is never refused");
+        rl_claim_verdict(o, RL_CLAIM_HOLDS, "under contention: one thread alone is never refused");
     } else {
-        o->verdict = RL_CLAIM_DEPENDS;
-        CONDITION(o,
-                  "on contention: two threads must be inside the call at once, which this run "
-                  "on %u CPUs did not show",
-                  rl_claim_cpus());
+        rl_claim_verdict(
+            o, RL_CLAIM_DEPENDS,
+            "on contention: two threads must be inside the call at once, which this run "
+            "on %u CPUs did not show",
+            rl_claim_cpus());
     }
 }
 
@@ -291,11 +290,11 @@ void rl_claim_wrk2(const struct rl_claim_env *env, struct rl_claim_outcome *o)
            "the call alone took %.0f us at p99 (what a closed-loop tool reports)",
            (double)r.lat_p50_ns / 1e6, (double)r.lat_p99_ns / 1e6, (double)r.svc_p99_ns / 1e3);
     if (r.lat_p50_ns > 10 * r.svc_p99_ns) {
-        o->verdict = RL_CLAIM_HOLDS;
-        CONDITION(o, "when the server cannot keep up with the offered rate, as here");
+        rl_claim_verdict(o, RL_CLAIM_HOLDS,
+                         "when the server cannot keep up with the offered rate, as here");
     } else {
-        o->verdict = RL_CLAIM_DEPENDS;
-        CONDITION(o, "on a backlog: the server kept up with 100000/s in this run, so waits and "
-                     "calls were alike");
+        rl_claim_verdict(o, RL_CLAIM_DEPENDS,
+                         "on a backlog: the server kept up with 100000/s in this run, so waits and "
+                         "calls were alike");
     }
 }
