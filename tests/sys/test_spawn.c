@@ -6,7 +6,10 @@
 
 #include "harness/sys/spawn.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void test_captures_output(void)
 {
@@ -49,15 +52,24 @@ static void test_missing_program(void)
     EXPECT(out[0] == '\0', "captured '%s'", out);
 }
 
+/* The child would leave a file behind if it ran to its end: the file's
+ * absence shows it was killed, with no timing in the assertion. */
 static void test_timeout_kills(void)
 {
-    char *argv[] = {"/bin/sh", "-c", "echo started; exec sleep 30", NULL};
+    char dir[] = "/tmp/ratelab-test-spawn-XXXXXX", marker[64], script[160];
+    EXPECT_FATAL(mkdtemp(dir) != NULL, "mkdtemp");
+    snprintf(marker, sizeof marker, "%s/finished", dir);
+    snprintf(script, sizeof script, "echo started; sleep 2; : > %s", marker);
+    char *argv[] = {"/bin/sh", "-c", script, NULL};
     char out[64], err[256] = "";
     int status = 99;
     int rc = rl_spawn_capture(argv, 200, out, sizeof out, &status, err, sizeof err);
     EXPECT(rc == -1 && status == -1, "rc %d, status %d", rc, status);
     EXPECT(strstr(err, "did not finish within 200 ms") != NULL, "err '%s'", err);
     EXPECT(strcmp(out, "started\n") == 0, "captured '%s'", out);
+    EXPECT(access(marker, F_OK) != 0, "the child ran to its end: not killed");
+    unlink(marker);
+    rmdir(dir);
 }
 
 RL_TEST_SUITE("spawn", {"stdout captured, stderr dropped", test_captures_output},
