@@ -189,30 +189,26 @@ int rl_claim_stress_row(const char *name, const struct rl_config *cfg, unsigned 
     return 0;
 }
 
-/* A plan of the named algorithms × threads × reps, repetitions
- * interleaved (stress_plan.h). Returns the rows filled (*rows, to free),
- * or 0 with the claim marked failed. */
-size_t rl_claim_stress_plan(const char *const *names, size_t count, const uint64_t *threads,
-                            size_t thread_count, unsigned reps, uint64_t duration_ns, bool record,
-                            const struct rl_config *cfg, struct rl_result **rows,
+size_t rl_claim_stress_plan(const struct rl_claim_stress *s, struct rl_result **rows,
                             struct rl_claim_outcome *o)
 {
     const struct rl_algo *algos[16];
+    size_t count = s->count < 16 ? s->count : 16;
     *rows = NULL;
-    for (size_t i = 0; i < count && i < 16; i++)
-        if ((algos[i] = rl_registry_find(names[i])) == NULL) {
-            rl_claim_failed(o, "no algorithm %s", names[i]);
+    for (size_t i = 0; i < count; i++)
+        if ((algos[i] = rl_registry_find(s->names[i])) == NULL) {
+            rl_claim_failed(o, "no algorithm %s", s->names[i]);
             return 0;
         }
     struct rl_stress_plan plan = {.algos = algos,
-                                  .algo_count = count < 16 ? count : 16,
-                                  .threads = threads,
-                                  .thread_count = thread_count,
-                                  .reps = reps,
-                                  .duration_ns = duration_ns,
+                                  .algo_count = count,
+                                  .threads = s->threads,
+                                  .thread_count = s->thread_count,
+                                  .reps = s->reps,
+                                  .duration_ns = s->duration_ns,
                                   .clock = "monotonic",
-                                  .cfg = *cfg,
-                                  .record = record};
+                                  .cfg = s->cfg,
+                                  .record = s->record};
     size_t planned = rl_stress_plan_rows(&plan);
     *rows = calloc(planned ? planned : 1, sizeof **rows);
     if (*rows == NULL) {

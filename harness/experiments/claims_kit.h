@@ -83,12 +83,24 @@ int rl_claim_stress_row(const char *name, const struct rl_config *cfg, unsigned 
                         uint64_t duration_ns, bool record, struct rl_result *row,
                         struct rl_claim_outcome *o);
 
-/* A plan of the named algorithms × threads × reps, repetitions
- * interleaved (stress_plan.h). Returns the rows filled (*rows, to free),
- * or 0 with the claim marked failed. */
-size_t rl_claim_stress_plan(const char *const *names, size_t count, const uint64_t *threads,
-                            size_t thread_count, unsigned reps, uint64_t duration_ns, bool record,
-                            const struct rl_config *cfg, struct rl_result **rows,
+#define RL_CLAIM_COUNT(array) (sizeof(array) / sizeof((array)[0]))
+
+/* A stress plan as a claim gives it: the named algorithms × threads ×
+ * reps, each run duration_ns, recorded or not, on cfg. */
+struct rl_claim_stress {
+    const char *const *names;
+    size_t count; /* at most 16 */
+    const uint64_t *threads;
+    size_t thread_count;
+    unsigned reps;
+    uint64_t duration_ns;
+    bool record;
+    struct rl_config cfg;
+};
+
+/* Runs the plan, repetitions interleaved (stress_plan.h). Returns the rows
+ * filled (*rows, to free), or 0 with the claim marked failed. */
+size_t rl_claim_stress_plan(const struct rl_claim_stress *s, struct rl_result **rows,
                             struct rl_claim_outcome *o);
 
 /* The median of field() over the unrecorded (or, with recorded, the

@@ -59,9 +59,16 @@ void rl_claim_cpp_acqrel(const struct rl_claim_env *env, struct rl_claim_outcome
     (void)env;
     static const char *const names[] = {"faa", "fw_cas", "fw_cas_acqrel"};
     static const uint64_t threads[] = {1, 2};
-    struct rl_config cfg = {.limit = NEVER_LIMIT, .interval_ns = NEVER_INTERVAL};
+    const struct rl_claim_stress plan = {
+        .names = names,
+        .count = RL_CLAIM_COUNT(names),
+        .threads = threads,
+        .thread_count = RL_CLAIM_COUNT(threads),
+        .reps = 3,
+        .duration_ns = 100 * MS,
+        .cfg = {.limit = NEVER_LIMIT, .interval_ns = NEVER_INTERVAL}};
     struct rl_result *rows;
-    size_t n = rl_claim_stress_plan(names, 3, threads, 2, 3, 100 * MS, false, &cfg, &rows, o);
+    size_t n = rl_claim_stress_plan(&plan, &rows, o);
     if (n == 0)
         return;
     double ratio[2];
@@ -118,9 +125,16 @@ void rl_claim_wheel(const struct rl_claim_env *env, struct rl_claim_outcome *o)
     for (int i = 0; i < 3; i++) {
         static const char *const names[] = {"clock_faa", "wheel"};
         static const uint64_t one[] = {1};
-        struct rl_config cfg = {.limit = 1000, .interval_ns = 100 * MS, .slots = slots[i]};
+        const struct rl_claim_stress plan = {
+            .names = names,
+            .count = RL_CLAIM_COUNT(names),
+            .threads = one,
+            .thread_count = RL_CLAIM_COUNT(one),
+            .reps = 1,
+            .duration_ns = 100 * MS,
+            .cfg = {.limit = 1000, .interval_ns = 100 * MS, .slots = slots[i]}};
         struct rl_result *rows;
-        size_t n = rl_claim_stress_plan(names, 2, one, 1, 1, 100 * MS, false, &cfg, &rows, o);
+        size_t n = rl_claim_stress_plan(&plan, &rows, o);
         if (n == 0)
             return;
         cost[i] = rl_claim_median(rows, n, "wheel", 1, false, rl_claim_ns_per_op);
@@ -149,9 +163,16 @@ void rl_claim_redis_qps(const struct rl_claim_env *env, struct rl_claim_outcome 
 {
     static const char *const names[] = {"redis_tb_article", "redis_noop"};
     static const uint64_t threads[] = {1, 10, 100};
-    struct rl_config cfg = {.limit = 1000, .interval_ns = 100 * MS, .remote = env->remote};
+    const struct rl_claim_stress plan = {
+        .names = names,
+        .count = RL_CLAIM_COUNT(names),
+        .threads = threads,
+        .thread_count = RL_CLAIM_COUNT(threads),
+        .reps = 3,
+        .duration_ns = 150 * MS,
+        .cfg = {.limit = 1000, .interval_ns = 100 * MS, .remote = env->remote}};
     struct rl_result *rows;
-    size_t n = rl_claim_stress_plan(names, 2, threads, 3, 3, 150 * MS, false, &cfg, &rows, o);
+    size_t n = rl_claim_stress_plan(&plan, &rows, o);
     if (n == 0)
         return;
     double rate[3], noop[3], ratio[3];
@@ -186,9 +207,16 @@ void rl_claim_relaxed(const struct rl_claim_env *env, struct rl_claim_outcome *o
     (void)env;
     static const char *const names[] = {"faa", "tb_cas", "tb_cas_relaxed"};
     static const uint64_t two[] = {2};
-    struct rl_config cfg = {.limit = 1000, .interval_ns = 100 * MS};
+    const struct rl_claim_stress plan = {.names = names,
+                                         .count = RL_CLAIM_COUNT(names),
+                                         .threads = two,
+                                         .thread_count = RL_CLAIM_COUNT(two),
+                                         .reps = 1,
+                                         .duration_ns = 300 * MS,
+                                         .record = true,
+                                         .cfg = {.limit = 1000, .interval_ns = 100 * MS}};
     struct rl_result *rows;
-    size_t n = rl_claim_stress_plan(names, 3, two, 1, 1, 300 * MS, true, &cfg, &rows, o);
+    size_t n = rl_claim_stress_plan(&plan, &rows, o);
     if (n == 0)
         return;
     const struct rl_result *relaxed = rl_claim_find_row(rows, n, "tb_cas_relaxed", 2, true);
@@ -231,9 +259,16 @@ void rl_claim_linux(const struct rl_claim_env *env, struct rl_claim_outcome *o)
     (void)env;
     static const char *const names[] = {"fw_trylock"};
     static const uint64_t threads[] = {1, 2};
-    struct rl_config cfg = {.limit = NEVER_LIMIT, .interval_ns = NEVER_INTERVAL};
+    const struct rl_claim_stress plan = {
+        .names = names,
+        .count = RL_CLAIM_COUNT(names),
+        .threads = threads,
+        .thread_count = RL_CLAIM_COUNT(threads),
+        .reps = 1,
+        .duration_ns = 200 * MS,
+        .cfg = {.limit = NEVER_LIMIT, .interval_ns = NEVER_INTERVAL}};
     struct rl_result *rows;
-    size_t n = rl_claim_stress_plan(names, 1, threads, 2, 1, 200 * MS, false, &cfg, &rows, o);
+    size_t n = rl_claim_stress_plan(&plan, &rows, o);
     if (n == 0)
         return;
     double one = rl_claim_median(rows, n, "fw_trylock", 1, false, rl_claim_reject_share);
