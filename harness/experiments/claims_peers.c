@@ -65,31 +65,38 @@ static int go_driver_admits(const struct rl_claim_env *env, unsigned *admits)
     return 0;
 }
 
-void rl_claim_go_stale(const struct rl_claim_env *env, struct rl_claim_outcome *o)
+/* ratelab's exact bucket (tb_mutex) on the issue's case, as sim --unsorted
+ * runs it, into *r. -1 with the claim marked failed. */
+static int go_case_sim(struct rl_result *r, struct rl_claim_outcome *o)
 {
     char err[512];
-    /* ratelab's exact bucket on the same case, as sim --unsorted runs it */
     struct rl_trace trace = {0};
     if (rl_trace_name_keys(&trace, 1) != 0) {
         rl_claim_failed(o, "out of memory");
-        return;
+        return -1;
     }
     for (size_t i = 0; i < sizeof go_times / sizeof go_times[0]; i++)
         if (rl_trace_push(&trace, go_times[i], 0, 1) != 0) {
             rl_trace_free(&trace);
             rl_claim_failed(o, "out of memory");
-            return;
+            return -1;
         }
     struct rl_config cfg = {.limit = 1, .interval_ns = SEC, .burst = 2, .virtual_time = true};
     static const struct rl_sim_options independent = {.expiry = RL_EXPIRE_NEVER};
-    struct rl_result r;
     int rc = rl_measure_sim(rl_registry_find("tb_mutex"), &cfg, &independent, &trace, "go71360", 0,
-                            &r, NULL, err, sizeof err);
+                            r, NULL, err, sizeof err);
     rl_trace_free(&trace);
-    if (rc != 0) {
+    if (rc != 0)
         rl_claim_failed(o, "sim tb_mutex: %s", err);
+    return rc != 0 ? -1 : 0;
+}
+
+void rl_claim_go_stale(const struct rl_claim_env *env, struct rl_claim_outcome *o)
+{
+    char err[512];
+    struct rl_result r;
+    if (go_case_sim(&r, o) != 0)
         return;
-    }
     struct rl_claim_conformance c;
     bool have_csv = rl_claim_conformance_row(env, "go", "tb_mutex", &c, err, sizeof err) == 0;
     unsigned go_admits = 0;
