@@ -212,93 +212,122 @@ static const char *prepare_redis(const char *cmd, const char *redis)
     return server.address;
 }
 
-int rl_cmd_claims(int argc, char **argv)
+/* What the command line asked for. */
+struct claims_args {
+    const char *redis;
+    struct rl_cli_output output;
+    bool list;
+};
+
+/* Parses the options into *a; returns 1 when --help was shown (exit 0). */
+static int parse_options(int argc, char **argv, const char *cmd, struct claims_args *a)
 {
     static const struct option options[] = {RL_CLI_HELP_OPTION,
                                             {"list", no_argument, NULL, OPT_CLAIMS_LIST},
                                             RL_CLI_OUTPUT_OPTIONS,
                                             {"redis", required_argument, NULL, OPT_REDIS},
                                             {0}};
-    const char *cmd = "claims", *redis = NULL;
-    struct rl_cli_output output = {.format = RL_FORMAT_TABLE};
-    bool list = false;
+    *a = (struct claims_args){.output = {.format = RL_FORMAT_TABLE}};
     int code;
     while ((code = rl_cli_getopt(cmd, argc, argv, options)) != -1) {
         switch (code) {
         case OPT_HELP:
             claims_help();
-            return 0;
+            return 1;
         case OPT_CLAIMS_LIST:
-            list = true;
+            a->list = true;
             break;
         case OPT_REDIS:
-            redis = optarg;
+            a->redis = optarg;
             break;
         default:
-            if (!rl_cli_output_option(cmd, code, optarg, &output))
+            if (!rl_cli_output_option(cmd, code, optarg, &a->output))
                 rl_cli_bad_option(cmd, code, argv);
         }
     }
-    static struct ran ran;
-    memset(&ran, 0, sizeof ran);
-    if (optind == argc) {
-        for (const struct rl_claim *c = rl_claims; c->id && ran.count < 64; c++)
-            ran.claim[ran.count++] = c;
+    return 0;
+}
+
+/* The claims named by ids (every claim when there are none), each once, in
+ * the order given; an unknown id is a usage error naming the known ones. */
+static void select_claims(const char *cmd, char **ids, int count, struct ran *ran)
+{
+    if (count == 0) {
+        for (const struct rl_claim *c = rl_claims; c->id && ran->count < 64; c++)
+            ran->claim[ran->count++] = c;
     }
-    for (int i = optind; i < argc; i++) {
-        const struct rl_claim *c = rl_claim_find(argv[i]);
+    for (int i = 0; i < count; i++) {
+        const struct rl_claim *c = rl_claim_find(ids[i]);
         if (c == NULL) {
-            char ids[2048] = "";
+            char known[2048] = "";
             for (const struct rl_claim *k = rl_claims; k->id; k++)
-                snprintf(ids + strlen(ids), sizeof ids - strlen(ids), "%s%s",
+                snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s",
                          k == rl_claims ? "" : ", ", k->id);
             char shown[256];
             rl_cli_usage_error(cmd, "unknown claim '%s' (accepted: %s)",
-                               rl_table_text(shown, sizeof shown, argv[i]), ids);
+                               rl_table_text(shown, sizeof shown, ids[i]), known);
         }
         bool twice = false;
-        for (size_t j = 0; j < ran.count; j++)
-            twice |= ran.claim[j] == c;
-        if (!twice && ran.count < 64)
-            ran.claim[ran.count++] = c;
+        for (size_t j = 0; j < ran->count; j++)
+            twice |= ran->claim[j] == c;
+        if (!twice && ran->count < 64)
+            ran->claim[ran->count++] = c;
     }
-    rl_cli_output_check(cmd, &output);
-    bool table = rl_cli_output_view(&output) == RL_FORMAT_TABLE;
-    rl_context_init(&ran.ctx);
-    if (list) {
-        if (table)
-            print_list(&ran);
-        rl_cli_write_sheet(cmd, &output, list_columns, fill_list, &ran);
-        return 0;
-    }
+}
 
+/* Runs the selected claims until done or interrupted; ran->count becomes
+ * the number finished. Returns 1 when a run failed, else 0. */
+static int run_claims(const char *cmd, const char *redis, struct ran *ran)
+{
     bool need_redis = false;
-    for (size_t i = 0; i < ran.count; i++)
-        need_redis |= ran.claim[i]->needs_redis;
+    for (size_t i = 0; i < ran->count; i++)
+        need_redis |= ran->claim[i]->needs_redis;
     struct rl_claim_env env = {.remote = need_redis ? prepare_redis(cmd, redis) : NULL,
                                .root = "."};
     rl_interrupt_install();
     int status = 0;
     size_t done = 0;
-    for (; done < ran.count && !rl_interrupted; done++) {
-        rl_cli_progress("claims: %zu/%zu %s", done + 1, ran.count, ran.claim[done]->id);
-        rl_claim_run(ran.claim[done], &env, &ran.out[done]);
-        if (ran.out[done].failed) {
-            fprintf(stderr, "ratelab %s: %s: %s\n", cmd, ran.claim[done]->id, ran.out[done].err);
+    for (; done < ran->count && !rl_interrupted; done++) {
+        rl_cli_progress("claims: %zu/%zu %s", done + 1, ran->count, ran->claim[done]->id);
+        rl_claim_run(ran->claim[done], &env, &ran->out[done]);
+        if (ran->out[done].failed) {
+            fprintf(stderr, "ratelab %s: %s: %s\n", cmd, ran->claim[done]->id, ran->out[done].err);
             status = 1;
         }
     }
     rl_cli_progress_done();
+    ran->count = done;
+    return status;
+}
+
+int rl_cmd_claims(int argc, char **argv)
+{
+    const char *cmd = "claims";
+    struct claims_args a;
+    if (parse_options(argc, argv, cmd, &a))
+        return 0;
+    static struct ran ran;
+    memset(&ran, 0, sizeof ran);
+    select_claims(cmd, argv + optind, argc - optind, &ran);
+    rl_cli_output_check(cmd, &a.output);
+    bool table = rl_cli_output_view(&a.output) == RL_FORMAT_TABLE;
+    rl_context_init(&ran.ctx);
+    if (a.list) {
+        if (table)
+            print_list(&ran);
+        rl_cli_write_sheet(cmd, &a.output, list_columns, fill_list, &ran);
+        return 0;
+    }
     size_t planned = ran.count;
-    ran.count = done;
+    int status = run_claims(cmd, a.redis, &ran);
     if (table)
         print_runs(&ran);
-    rl_cli_write_sheet(cmd, &output, run_columns, fill_run, &ran);
-    if (table && output.out_path)
-        printf("\nwrote %zu claims to %s\n", ran.count, output.out_path);
-    if (done < planned) {
+    rl_cli_write_sheet(cmd, &a.output, run_columns, fill_run, &ran);
+    if (table && a.output.out_path)
+        printf("\nwrote %zu claims to %s\n", ran.count, a.output.out_path);
+    if (ran.count < planned) {
         fprintf(stderr, "ratelab %s: interrupted; the %zu finished claims were written\n", cmd,
-                done);
+                ran.count);
         status = 1;
     }
     return status;

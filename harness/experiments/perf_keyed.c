@@ -12,6 +12,8 @@
  */
 #include "perf.h"
 #include "harness/run/stress.h"
+#include "harness/io/csv_read.h"
+#include "harness/io/file_bytes.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -32,27 +34,21 @@ static const char *const algos[] = {"gcra_cas", "tb_cas"};
 /* bytes_per_key from `ratelab keys ... --format csv` in path; NAN if absent. */
 static double read_bytes_per_key(const char *path)
 {
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
+    struct rl_file_bytes fb;
+    char err[256];
+    if (rl_file_bytes_load(path, &fb, err, sizeof err) != 0)
         return NAN;
-    char header[2048], row[2048];
+    struct rl_csv_reader r;
+    char header_store[2048], row_store[2048];
+    char *header[64], *row[64];
     double value = NAN;
-    if (fgets(header, sizeof header, f) && fgets(row, sizeof row, f)) {
-        int column = -1, at = 0;
-        for (char *save = NULL, *name = strtok_r(header, ",\n", &save); name;
-             name = strtok_r(NULL, ",\n", &save), at++)
-            if (strcmp(name, "bytes_per_key") == 0)
-                column = at;
-        /* the row's fields may be empty: split on every comma */
-        char *field = row;
-        for (at = 0; field && at < column; at++) {
-            field = strchr(field, ',');
-            field = field ? field + 1 : NULL;
-        }
-        if (column >= 0 && field)
-            value = strtod(field, NULL);
-    }
-    fclose(f);
+    rl_csv_reader_init(&r, fb.data, fb.len);
+    int columns = rl_csv_next(&r, header_store, sizeof header_store, header, 64, err, sizeof err);
+    int column = columns > 0 ? rl_csv_column(header, columns, "bytes_per_key") : -1;
+    int fields = rl_csv_next(&r, row_store, sizeof row_store, row, 64, err, sizeof err);
+    if (column >= 0 && column < fields)
+        value = strtod(row[column], NULL);
+    rl_file_bytes_free(&fb);
     return value;
 }
 

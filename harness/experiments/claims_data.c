@@ -1,0 +1,246 @@
+/* claims_data.c — the published claims, as data: for each, who said it
+ * (title, author or organisation, year, URL), the claim in a sentence, the
+ * runs that test it, the command line that repeats them and its runner
+ * (claims_runners.h), in the order `ratelab claims` shows them.
+ *
+ * Sources are cited, not copied: each claim is a paraphrase. Where a
+ * source's title, author, year or URL could not be found, the entry says so
+ * (docs/references.md). */
+#include "claims.h"
+#include "claims_runners.h"
+
+#include <stddef.h>
+
+#define CPP_TITLE "C++ 实现线程安全的频率限制器 (A thread-safe frequency limiter in C++)"
+#define CPP_ORG   "author not found (republished copies name none)"
+#define CPP_URL   "URL not found (original); republished copy: http://cdysf.com/article/ddjiic.html"
+#define NET_TITLE                                                                                                         \
+    ".Net 如何模拟会话级别的信号量，对http接口调用频率进行限制(有demo) (How does .Net simulate " \
+    "session-level semaphores, limit the http interface call frequency (with demo))"
+#define NET_ORG                "1996V (cnblogs)"
+#define NET_URL                "http://www.cnblogs.com/1996V/p/8127576.html"
+#define CONFORMANCE_ROWS(peer) "awk -F, 'NR==1 || $1==\"" peer "\"' results/conformance.csv"
+
+const struct rl_claim rl_claims[] = {
+    {.id = "cpp_naive_double_admit",
+     .source_title = CPP_TITLE,
+     .source_org = CPP_ORG,
+     .year = "not found",
+     .url = CPP_URL,
+     .claim = "Its first threaded step (atomic count and timestamp, the window reset by a plain "
+              "load and store) is unsafe: two threads that both find the window expired both "
+              "reset it, so a window admits twice and a late reset puts the count back to 1.",
+     .experiment = "stress",
+     .command = "build/ratelab stress --algo fw_atomic_naive,fw_cas --threads 2 --record --limit "
+                "50 --interval 10ms --duration 300ms --reps 1",
+     .deterministic = false,
+     .run = rl_claim_cpp_naive},
+    {.id = "cpp_cas_weak",
+     .source_title = CPP_TITLE,
+     .source_org = CPP_ORG,
+     .year = "not found",
+     .url = CPP_URL,
+     .claim = "With a compare-and-swap on the timestamp and the first-window fix, the limiter "
+              "meets the weak statement: at most L in each window of a row of contiguous fixed "
+              "windows of length I.",
+     .experiment = "sim",
+     .command = "build/ratelab sim --algo fw_cas,fw_aligned --workload flash --limit 10 "
+                "--interval 1s --rate 5 --duration 6s --at 3500ms --spike 1s --factor 10",
+     .deterministic = true,
+     .run = rl_claim_cpp_cas_weak},
+    {.id = "cpp_acqrel_faster",
+     .source_title = CPP_TITLE,
+     .source_org = CPP_ORG,
+     .year = "not found",
+     .url = CPP_URL,
+     .claim = "Relaxing the count's atomic operations from seq_cst to acq_rel (release on the "
+              "reset) makes the limiter faster.",
+     .experiment = "stress",
+     .command = "build/ratelab stress --algo fw_cas,fw_cas_acqrel --threads 1,2 --limit "
+                "4000000000 --interval 10s --duration 100ms --reps 3",
+     .deterministic = false,
+     .run = rl_claim_cpp_acqrel},
+    {.id = "dotnet_expiry_14",
+     .source_title = NET_TITLE,
+     .source_org = NET_ORG,
+     .year = "not found",
+     .url = NET_URL,
+     .claim = "A counter cached to expire 1 s after it was created lets 14 requests through "
+              "within one second at a limit of 10 (3 + 7 before the expiry, 7 + 3 after it).",
+     .experiment = "sim",
+     .command = "build/ratelab sim --algo fw_expiry --workload boundary --size 7 --limit 10 "
+                "--interval 1s",
+     .deterministic = true,
+     .run = rl_claim_dotnet_expiry},
+    {.id = "dotnet_sweeper",
+     .source_title = NET_TITLE,
+     .source_org = NET_ORG,
+     .year = "not found",
+     .url = NET_URL,
+     .claim = "Its stand-alone version, a per-user list of request times cleaned by a background "
+              "sweeper, limits each user to the configured number of requests per second.",
+     .experiment = "sim",
+     .command = "for r in 40000 10000 5000; do build/ratelab sim --algo sliding_log_sweeper "
+                "--workload poisson --duration 20s --rate $r; done",
+     .deterministic = true,
+     .run = rl_claim_dotnet_sweeper},
+    {.id = "wheel_slots",
+     .source_title = "title not found (a Chinese article on limiting the packets a user sends in "
+                     "a period with a time wheel, CRateLimitMgr::RotateWheel)",
+     .source_org = "not found",
+     .year = "not found",
+     .url = "URL not found",
+     .claim = "A time wheel of S slots limits what each user sends per period accurately and "
+              "cheaply.",
+     .experiment = "sim, stress",
+     .command = "for s in 2 10 100; do build/ratelab sim --algo wheel --workload flash --slots "
+                "$s; build/ratelab sim --algo wheel --workload poisson --slots $s; "
+                "build/ratelab stress --algo clock_faa,wheel --threads 1 --slots $s --duration "
+                "100ms --reps 1; done",
+     .deterministic = false,
+     .run = rl_claim_wheel},
+    {.id = "redis_article_qps",
+     .source_title = "Redis'e Dayalı Akım Sınırlama Sisteminin Tasarımı (Design of a Redis-based "
+                     "rate limiting system; a Turkish machine translation, original not found)",
+     .source_org = "not found",
+     .year = "not found",
+     .url = "URL not found",
+     .claim = "Its Lua token bucket serves 250, 2000 and 5000 QPS at 1, 10 and 100 client "
+              "threads against a 2-core managed Redis.",
+     .experiment = "stress",
+     .command = "build/ratelab stress --algo redis_tb_article,redis_noop --threads 1,10,100 "
+                "--duration 150ms --reps 3",
+     .deterministic = false,
+     .needs_redis = true,
+     .run = rl_claim_redis_qps},
+    {.id = "cloudflare_error_rate",
+     .source_title = "How we built rate limiting capable of scaling to millions of domains",
+     .source_org = "Julien Desgats, Cloudflare",
+     .year = "2017",
+     .url = "https://blog.cloudflare.com/counting-things-a-lot-of-different-things/",
+     .claim = "The sliding-window estimate from two fixed-window counters decided wrongly on "
+              "0.003% of requests (over 400 million requests, as the project quotes the post).",
+     .experiment = "sim",
+     .command = "build/ratelab sim --algo sliding_counter --workload poisson --limit 100 "
+                "--interval 1s --duration 60s --keys 1000 --rate 110000 --format csv",
+     .deterministic = true,
+     .run = rl_claim_cloudflare},
+    {.id = "go_stale_timestamp",
+     .source_title = "x/time/rate: Rate limit can be exceeded 5000x under high lock contention "
+                     "due to bug in `advance`",
+     .source_org = "golang/go issue 71360 (reported by Ingovd)",
+     .year = "2025",
+     .url = "https://github.com/golang/go/issues/71360",
+     .claim = "A call whose timestamp is older than the limiter's last update moves that update "
+              "back, so the same time is refilled twice and x/time/rate exceeds its rate (by far, "
+              "under lock contention).",
+     .experiment = "conformance, sim",
+     .command = CONFORMANCE_ROWS("go") "; printf "
+                                       "'t_ns,key,n\\n0,k,1\\n1000000000,k,1\\n0,k,1\\n1000000000,"
+                                       "k,1\\n1000000000,k,1\\n' > /tmp/go71360.csv; "
+                                       "build/conformance/go/bin/driver --mode real --limit 1 "
+                                       "--interval-ns 1000000000 --burst 2 /tmp/go71360.csv; "
+                                       "build/ratelab sim --algo tb_mutex --trace "
+                                       "/tmp/go71360.csv --unsorted --limit 1 --interval 1s "
+                                       "--burst 2",
+     .deterministic = true,
+     .run = rl_claim_go_stale},
+    {.id = "nginx_ms_cap",
+     .source_title = "Module ngx_http_limit_req_module (and its ngx_http_limit_req_module.c)",
+     .source_org = "nginx",
+     .year = "not checked (the module exists since nginx 0.7.21)",
+     .url = "https://nginx.org/en/docs/http/ngx_http_limit_req_module.html",
+     .claim = "limit_req holds each key to the configured rate; read from its millisecond "
+              "arithmetic (ratelab's reading, not nginx's words), a rate far above 1000 r/s "
+              "without burst= is capped near one request per millisecond.",
+     .experiment = "sim, conformance",
+     .command = "build/ratelab sim --algo leaky_nginx,sliding_log --workload uniform --limit "
+                "10000 --interval 1s; " CONFORMANCE_ROWS("nginx"),
+     .deterministic = true,
+     .run = rl_claim_nginx},
+    {.id = "resilience4j_2x",
+     .source_title = "Rate limiter let's pending requests pass too soon",
+     .source_org = "resilience4j issue 1356 (tapioko; answered by storozhukBM)",
+     .year = "2021",
+     .url = "https://github.com/resilience4j/resilience4j/issues/1356",
+     .claim = "AtomicRateLimiter cuts time into cycles fixed from its creation, so calls at the "
+              "end of one cycle and the start of the next can pass up to twice limitForPeriod "
+              "within one limitRefreshPeriod.",
+     .experiment = "sim",
+     .command = "build/ratelab sim --algo fw_aligned --workload boundary",
+     .deterministic = true,
+     .run = rl_claim_resilience4j},
+    {.id = "relaxed_cas_bucket",
+     .source_title = "token bucket: new atomic token bucket implementation (AtomicTokenBucketImpl, "
+                     "after folly's TokenBucket); also CppCommon's TokenBucket",
+     .source_org = "Envoy, envoyproxy/envoy pull request 34789 (wbpcode); chronoxor, CppCommon",
+     .year = "2024 (Envoy); CppCommon not checked",
+     .url = "https://github.com/envoyproxy/envoy/pull/34789",
+     .claim =
+         "A token bucket kept as one time word updated by compare-and-swap needs only "
+         "relaxed atomic operations (Envoy's and CppCommon's load and CAS it relaxed; folly's, "
+         "which Envoy follows, keeps seq_cst).",
+     .experiment = "stress",
+     .command = "build/ratelab stress --algo tb_cas,tb_cas_relaxed --threads 2 --record "
+                "--duration 300ms --reps 1",
+     .deterministic = false,
+     .run = rl_claim_relaxed},
+    {.id = "varnish_truncation",
+     .source_title = "vsthrottle.is_denied is triggering with less requests per second than "
+                     "configured. (fixed by pull request 243, \"vsthrottle: don't lose fractional "
+                     "refill on every admission\")",
+     .source_org = "varnish-modules issue 237 (Varnish Software)",
+     .year = "2026",
+     .url = "https://github.com/varnish/varnish-modules/issues/237",
+     .claim = "vsthrottle denies requests below its configured rate, because its refill is cut to "
+              "whole tokens and restarted at every admission: about 10% denied at 4000 rps "
+              "against 5000 per second.",
+     .experiment = "sim",
+     .command = "build/ratelab sim --algo tb_mutex,redis_tb_article --workload uniform --limit "
+                "1500 --interval 1s --burst 10 --rate 1200 --duration 4s; build/ratelab sim "
+                "--algo tb_mutex,redis_tb_article --workload poisson --limit 30 --interval 1s "
+                "--burst 5 --rate 24 --duration 60s",
+     .deterministic = true,
+     .needs_redis = true,
+     .run = rl_claim_varnish},
+    {.id = "linux_trylock",
+     .source_title = "ratelimit: Reduce ___ratelimit() false-positive rate limiting",
+     .source_org = "Petr Mladek, in Paul E. McKenney's ratelimit series (LKML, v5 patch 8/21)",
+     .year = "2025",
+     .url = "https://lore.kernel.org/all/20250508233335.1996059-8-paulmck@kernel.org/",
+     .claim = "___ratelimit() takes a contended lock as a reason to suppress the caller, so under "
+              "contention callers are refused although the burst has room (false positives).",
+     .experiment = "stress",
+     .command = "build/ratelab stress --algo fw_trylock --threads 1,2 --limit 4000000000 "
+                "--interval 10s --duration 200ms --reps 1",
+     .deterministic = false,
+     .run = rl_claim_linux},
+    {.id = "wrk2_omission",
+     .source_title = "wrk2: a constant throughput, correct latency recording variant of wrk",
+     .source_org = "Gil Tene",
+     .year = "not checked",
+     .url = "https://github.com/giltene/wrk2",
+     .claim = "A load generator that waits for each response before sending the next omits the "
+              "time requests spend waiting (coordinated omission), so it understates latency; "
+              "latency must be counted from when each request should have been sent.",
+     .experiment = "replay",
+     .command = "build/ratelab replay --algo redis_gcra --threads 2 --workload uniform --rate "
+                "100000 --duration 300ms",
+     .deterministic = false,
+     .needs_redis = true,
+     .run = rl_claim_wrk2},
+    {.id = "guava_idle_burst",
+     .source_title = "RateLimiter, create(double permitsPerSecond) (API documentation)",
+     .source_org = "Google, Guava",
+     .year = "2012 (since Guava 13.0)",
+     .url = "https://guava.dev/releases/snapshot-jre/api/docs/com/google/common/util/concurrent/"
+            "RateLimiter.html",
+     .claim = "On average no more than permitsPerSecond permits are issued in any second; after "
+              "an idle spell a burst of up to permitsPerSecond is allowed, then the stable rate.",
+     .experiment = "sim, conformance",
+     .command = "build/ratelab sim --algo tb_debt --workload onoff --limit 10 --interval 1s "
+                "--rate 100 --on 1s --off 2s --duration 9s; " CONFORMANCE_ROWS("guava"),
+     .deterministic = true,
+     .run = rl_claim_guava},
+    {.id = NULL},
+};
