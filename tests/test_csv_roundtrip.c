@@ -4,7 +4,9 @@
  * paper's tables use (paper/lib.awk's csv_split): every field must come back
  * exactly as it went in, and the row must have the header's column count. */
 #include "harness/report/result.h"
+#include "harness/run/claims.h"
 #include "harness/sys/build_info.h"
+#include "tests/cli_run.h"
 #include "tests/test_util.h"
 
 #include <stdbool.h>
@@ -173,6 +175,44 @@ static void test_paper_reader_reads_it(void)
     EXPECT(strcmp(out, want) == 0, "paper/lib.awk read:\n%s\nwant:\n%s", out, want);
 }
 
+/* Every claim whose source title or sentence holds a quote, through
+ * `ratelab claims ID --format csv`: the row splits into the header's columns
+ * and those two fields read back as the registry has them. */
+static void test_claims_rows_with_quotes(void)
+{
+    int checked = 0;
+    for (const struct rl_claim *c = rl_claims; c->id; c++) {
+        if (!strchr(c->source_title, '"') && !strchr(c->claim, '"'))
+            continue;
+        char args[128];
+        snprintf(args, sizeof args, "claims %s --format csv", c->id);
+        struct rl_cli_outcome *o = malloc(sizeof *o);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+        rl_cli_run(o, args);
+        EXPECT(o->status == 0, "%s: status %d: %s", args, o->status, o->err);
+        const char *p = o->out;
+        char *names[MAX_FIELDS], *values[MAX_FIELDS];
+        int nn = read_record(&p, names, MAX_FIELDS);
+        int nv = read_record(&p, values, MAX_FIELDS);
+        EXPECT(nn > 0 && nv == nn, "%s: header %d fields, row %d:\n%s", args, nn, nv, o->out);
+        if (nn > 0 && nv == nn) {
+            int title = column(names, nn, "source_title"), claim = column(names, nn, "claim");
+            EXPECT(title >= 0 && strcmp(values[title], c->source_title) == 0,
+                   "%s: source_title read back as [%s]", c->id, title >= 0 ? values[title] : "");
+            EXPECT(claim >= 0 && strcmp(values[claim], c->claim) == 0,
+                   "%s: claim read back as [%s]", c->id, claim >= 0 ? values[claim] : "");
+        }
+        free_fields(names, nn > 0 ? nn : 0);
+        free_fields(values, nv > 0 ? nv : 0);
+        free(o);
+        checked++;
+    }
+    EXPECT(checked > 0,
+           "no claim holds a quote: this case checks nothing (give it a row that does)");
+}
+
 RL_TEST_SUITE("csv_roundtrip",
               {"result row with quotes, commas, newline", test_result_row_round_trips},
-              {"paper/lib.awk reads the same fields", test_paper_reader_reads_it});
+              {"paper/lib.awk reads the same fields", test_paper_reader_reads_it},
+              {"claims rows with quotes split into the header's columns",
+               test_claims_rows_with_quotes});
