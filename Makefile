@@ -444,6 +444,16 @@ asm:
 orders-check:
 	$(Q)sh tests/asm/orders_check.sh build/asm-orders
 
+# make mutants: every seeded bug in tests/mutants/mutants.list (a small patch
+# and the make test steps that must kill it) applied one at a time to a
+# scratch copy of the tracked tree (build/mutants/src), rebuilt and run
+# against those steps; the unmutated copy must pass them first. Prints the
+# table and fails when any mutant survives (tests/mutants/README.md). CI
+# runs it after make test. MUTANTS="a b" runs only those.
+MUTANTS ?=
+mutants: deps
+	$(Q)sh tests/mutants/run.sh $(MUTANTS)
+
 # ---- models --------------------------------------------------------------
 # make model-check: every Promela model in tests/models/ under SPIN (steps 1
 # and 2 of the C++ article violated, step 3 verified, store buffering under

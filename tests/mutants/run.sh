@@ -16,7 +16,8 @@
 #   make:TARGET  make TARGET in the copy (e.g. orders-check)
 set -eu
 
-LIST=tests/mutants/mutants.list
+# MUTANTS_LIST: another list (e.g. to try a mutant against other killers)
+LIST=${MUTANTS_LIST:-tests/mutants/mutants.list}
 DIR=tests/mutants
 SCRATCH=build/mutants
 SRC=$SCRATCH/src
