@@ -89,9 +89,7 @@ static void check_sliding_sound(const struct windowed *a)
     CU_ASSERT_PTR_NOT_NULL_FATAL(params.algo);
     struct rl_stress_outcome out;
     char err[256];
-    CU_ASSERT_EQUAL_FATAL(rl_stress_run(&params, &out, err, sizeof err), 0);
-    CU_ASSERT_EQUAL(out.attempts, out.admits + out.rejects);
-    CU_ASSERT(out.errors <= out.attempts);
+    CU_ASSERT_EQUAL_FATAL(rl_stress_counted(&params, &out, err, sizeof err), 0);
     CU_ASSERT_EQUAL(out.log.len, out.admits);
     CU_ASSERT_EQUAL(out.log.dropped, 0);
 
@@ -133,13 +131,11 @@ static void test_trylock_contention(void)
     };
     struct rl_stress_outcome out;
     char err[256];
-    CU_ASSERT_EQUAL_FATAL(rl_stress_run(&params, &out, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(rl_stress_counted(&params, &out, err, sizeof err), 0);
     CU_ASSERT_EQUAL(out.rejects, 0);
     CU_ASSERT(out.admits > 0);
     params.threads = 2;
-    CU_ASSERT_EQUAL_FATAL(rl_stress_run(&params, &out, err, sizeof err), 0);
-    CU_ASSERT_EQUAL(out.attempts, out.admits + out.rejects);
-    CU_ASSERT(out.errors <= out.attempts);
+    CU_ASSERT_EQUAL_FATAL(rl_stress_counted(&params, &out, err, sizeof err), 0);
     CU_ASSERT(out.admits > 0);
 }
 
