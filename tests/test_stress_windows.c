@@ -188,7 +188,12 @@ static void test_sweeper_thread_lifecycle(void)
     for (int i = 0; i < 20; i++) {
         struct rl_stress_verdict v;
         rl_stress_checked("sliding_log_sweeper", 2, L, I, 2000000u, &v);
-        CU_ASSERT(v.admits <= L); /* 2 ms: inside the first window */
+        /* 2 ms, but a preempted run can outlast the first window: the
+         * sound bounds of its stamps, not the hoped-for duration */
+        EXPECT(v.admits <= v.window_bound && v.first_window_admits <= L,
+               "sliding_log_sweeper: %llu admits, bound %llu, first window %llu",
+               (unsigned long long)v.admits, (unsigned long long)v.window_bound,
+               (unsigned long long)v.first_window_admits);
     }
 }
 
