@@ -10,6 +10,8 @@
 #                     its tables, and its figures in plots/out/
 #   make teach        build/ratelab-teach, race points widened
 #   make deps         install missing Debian packages (nothing when present)
+#   make mutants      every seeded bug in tests/mutants/ applied to a scratch
+#                     copy, rebuilt, and killed by its named suites (CI)
 #   make alloc-compare  allocation-heavy runs under glibc and jemalloc, ratios
 #   make conformance  the peers' own code, decision by decision (docs/conformance.md)
 #   make fuzz, make soak, make plots, make paper: see their sections below
@@ -94,7 +96,7 @@ TEACH_TESTS   := build/teach/ratelab-tests
 
 .PHONY: all teach jemalloc test check-unit check-teach check-tsan check-allocators bench plots paper paper-tables-check \
         alloc-compare reference soak conformance conformance-quick conformance-selftest conformance-bracket conformance-speed deps clean format format-check layering-check decisions-check decisions-update fuzz fuzz-build \
-        fuzz-deps asm FORCE model-check
+        fuzz-deps asm orders-check mutants FORCE model-check
 .DEFAULT_GOAL := all
 
 all: $(RATELAB)
@@ -172,6 +174,7 @@ test: deps
 	$(MAKE) --no-print-directory format-check
 	$(MAKE) --no-print-directory layering-check
 	$(MAKE) --no-print-directory decisions-check
+	$(MAKE) --no-print-directory orders-check
 	$(MAKE) --no-print-directory gbench
 	$(MAKE) --no-print-directory check-unit
 	$(MAKE) --no-print-directory check-teach
@@ -463,6 +466,24 @@ asm:
 	$(Q)sh tests/asm/build.sh build/asm
 	$(Q)sh tests/asm/check.sh build/asm
 	$(Q)sh tests/asm/cost.sh build/asm
+
+# make orders-check (part of make test): the memory order of every atomic
+# operation in every algorithm, read off the host gcc's -O2 GIMPLE, against
+# the committed tests/asm/orders.expected, in seconds and with no cross
+# compiler, so a changed order fails make test, not only make asm
+# (tests/asm/README.md).
+orders-check:
+	$(Q)sh tests/asm/orders_check.sh build/asm-orders
+
+# make mutants: every seeded bug in tests/mutants/mutants.list (a small patch
+# and the make test steps that must kill it) applied one at a time to a
+# scratch copy of the tracked tree (build/mutants/src), rebuilt and run
+# against those steps; the unmutated copy must pass them first. Prints the
+# table and fails when any mutant survives (tests/mutants/README.md). CI
+# runs it after make test. MUTANTS="a b" runs only those.
+MUTANTS ?=
+mutants: deps
+	$(Q)sh tests/mutants/run.sh $(MUTANTS)
 
 # ---- models --------------------------------------------------------------
 # make model-check: every Promela model in tests/models/ under SPIN (steps 1

@@ -18,7 +18,10 @@
  * x + U): at most m, the most stamps in any window of length 2U. Hence
  *     max_sliding ≤ D + m(2U),
  * checked below with m computed from the same log. U is microseconds in a
- * quiet run, so m is a handful; a preempted stamp widens it, soundly.
+ * quiet run, so m is a handful; one preempted stamp widens it to the whole
+ * window, where the bound cannot fail, so it is checked only while U is
+ * small (check_sliding_sound), beside the per-admit bound that stays tight:
+ * the admits whose own [t - gap, t] lies inside a window number at most D.
  */
 #include "tests/support/stress_check.h"
 #include "tests/support/test_util.h"
@@ -74,8 +77,29 @@ static void test_window_bound_dense(void)
     check_window_bound(20, 200000u, RUN);
 }
 
-/* A recorded 2-thread run whose log we keep: the same accounting as
- * rl_stress_checked, then max_sliding ≤ D + m(2U) (file comment). */
+/* When a trial can test the sliding bound. Its slack comes from the same
+ * log, so it must stay small against I or the bound cannot fail: once 2U
+ * nears I, m(2U) counts a whole window. A preempted thread (5 engineers on
+ * 2 cores: U of 10 to 30 ms was seen at I = 20 ms) widens U with one late
+ * stamp, so the global bound is checked only at U <= I/8, and the per-admit
+ * one (certain_max_sliding <= D: an admit whose whole decision interval
+ * [t - gap, t] lies in a window was decided in it) always, in a trial where
+ * at most D/8 admits have a gap over I/8 (excused by the checker). */
+#define LOOSE_GAP_NS I / 8
+#define TRIALS       5 /* rerun a trial too preempted to test; never widen the bound */
+
+/* Admits whose gap exceeds LOOSE_GAP_NS: the ones the certain counts may
+ * leave out of a window they belong to. */
+static uint64_t loose_admits(const struct rl_event_log *log)
+{
+    uint64_t loose = 0;
+    for (size_t i = 0; i < log->len; i++)
+        loose += log->events[i].gap_ns > LOOSE_GAP_NS;
+    return loose;
+}
+
+/* A recorded 2-thread run whose log we keep, counted (rl_stress_counted),
+ * then the bounds above (file comment) on the first testable trial. */
 static void check_sliding_sound(const struct windowed *a)
 {
     struct rl_stress_params params = {
@@ -89,28 +113,42 @@ static void check_sliding_sound(const struct windowed *a)
     CU_ASSERT_PTR_NOT_NULL_FATAL(params.algo);
     struct rl_stress_outcome out;
     char err[256];
-    CU_ASSERT_EQUAL_FATAL(rl_stress_run(&params, &out, err, sizeof err), 0);
-    CU_ASSERT_EQUAL(out.attempts, out.admits + out.rejects);
-    CU_ASSERT(out.errors <= out.attempts);
+    uint64_t loose = 0;
+    for (int trial = 1;; trial++) {
+        CU_ASSERT_EQUAL_FATAL(rl_stress_counted(&params, &out, err, sizeof err), 0);
+        loose = loose_admits(&out.log);
+        if (loose <= a->decision_bound / 8 || trial == TRIALS)
+            break;
+        rl_event_log_free(&out.log);
+    }
+    EXPECT(loose <= a->decision_bound / 8,
+           "%s: %llu admits with a gap over I/8 in each of %d trials (at most D/8 = %llu): "
+           "the sliding bound could not be tested",
+           a->name, (unsigned long long)loose, TRIALS, (unsigned long long)(a->decision_bound / 8));
     CU_ASSERT_EQUAL(out.log.len, out.admits);
     CU_ASSERT_EQUAL(out.log.dropped, 0);
 
     struct rl_check_params per_interval = {.limit = L, .interval_ns = I};
     struct rl_check_result res;
     CU_ASSERT_EQUAL_FATAL(rl_check(&out.log, &per_interval, &res, err, sizeof err), 0);
-    uint64_t max_sliding = res.total.max_sliding;
+    uint64_t max_sliding = res.total.max_sliding, certain = res.total.certain_max_sliding;
     rl_check_result_free(&res);
+    EXPECT(certain <= a->decision_bound && certain > 0,
+           "%s: %llu admits decided for certain in one window of I, D = %llu (max_sliding %llu)",
+           a->name, (unsigned long long)certain, (unsigned long long)a->decision_bound,
+           (unsigned long long)max_sliding);
 
-    uint64_t width = out.log.uncertainty_ns ? 2 * out.log.uncertainty_ns : 1;
-    struct rl_check_params per_width = {.limit = L, .interval_ns = width};
-    CU_ASSERT_EQUAL_FATAL(rl_check(&out.log, &per_width, &res, err, sizeof err), 0);
-    uint64_t slack = res.total.max_sliding;
-    rl_check_result_free(&res);
-
-    EXPECT(max_sliding <= a->decision_bound + slack,
-           "%s: max_sliding %llu > D %llu + %llu stamped within 2U = %llu ns", a->name,
-           (unsigned long long)max_sliding, (unsigned long long)a->decision_bound,
-           (unsigned long long)slack, (unsigned long long)width);
+    if (out.log.uncertainty_ns <= LOOSE_GAP_NS) {
+        uint64_t width = out.log.uncertainty_ns ? 2 * out.log.uncertainty_ns : 1;
+        struct rl_check_params per_width = {.limit = L, .interval_ns = width};
+        CU_ASSERT_EQUAL_FATAL(rl_check(&out.log, &per_width, &res, err, sizeof err), 0);
+        uint64_t slack = res.total.max_sliding;
+        rl_check_result_free(&res);
+        EXPECT(max_sliding <= a->decision_bound + slack,
+               "%s: max_sliding %llu > D %llu + %llu stamped within 2U = %llu ns", a->name,
+               (unsigned long long)max_sliding, (unsigned long long)a->decision_bound,
+               (unsigned long long)slack, (unsigned long long)width);
+    }
     rl_event_log_free(&out.log);
 }
 
@@ -133,13 +171,11 @@ static void test_trylock_contention(void)
     };
     struct rl_stress_outcome out;
     char err[256];
-    CU_ASSERT_EQUAL_FATAL(rl_stress_run(&params, &out, err, sizeof err), 0);
+    CU_ASSERT_EQUAL_FATAL(rl_stress_counted(&params, &out, err, sizeof err), 0);
     CU_ASSERT_EQUAL(out.rejects, 0);
     CU_ASSERT(out.admits > 0);
     params.threads = 2;
-    CU_ASSERT_EQUAL_FATAL(rl_stress_run(&params, &out, err, sizeof err), 0);
-    CU_ASSERT_EQUAL(out.attempts, out.admits + out.rejects);
-    CU_ASSERT(out.errors <= out.attempts);
+    CU_ASSERT_EQUAL_FATAL(rl_stress_counted(&params, &out, err, sizeof err), 0);
     CU_ASSERT(out.admits > 0);
 }
 
@@ -152,7 +188,12 @@ static void test_sweeper_thread_lifecycle(void)
     for (int i = 0; i < 20; i++) {
         struct rl_stress_verdict v;
         rl_stress_checked("sliding_log_sweeper", 2, L, I, 2000000u, &v);
-        CU_ASSERT(v.admits <= L); /* 2 ms: inside the first window */
+        /* 2 ms, but a preempted run can outlast the first window: the
+         * sound bounds of its stamps, not the hoped-for duration */
+        EXPECT(v.admits <= v.window_bound && v.first_window_admits <= L,
+               "sliding_log_sweeper: %llu admits, bound %llu, first window %llu",
+               (unsigned long long)v.admits, (unsigned long long)v.window_bound,
+               (unsigned long long)v.first_window_admits);
     }
 }
 

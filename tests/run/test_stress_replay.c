@@ -164,7 +164,35 @@ static void test_latency_from_due_time(void)
     rl_trace_free(&trace);
 }
 
-/* --speed 2 sends the same trace in half the time. */
+/* Judged on the recorded log, not on wall clocks (a busy machine or TSan
+ * makes a run late, never early). Attempt i of uniform_trace is due at
+ * i·span/count ÷ speed after t0, the stamps' epoch on monotonic, and is
+ * decided by thread i mod T in order, so thread th's j-th decision in the
+ * log (sorted by stamp) is attempt th + j·T. Counts the decisions stamped
+ * before they were due at `speed` (none may be) and before they would have
+ * been due at speed 1. */
+static void due_times(const struct rl_event_log *log, unsigned threads, size_t count,
+                      uint64_t span_ns, double speed, size_t *early, size_t *before_speed_1)
+{
+    size_t seen[8] = {0};
+    CU_ASSERT_FATAL(threads <= 8);
+    *early = *before_speed_1 = 0;
+    for (size_t e = 0; e < log->len; e++) {
+        unsigned th = log->events[e].thread;
+        CU_ASSERT_FATAL(th < threads);
+        size_t i = th + seen[th]++ * threads;
+        CU_ASSERT_FATAL(i < count);
+        uint64_t due_1 = i * span_ns / count, t = log->events[e].t_ns;
+        *early += (double)t < (double)due_1 / speed;
+        *before_speed_1 += t < due_1;
+    }
+}
+
+/* --speed 2 sends the same trace in half the time: at speed 1 no decision
+ * comes before its due time; at speed 2 none before half of it, and most
+ * come before their speed-1 due time, which a run that ignored the speed
+ * could not do however fast the machine. "Most" is half: an attempt due at
+ * d misses only when the run is over d/2 late there. */
 static void test_speed_halves_wall_time(void)
 {
     struct rl_trace trace;
@@ -184,12 +212,17 @@ static void test_speed_halves_wall_time(void)
     CU_ASSERT_EQUAL(fast.attempts, 1000);
     CU_ASSERT(normal.wall_ns >= normal.span_ns);
     CU_ASSERT(fast.wall_ns >= fast.span_ns);
-    char msg[160];
-    snprintf(msg, sizeof msg, "wall %llu ns at speed 1, %llu ns at speed 2",
-             (unsigned long long)normal.wall_ns, (unsigned long long)fast.wall_ns);
-    /* half, give or take the last attempt's lateness on a shared machine */
-    EXPECT(fast.wall_ns < normal.wall_ns * 3 / 4, "%s", msg);
-    EXPECT(fast.wall_ns < fast.span_ns + 50 * MS, "%s", msg);
+    CU_ASSERT_EQUAL_FATAL(normal.log.len, 1000);
+    CU_ASSERT_EQUAL_FATAL(fast.log.len, 1000);
+    size_t early, before_speed_1;
+    due_times(&normal.log, 2, 1000, 200 * MS, 1, &early, &before_speed_1);
+    EXPECT(early == 0, "speed 1: %zu decisions stamped before they were due", early);
+    due_times(&fast.log, 2, 1000, 200 * MS, 2, &early, &before_speed_1);
+    EXPECT(early == 0, "speed 2: %zu decisions stamped before half their due time", early);
+    EXPECT(before_speed_1 >= 500,
+           "speed 2: only %zu of 1000 decisions came before their speed-1 due time (wall %llu "
+           "ns at speed 1, %llu ns at speed 2)",
+           before_speed_1, (unsigned long long)normal.wall_ns, (unsigned long long)fast.wall_ns);
     rl_replay_outcome_free(&normal);
     rl_replay_outcome_free(&fast);
     rl_trace_free(&trace);
@@ -288,7 +321,7 @@ RL_TEST_SUITE("stress_replay",
                test_uniform_two_threads},
               {"a 1 ms limiter at one attempt per 100 µs: p99 from the due time ≥ 10 ms",
                test_latency_from_due_time},
-              {"--speed 2 halves the wall time", test_speed_halves_wall_time},
+              {"--speed 2 halves the due times, judged on the log", test_speed_halves_wall_time},
               {"keys through the container; errors counted, fail-open admits",
                test_keys_and_errors},
               {"unsorted trace, bad speed, virtual clock, 0 threads are refused",

@@ -1,5 +1,5 @@
 /* test_clock_cached.c — the cached clock: its names, its staleness bound on
- * a quiet machine (with a generous margin: never a timing goal), starting
+ * against the lag its publisher measured (never a timing goal), starting
  * and stopping its publisher, and a forked child (threads: test_clock_threads.c). */
 #include "tests/support/cli_run.h"
 #include "tests/support/test_util.h"
@@ -12,10 +12,11 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Far more than the 100 us the bound allows, for a loaded test machine:
- * this checks the bound's shape (never ahead, never far behind), not its
- * size, which `bench --suite perf` measures. */
-#define MARGIN_NS 50000000u
+/* What a read may lag the store that made it visible (a cache line's
+ * coherence, nanoseconds), beyond the publisher's own measured gap: a
+ * hundredth of the default period, so the bound tested stays the one
+ * promised, [t - T - lag, t] with lag what the publisher measured. */
+#define VISIBILITY_NS (RL_CACHED_DEFAULT_PERIOD_NS / 100)
 
 static void sleep_ns(uint64_t ns)
 {
@@ -88,16 +89,18 @@ static void test_same(void)
     CU_ASSERT(!rl_clock_same(&a, &b));
 }
 
-/* A read is never ahead of the monotonic clock, and (on a quiet machine,
- * give or take the margin) never more than T + lag behind it; it advances
- * with it. */
+/* A read is never ahead of the monotonic clock, never goes back, and is
+ * never staler than the publisher's longest measured gap (from a published
+ * value to the store of the next: docs/performance.md, on a loaded VM that
+ * gap is several T, which is why T alone is not the bound); it advances
+ * with the monotonic clock, and the skew is in every read. */
 static void test_staleness_bound(void)
 {
     char err[256];
     struct rl_clock clock;
     CU_ASSERT_EQUAL_FATAL(rl_clock_init(&clock, "cached", err, sizeof err), 0);
     uint64_t first = rl_clock_now(&clock), start = rl_monotonic_ns(), most_stale = 0;
-    uint64_t reads = 0, previous = first;
+    uint64_t reads = 0, previous = first, last_before = start;
     while (rl_monotonic_ns() - start < 200000000u) {
         uint64_t before = rl_monotonic_ns();
         uint64_t now = rl_clock_now(&clock);
@@ -109,19 +112,42 @@ static void test_staleness_bound(void)
         if (before > now && before - now > most_stale)
             most_stale = before - now;
         previous = now;
+        last_before = before;
         reads++;
     }
-    EXPECT(most_stale <= RL_CACHED_DEFAULT_PERIOD_NS + MARGIN_NS,
-           "a read was %llu ns stale (T = %u ns, margin %u ns)", (unsigned long long)most_stale,
-           RL_CACHED_DEFAULT_PERIOD_NS, MARGIN_NS);
-    /* 200 ms of monotonic time passed: the cached clock followed */
-    EXPECT(previous - first >= 200000000u - RL_CACHED_DEFAULT_PERIOD_NS - MARGIN_NS,
-           "advanced %llu ns in 200 ms", (unsigned long long)(previous - first));
+    /* the gap of the value the last read saw ends with the next store */
+    struct rl_clock_cached_stats stats;
+    CU_ASSERT_EQUAL_FATAL(rl_clock_cached_stats(&clock, &stats), 0);
+    uint64_t publishes = stats.publishes;
+    for (int i = 0; i < 1000 && stats.publishes < publishes + 2; i++) {
+        sleep_ns(RL_CACHED_DEFAULT_PERIOD_NS);
+        CU_ASSERT_EQUAL_FATAL(rl_clock_cached_stats(&clock, &stats), 0);
+    }
+    EXPECT_FATAL(stats.running && stats.publishes >= publishes + 2,
+                 "the publisher stored %llu values in 1000 periods after the reads",
+                 (unsigned long long)(stats.publishes - publishes));
+    uint64_t lag = stats.max_gap_ns + VISIBILITY_NS;
+    EXPECT(most_stale > 0, "no read was stale in %llu reads: not a cached clock",
+           (unsigned long long)reads);
+    EXPECT(most_stale <= lag,
+           "a read was %llu ns stale; the publisher's longest gap was %llu ns (T = %u ns)",
+           (unsigned long long)most_stale, (unsigned long long)stats.max_gap_ns,
+           RL_CACHED_DEFAULT_PERIOD_NS);
+    /* the last read saw a value at most that gap older than its `before` */
+    EXPECT(previous + lag >= last_before,
+           "advanced %llu ns while monotonic advanced %llu ns (longest gap %llu ns)",
+           (unsigned long long)(previous - first), (unsigned long long)(last_before - start),
+           (unsigned long long)stats.max_gap_ns);
     EXPECT_EQ(clock.reads, reads + 1);
     /* the skew is in every read, as with the other clocks */
     rl_clock_set_skew(&clock, -1000000000);
-    EXPECT(rl_clock_now(&clock) + 1000000000u - MARGIN_NS <= rl_monotonic_ns(),
-           "skew of -1 s not applied");
+    uint64_t before = rl_monotonic_ns();
+    uint64_t skewed = rl_clock_now(&clock) + 1000000000u;
+    uint64_t after = rl_monotonic_ns();
+    CU_ASSERT_EQUAL_FATAL(rl_clock_cached_stats(&clock, &stats), 0);
+    EXPECT(skewed <= after && skewed + stats.max_gap_ns + VISIBILITY_NS >= before,
+           "skew of -1 s: read + 1 s = %llu, monotonic %llu..%llu", (unsigned long long)skewed,
+           (unsigned long long)before, (unsigned long long)after);
 }
 
 /* Stop joins the publisher (the thread is gone) and freezes the clock;
@@ -242,7 +268,7 @@ static void test_cli(void)
 
 RL_TEST_SUITE("clock_cached", {"names and periods, bad ones refused", test_names},
               {"one period is one clock (rl_clock_same)", test_same},
-              {"never ahead, within T + margin behind, skew applied", test_staleness_bound},
+              {"never ahead, within its measured lag behind, skew applied", test_staleness_bound},
               {"stop joins and freezes, init restarts", test_start_stop},
               {"a forked child starts its own publisher", test_fork},
               {"measured by rl_clock_measure", test_measure},
