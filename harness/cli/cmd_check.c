@@ -4,6 +4,7 @@
 #include "parse.h"
 #include "table.h"
 #include "harness/check/check_file.h"
+#include "harness/check/verdict.h"
 #include "harness/report/result.h"
 #include "harness/sys/clock.h"
 
@@ -135,37 +136,18 @@ static enum rl_promise parse_promise(const char *cmd, const char *arg)
 /* The promise to judge, with the limit (and burst) it is judged against. */
 struct judge {
     bool given;
-    enum rl_promise promise;
-    struct rl_config cfg;
+    enum rl_promise promise; /* for its name */
+    struct rl_promised promised;
 };
 
-/* sim's verdict, from the one rule there is (report/result.c,
- * rl_result_promise_held): a result row of an algorithm making this promise
- * whose decisions were all checked, none dropped and none an error. So
- * "yes" or "no", judged on the certain maxima, which equal the plain ones
- * in a log (no certainty gaps). */
-static struct rl_result judged_row(const struct judge *j, const struct rl_algo *algo,
-                                   const struct rl_key_metrics *m)
-{
-    return (struct rl_result){.algo = algo, .cfg = j->cfg, .checked = true, .m = *m};
-}
-
+/* The verdict sim gives (harness/check/verdict.h) on a log whose decisions
+ * were all checked, none dropped and none an error: "yes" or "no", judged on
+ * the certain maxima, which equal the plain ones in a log (no certainty
+ * gaps). */
 static const char *promise_held(const struct judge *j, const struct rl_key_metrics *m)
 {
-    const struct rl_algo algo = {.name = "check", .promise = j->promise};
-    struct rl_result r = judged_row(j, &algo, m);
-    return rl_result_promise_held(&r);
-}
-
-/* "max_sliding <= 10": what the verdict compares, for the table. */
-static void promise_rule(const struct judge *j, char *buf, size_t len)
-{
-    const struct rl_algo algo = {.name = "check", .promise = j->promise};
-    struct rl_result r = judged_row(j, &algo, &(struct rl_key_metrics){0});
-    unsigned long long bound = (unsigned long long)rl_result_promised_bound(&r);
-    snprintf(buf, len, "%s <= %llu%s",
-             j->promise == RL_PROMISE_WEAK ? "max_aligned" : "max_sliding", bound,
-             j->promise == RL_PROMISE_WINDOW ? ", window_excess = 0" : "");
+    const struct rl_run_facts run = {.checked = true, .m = m};
+    return rl_held_name(rl_verdict(&j->promised, &run));
 }
 
 struct checked {
@@ -269,7 +251,7 @@ static void print_table(const struct key_names *log, const struct rl_check_resul
     printf("%-20s %14s\n", "worst_key", key_name(log, res->worst_key, buf, sizeof buf));
     if (judge->given) {
         char rule[96];
-        promise_rule(judge, rule, sizeof rule);
+        rl_verdict_rule(&judge->promised, rule, sizeof rule);
         printf("%-20s %14s   (%s, every key)\n", "promise", rl_promise_name(judge->promise), rule);
         printf("%-20s %14s\n", "held", promise_held(judge, &res->total));
     }
@@ -403,7 +385,7 @@ int rl_cmd_check(int argc, char **argv)
                            : !limit_given                  ? "--limit L is"
                                                            : "--interval DUR is");
     }
-    judge.cfg = cfg;
+    judge.promised = rl_promised_of(judge.promise, &cfg, 0);
     struct rl_check_params params = {
         .limit = cfg.limit, .interval_ns = cfg.interval_ns, .epoch_ns = epoch_ns};
     double t0 = (double)rl_monotonic_ns() / 1e9;
