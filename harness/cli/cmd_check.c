@@ -4,6 +4,7 @@
 #include "parse.h"
 #include "table.h"
 #include "harness/check/check_file.h"
+#include "harness/check/verdict.h"
 #include "harness/report/result.h"
 #include "harness/sys/clock.h"
 
@@ -135,37 +136,18 @@ static enum rl_promise parse_promise(const char *cmd, const char *arg)
 /* The promise to judge, with the limit (and burst) it is judged against. */
 struct judge {
     bool given;
-    enum rl_promise promise;
-    struct rl_config cfg;
+    enum rl_promise promise; /* for its name */
+    struct rl_promised promised;
 };
 
-/* sim's verdict, from the one rule there is (report/result.c,
- * rl_result_promise_held): a result row of an algorithm making this promise
- * whose decisions were all checked, none dropped and none an error. So
- * "yes" or "no", judged on the certain maxima, which equal the plain ones
- * in a log (no certainty gaps). */
-static struct rl_result judged_row(const struct judge *j, const struct rl_algo *algo,
-                                   const struct rl_key_metrics *m)
-{
-    return (struct rl_result){.algo = algo, .cfg = j->cfg, .checked = true, .m = *m};
-}
-
+/* The verdict sim gives (harness/check/verdict.h) on a log whose decisions
+ * were all checked, none dropped and none an error: "yes" or "no", judged on
+ * the certain maxima, which equal the plain ones in a log (no certainty
+ * gaps). */
 static const char *promise_held(const struct judge *j, const struct rl_key_metrics *m)
 {
-    const struct rl_algo algo = {.name = "check", .promise = j->promise};
-    struct rl_result r = judged_row(j, &algo, m);
-    return rl_result_promise_held(&r);
-}
-
-/* "max_sliding <= 10": what the verdict compares, for the table. */
-static void promise_rule(const struct judge *j, char *buf, size_t len)
-{
-    const struct rl_algo algo = {.name = "check", .promise = j->promise};
-    struct rl_result r = judged_row(j, &algo, &(struct rl_key_metrics){0});
-    unsigned long long bound = (unsigned long long)rl_result_promised_bound(&r);
-    snprintf(buf, len, "%s <= %llu%s",
-             j->promise == RL_PROMISE_WEAK ? "max_aligned" : "max_sliding", bound,
-             j->promise == RL_PROMISE_WINDOW ? ", window_excess = 0" : "");
+    const struct rl_run_facts run = {.checked = true, .m = m};
+    return rl_held_name(rl_verdict(&j->promised, &run));
 }
 
 struct checked {
@@ -269,7 +251,7 @@ static void print_table(const struct key_names *log, const struct rl_check_resul
     printf("%-20s %14s\n", "worst_key", key_name(log, res->worst_key, buf, sizeof buf));
     if (judge->given) {
         char rule[96];
-        promise_rule(judge, rule, sizeof rule);
+        rl_verdict_rule(&judge->promised, rule, sizeof rule);
         printf("%-20s %14s   (%s, every key)\n", "promise", rl_promise_name(judge->promise), rule);
         printf("%-20s %14s\n", "held", promise_held(judge, &res->total));
     }
@@ -323,7 +305,20 @@ static void sheet_columns(const struct judge *judge, const char **columns, size_
     columns[n] = NULL;
 }
 
-int rl_cmd_check(int argc, char **argv)
+/* What the command line asks for. */
+struct check_options {
+    const char *events_path;
+    struct rl_config cfg;
+    struct judge judge;
+    uint64_t epoch_ns, reorder;
+    bool per_key, admits_only, limit_given, interval_given;
+    struct rl_cli_output output;
+};
+
+/* The options, each checked as it comes and together after; exits 2 with
+ * one line on any bad one. false: --help was asked for and printed (main
+ * still checks that stdout was written). */
+static bool parse_options(const char *cmd, int argc, char **argv, struct check_options *o)
 {
     enum { OPT_PROMISE = 10000, OPT_REORDER }; /* check's own */
     static const struct option options[] = {RL_CLI_HELP_OPTION,
@@ -337,81 +332,112 @@ int rl_cmd_check(int argc, char **argv)
                                             {"reorder", required_argument, NULL, OPT_REORDER},
                                             RL_CLI_OUTPUT_OPTIONS,
                                             {0}};
-    const char *cmd = "check", *events_path = NULL;
-    struct rl_config cfg;
-    rl_cli_limiter_defaults(&cfg);
-    struct judge judge = {0};
-    uint64_t epoch_ns = 0, reorder = RL_CHECK_FILE_REORDER;
-    bool per_key = false, admits_only = false, limit_given = false, interval_given = false;
-    struct rl_cli_output output = {.format = RL_FORMAT_TABLE};
     char err[512];
     int code;
     while ((code = rl_cli_getopt(cmd, argc, argv, options)) != -1) {
         switch (code) {
         case OPT_HELP:
             check_help();
-            return 0;
+            return false;
         case OPT_EVENTS:
-            events_path = optarg;
+            o->events_path = optarg;
             break;
         case OPT_EPOCH:
-            if (rl_parse_duration_ns(optarg, &epoch_ns, err, sizeof err) != 0)
+            if (rl_parse_duration_ns(optarg, &o->epoch_ns, err, sizeof err) != 0)
                 rl_cli_usage_error(cmd, "--epoch: %s", err);
             break;
         case OPT_PROMISE:
-            judge.promise = parse_promise(cmd, optarg);
-            judge.given = true;
+            o->judge.promise = parse_promise(cmd, optarg);
+            o->judge.given = true;
             break;
         case OPT_PER_KEY:
-            per_key = true;
+            o->per_key = true;
             break;
         case OPT_ADMITS_ONLY:
-            admits_only = true;
+            o->admits_only = true;
             break;
         case OPT_REORDER:
             /* 2^24 lines: about 1.5 GB of buffers, as much as sorting that many in memory */
-            if (rl_parse_u64(optarg, 0, (uint64_t)1 << 24, &reorder, err, sizeof err) != 0)
+            if (rl_parse_u64(optarg, 0, (uint64_t)1 << 24, &o->reorder, err, sizeof err) != 0)
                 rl_cli_usage_error(cmd, "--reorder: %s", err);
             break;
         default:
-            limit_given |= code == OPT_LIMIT;
-            interval_given |= code == OPT_INTERVAL;
-            if (!rl_cli_limiter_option(cmd, code, optarg, &cfg) &&
-                !rl_cli_output_option(cmd, code, optarg, &output))
+            o->limit_given |= code == OPT_LIMIT;
+            o->interval_given |= code == OPT_INTERVAL;
+            if (!rl_cli_limiter_option(cmd, code, optarg, &o->cfg) &&
+                !rl_cli_output_option(cmd, code, optarg, &o->output))
                 rl_cli_bad_option(cmd, code, argv);
         }
     }
     if (optind < argc)
         rl_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-    if (events_path == NULL)
+    if (o->events_path == NULL)
         rl_cli_usage_error(cmd, "--events FILE is required (CSV: t_ns,key,n,admitted,thread)");
-    if (cfg.burst != 0 && !(judge.given && judge.promise == RL_PROMISE_BUCKET))
+    if (o->cfg.burst != 0 && !(o->judge.given && o->judge.promise == RL_PROMISE_BUCKET))
         rl_cli_usage_error(cmd, "--burst B is the capacity for --promise bucket, and no other");
-    rl_cli_output_check(cmd, &output);
-    const struct rl_cli_file files[] = {{"--out", output.out_path, true},
-                                        {"--events", events_path, false}};
+    rl_cli_output_check(cmd, &o->output);
+    const struct rl_cli_file files[] = {{"--out", o->output.out_path, true},
+                                        {"--events", o->events_path, false}};
     rl_cli_require_distinct_files(cmd, files, sizeof files / sizeof files[0]);
+    return true;
+}
 
-    /* No default for the limit: a limit guessed for the user judges the
-     * wrong promise. But a log that cannot be read is named first, so it is
-     * read through (validated, nothing measured) before that is said. */
+/* No default for the limit: a limit guessed for the user judges the wrong
+ * promise. But a log that cannot be read is named first, so it is read
+ * through (validated, nothing measured) before that is said. */
+static void require_limit(const char *cmd, const struct check_options *o)
+{
+    if (o->limit_given && o->interval_given)
+        return;
     struct rl_checked_file checked_file;
-    if (!limit_given || !interval_given) {
-        if (rl_check_file(events_path, NULL, false, 0, &checked_file, err, sizeof err) ==
-            RL_CHECK_FILE_BAD_INPUT)
-            rl_cli_usage_error(cmd, "%s", err);
-        rl_checked_file_free(&checked_file);
-        rl_cli_usage_error(cmd, "%s required: the limit the log is checked against",
-                           !limit_given && !interval_given ? "--limit L and --interval DUR are"
-                           : !limit_given                  ? "--limit L is"
-                                                           : "--interval DUR is");
-    }
-    judge.cfg = cfg;
+    char err[512];
+    if (rl_check_file(o->events_path, NULL, false, 0, &checked_file, err, sizeof err) ==
+        RL_CHECK_FILE_BAD_INPUT)
+        rl_cli_usage_error(cmd, "%s", err);
+    rl_checked_file_free(&checked_file);
+    rl_cli_usage_error(cmd, "%s required: the limit the log is checked against",
+                       !o->limit_given && !o->interval_given ? "--limit L and --interval DUR are"
+                       : !o->limit_given                     ? "--limit L is"
+                                                             : "--interval DUR is");
+}
+
+/* The table view: what was read and how fast, then the metrics. */
+static void print_table_view(const struct check_options *o, const struct rl_checked_file *file,
+                             const struct rl_check_params *params, double seconds)
+{
+    const struct rl_check_result *res = &file->result;
+    const struct key_names log = {file->key_names, file->key_count};
+    char interval[RL_DURATION_BUF_LEN], shown[1024];
+    printf("check: %llu decisions over %u key%s from %s; L=%llu per %s\n",
+           (unsigned long long)file->events, res->key_count, res->key_count == 1 ? "" : "s",
+           rl_table_text(shown, sizeof shown, o->events_path), (unsigned long long)o->cfg.limit,
+           rl_format_duration_ns(o->cfg.interval_ns, interval, sizeof interval));
+    printf("read and checked in %.2f s (%.1f M decisions/s%s)\n\n", seconds,
+           seconds > 0 ? (double)file->events / seconds / 1e6 : 0.0,
+           file->in_memory ? ", sorted in memory" : ", streamed");
+    print_table(&log, res, params, &o->judge, o->per_key);
+    if (res->complete && res->total.rejects == 0 && res->total.max_sliding > o->cfg.limit)
+        printf("\nno rejects in the log: if it holds admits only, the false_* and\n"
+               "utilization lines above do not apply; run again with --admits-only\n");
+}
+
+int rl_cmd_check(int argc, char **argv)
+{
+    const char *cmd = "check";
+    struct check_options o = {.reorder = RL_CHECK_FILE_REORDER,
+                              .output = {.format = RL_FORMAT_TABLE}};
+    rl_cli_limiter_defaults(&o.cfg);
+    if (!parse_options(cmd, argc, argv, &o))
+        return 0;
+    require_limit(cmd, &o);
+    o.judge.promised = rl_promised_of(o.judge.promise, &o.cfg, 0);
     struct rl_check_params params = {
-        .limit = cfg.limit, .interval_ns = cfg.interval_ns, .epoch_ns = epoch_ns};
+        .limit = o.cfg.limit, .interval_ns = o.cfg.interval_ns, .epoch_ns = o.epoch_ns};
+    struct rl_checked_file checked_file;
+    char err[512];
     double t0 = (double)rl_monotonic_ns() / 1e9;
-    enum rl_check_file_status file_status =
-        rl_check_file(events_path, &params, !admits_only, reorder, &checked_file, err, sizeof err);
+    enum rl_check_file_status file_status = rl_check_file(
+        o.events_path, &params, !o.admits_only, o.reorder, &checked_file, err, sizeof err);
     double t1 = (double)rl_monotonic_ns() / 1e9;
     if (file_status == RL_CHECK_FILE_BAD_INPUT)
         rl_cli_usage_error(cmd, "%s", err);
@@ -425,34 +451,21 @@ int rl_cmd_check(int argc, char **argv)
     const struct rl_check_result res = checked_file.result;
     const struct key_names log = {checked_file.key_names, checked_file.key_count};
 
-    enum rl_cli_format view = rl_cli_output_view(&output);
-    if (view == RL_FORMAT_JSON) {
-        print_json(&log, &res, &judge, per_key);
-    } else if (view == RL_FORMAT_TABLE) {
-        char interval[RL_DURATION_BUF_LEN], shown[1024];
-        printf("check: %llu decisions over %u key%s from %s; L=%llu per %s\n",
-               (unsigned long long)checked_file.events, res.key_count,
-               res.key_count == 1 ? "" : "s", rl_table_text(shown, sizeof shown, events_path),
-               (unsigned long long)cfg.limit,
-               rl_format_duration_ns(cfg.interval_ns, interval, sizeof interval));
-        printf("read and checked in %.2f s (%.1f M decisions/s%s)\n\n", t1 - t0,
-               t1 > t0 ? (double)checked_file.events / (t1 - t0) / 1e6 : 0.0,
-               checked_file.in_memory ? ", sorted in memory" : ", streamed");
-        print_table(&log, &res, &params, &judge, per_key);
-        if (res.complete && res.total.rejects == 0 && res.total.max_sliding > cfg.limit)
-            printf("\nno rejects in the log: if it holds admits only, the false_* and\n"
-                   "utilization lines above do not apply; run again with --admits-only\n");
-    }
+    enum rl_cli_format view = rl_cli_output_view(&o.output);
+    if (view == RL_FORMAT_JSON)
+        print_json(&log, &res, &o.judge, o.per_key);
+    else if (view == RL_FORMAT_TABLE)
+        print_table_view(&o, &checked_file, &params, t1 - t0);
     /* the csv view and --out: the same lines (a json view has its own form above) */
-    struct checked checked = {&log, &res, &judge, per_key};
-    struct rl_cli_output csv = output;
+    struct checked checked = {&log, &res, &o.judge, o.per_key};
+    struct rl_cli_output csv = o.output;
     if (view == RL_FORMAT_JSON || view == RL_FORMAT_TABLE)
         csv.format = RL_FORMAT_TABLE;      /* shown above: only --out is left */
     const char *columns[METRIC_COUNT + 5]; /* key, metrics, utilization, promise, held, NULL */
-    sheet_columns(&judge, columns, sizeof columns / sizeof columns[0]);
+    sheet_columns(&o.judge, columns, sizeof columns / sizeof columns[0]);
     rl_cli_write_sheet(cmd, &csv, columns, fill_csv, &checked);
     /* 1 when the promise is broken, for a user's CI (--help, Exit status) */
-    int status = judge.given && strcmp(promise_held(&judge, &res.total), "no") == 0 ? 1 : 0;
+    int status = o.judge.given && strcmp(promise_held(&o.judge, &res.total), "no") == 0 ? 1 : 0;
     rl_checked_file_free(&checked_file);
     return status;
 }

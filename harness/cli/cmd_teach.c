@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "harness/check/checker.h"
+#include "harness/check/verdict.h"
 #include "harness/report/result.h"
 #include "harness/experiments/litmus.h"
 #include "harness/experiments/lost_update.h"
@@ -75,15 +76,11 @@ static int stress_once(const char *name, uint64_t duration_ns, struct counts *c)
     c->window_excess = res.total.window_excess;
     c->max_sliding = res.total.max_sliding;
     /* The verdict sim and check give, on the algorithm's own promise (one
-     * rule: rl_result_promise_held), and the first window too: step 2's
+     * rule: harness/check/verdict.h), and the first window too: step 2's
      * leak shows only there. */
-    struct rl_result row = {.algo = algo,
-                            .mode = "stress",
-                            .cfg = params.cfg,
-                            .checked = true,
-                            .m = res.total,
-                            .dropped = out.log.dropped};
-    c->held = strcmp(rl_result_promise_held(&row), "no") != 0 && c->first_window <= TEACH_L;
+    struct rl_promised promised = rl_algo_promised(algo, &params.cfg, params.threads);
+    struct rl_run_facts run = {.checked = true, .m = &res.total, .dropped = out.log.dropped};
+    c->held = rl_verdict(&promised, &run) != RL_HELD_NO && c->first_window <= TEACH_L;
     c->runs++;
     rl_check_result_free(&res);
     rl_event_log_free(&out.log);

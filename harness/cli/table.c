@@ -157,78 +157,82 @@ static bool seen_before(const struct rl_result *rows, size_t i)
     return false;
 }
 
-void rl_table_speed(FILE *out, const struct rl_result *rows, size_t count)
+/* One stress line's numbers: every repetition of one algorithm at one
+ * thread count, gathered before anything is printed. */
+struct speed_group {
+    struct spread ns, mops, faa, noop;
+    unsigned long long errors;     /* over every repetition */
+    const struct rl_result *worst; /* the recorded rep with the largest max_sliding */
+    struct rl_held_tally held;     /* the verdict over the reps (harness/check/verdict.h) */
+};
+
+/* Gathers the reps of rows[lead]'s algorithm and threads; the buffers hold
+ * count values each. The timings come from the unrecorded runs when there
+ * are any, since recording slows a run down. */
+static struct speed_group speed_group(const struct rl_result *rows, size_t count, size_t lead,
+                                      double *ns, double *mops, double *faa, double *noop)
 {
-    int width = name_width(rows, count);
-    bool errors = any_errors(rows, count, "stress");
-    fprintf(out, "%-*s %7s %9s %17s %9s %7s %7s%s %9s %9s %5s %9s\n", width, "algo", "threads",
-            "ns/op", "(min-max)", "Mops/s", "x faa", "x noop", errors ? "      errors" : "",
-            "sliding/L", "aligned/L", "held", "uncert");
-    double *ns = malloc((count ? count : 1) * sizeof *ns);
-    double *mops = malloc((count ? count : 1) * sizeof *mops);
-    double *faa = malloc((count ? count : 1) * sizeof *faa);
-    double *noop = malloc((count ? count : 1) * sizeof *noop);
-    if (!ns || !mops || !faa || !noop)
-        goto done;
-    for (size_t i = 0; i < count; i++) {
-        const struct rl_result *lead = &rows[i];
-        if (strcmp(lead->mode, "stress") != 0 || seen_before(rows, i))
+    const struct rl_result *l = &rows[lead];
+    bool any_unrecorded = false;
+    for (size_t j = lead; j < count; j++)
+        any_unrecorded |= rows[j].algo == l->algo && rows[j].threads == l->threads &&
+                          !rows[j].checked && strcmp(rows[j].mode, "stress") == 0;
+    struct speed_group g = {.errors = 0};
+    size_t n = 0, nf = 0, nn = 0;
+    for (size_t j = lead; j < count; j++) {
+        const struct rl_result *r = &rows[j];
+        if (strcmp(r->mode, "stress") != 0 || r->algo != l->algo || r->threads != l->threads)
             continue;
-        bool any_unrecorded = false;
-        for (size_t j = i; j < count; j++)
-            any_unrecorded |= rows[j].algo == lead->algo && rows[j].threads == lead->threads &&
-                              !rows[j].checked && strcmp(rows[j].mode, "stress") == 0;
-        size_t n = 0, nf = 0, nn = 0;
-        unsigned long long error_count = 0; /* over every repetition */
-        const struct rl_result *worst = NULL;
-        const char *held = "-"; /* "no" if any run broke the promise, else "yes" if one held */
-        for (size_t j = i; j < count; j++) {
-            const struct rl_result *r = &rows[j];
-            if (strcmp(r->mode, "stress") != 0 || r->algo != lead->algo ||
-                r->threads != lead->threads)
-                continue;
-            if (r->checked && (worst == NULL || r->m.max_sliding > worst->m.max_sliding))
-                worst = r;
-            error_count += r->errors;
-            const char *verdict = rl_result_promise_held(r);
-            if (strcmp(verdict, "no") == 0 || (strcmp(verdict, "yes") == 0 && *held != 'n'))
-                held = verdict;
-            else if (strcmp(held, "-") == 0 && r->checked)
-                held = verdict;
-            if (r->checked && any_unrecorded)
-                continue;
-            ns[n] = r->ns_per_op;
-            mops[n] = r->mops;
-            n++;
-            if (isfinite(r->ratio_faa))
-                faa[nf++] = r->ratio_faa;
-            if (isfinite(r->ratio_noop))
-                noop[nn++] = r->ratio_noop;
-        }
-        if (error_count > 0 && strcmp(held, "yes") == 0)
-            held = "n/a"; /* as rl_result_promise_held: errors are never yes */
-        struct spread s_ns = spread_of(ns, n), s_mops = spread_of(mops, n),
-                      s_faa = spread_of(faa, nf), s_noop = spread_of(noop, nn);
-        char range[48], x_faa[16] = "-", x_noop[16] = "-", sliding[16] = "-", aligned[16] = "-",
-                        uncert[24] = "-";
-        snprintf(range, sizeof range, "(%.1f-%.1f)", s_ns.min, s_ns.max);
-        if (nf)
-            snprintf(x_faa, sizeof x_faa, s_faa.median < 1000 ? "%.2f" : "%.0f", s_faa.median);
-        if (nn)
-            snprintf(x_noop, sizeof x_noop, "%.2f", s_noop.median);
-        if (worst) {
-            ratio(sliding, sizeof sliding, worst->m.max_sliding, worst->cfg.limit);
-            ratio(aligned, sizeof aligned, worst->m.max_aligned, worst->cfg.limit);
-            rl_format_duration_human(worst->uncertainty_ns, uncert, sizeof uncert);
-        }
-        char errs[32] = "";
-        if (errors)
-            snprintf(errs, sizeof errs, " %11llu", error_count);
-        fprintf(out, "%-*s %6u%s %9.1f %17s %9.3f %7s %7s%s %9s %9s %5s %9s\n", width,
-                lead->algo->name, lead->threads, lead->threads > lead->cpus ? "!" : " ",
-                s_ns.median, range, s_mops.median, x_faa, x_noop, errs, sliding, aligned, held,
-                uncert);
+        if (r->checked && (g.worst == NULL || r->m.max_sliding > g.worst->m.max_sliding))
+            g.worst = r;
+        g.errors += r->errors;
+        rl_held_tally_add(&g.held, rl_result_held(r), r->checked, r->errors);
+        if (r->checked && any_unrecorded)
+            continue;
+        ns[n] = r->ns_per_op;
+        mops[n] = r->mops;
+        n++;
+        if (isfinite(r->ratio_faa))
+            faa[nf++] = r->ratio_faa;
+        if (isfinite(r->ratio_noop))
+            noop[nn++] = r->ratio_noop;
     }
+    g.ns = spread_of(ns, n);
+    g.mops = spread_of(mops, n);
+    g.faa = spread_of(faa, nf);
+    g.noop = spread_of(noop, nn);
+    return g;
+}
+
+/* One line of the speed table, for the group rows[lead] leads. */
+static void print_speed_line(FILE *out, int width, bool errors, const struct rl_result *lead,
+                             const struct speed_group *g)
+{
+    char range[48], x_faa[16] = "-", x_noop[16] = "-", sliding[16] = "-", aligned[16] = "-",
+                    uncert[24] = "-";
+    snprintf(range, sizeof range, "(%.1f-%.1f)", g->ns.min, g->ns.max);
+    if (g->faa.count)
+        snprintf(x_faa, sizeof x_faa, g->faa.median < 1000 ? "%.2f" : "%.0f", g->faa.median);
+    if (g->noop.count)
+        snprintf(x_noop, sizeof x_noop, "%.2f", g->noop.median);
+    if (g->worst) {
+        ratio(sliding, sizeof sliding, g->worst->m.max_sliding, g->worst->cfg.limit);
+        ratio(aligned, sizeof aligned, g->worst->m.max_aligned, g->worst->cfg.limit);
+        rl_format_duration_human(g->worst->uncertainty_ns, uncert, sizeof uncert);
+    }
+    char errs[32] = "";
+    if (errors)
+        snprintf(errs, sizeof errs, " %11llu", g->errors);
+    fprintf(out, "%-*s %6u%s %9.1f %17s %9.3f %7s %7s%s %9s %9s %5s %9s\n", width, lead->algo->name,
+            lead->threads, lead->threads > lead->cpus ? "!" : " ", g->ns.median, range,
+            g->mops.median, x_faa, x_noop, errs, sliding, aligned, rl_held_tally_name(&g->held),
+            uncert);
+}
+
+/* The lines under the table for keyed runs and for limiters that need
+ * release: what a column cannot show. */
+static void print_speed_notes(FILE *out, const struct rl_result *rows, size_t count)
+{
     for (size_t i = 0; i < count; i++) {
         const struct rl_result *r = &rows[i];
         if (r->keys > 1 && isfinite(r->bytes_per_key) && !seen_before(rows, i))
@@ -247,6 +251,28 @@ void rl_table_speed(FILE *out, const struct rl_result *rows, size_t count)
                 (unsigned long long)r->cfg.limit,
                 rl_format_duration_ns(r->hold_ns, hold, sizeof hold));
     }
+}
+
+void rl_table_speed(FILE *out, const struct rl_result *rows, size_t count)
+{
+    int width = name_width(rows, count);
+    bool errors = any_errors(rows, count, "stress");
+    fprintf(out, "%-*s %7s %9s %17s %9s %7s %7s%s %9s %9s %5s %9s\n", width, "algo", "threads",
+            "ns/op", "(min-max)", "Mops/s", "x faa", "x noop", errors ? "      errors" : "",
+            "sliding/L", "aligned/L", "held", "uncert");
+    double *ns = malloc((count ? count : 1) * sizeof *ns);
+    double *mops = malloc((count ? count : 1) * sizeof *mops);
+    double *faa = malloc((count ? count : 1) * sizeof *faa);
+    double *noop = malloc((count ? count : 1) * sizeof *noop);
+    if (!ns || !mops || !faa || !noop)
+        goto done;
+    for (size_t i = 0; i < count; i++) {
+        if (strcmp(rows[i].mode, "stress") != 0 || seen_before(rows, i))
+            continue;
+        struct speed_group g = speed_group(rows, count, i, ns, mops, faa, noop);
+        print_speed_line(out, width, errors, &rows[i], &g);
+    }
+    print_speed_notes(out, rows, count);
     fputs("\nns/op: the time for one call, per thread, median over reps (min-max); Mops/s:\n"
           "million attempts a second, all threads; x faa, x noop: ns/op ÷ that of faa (of\n"
           "redis_noop, the server's floor) in the same rep and thread count; ! after threads:\n"

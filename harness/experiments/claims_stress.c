@@ -24,7 +24,7 @@ void rl_claim_cpp_naive(const struct rl_claim_env *env, struct rl_claim_outcome 
         round++;
         if (rl_claim_stress_row("fw_atomic_naive", &cfg, 2, 300 * MS, true, &naive, o) != 0)
             return;
-        seen = strcmp(rl_result_promise_held(&naive), "no") == 0;
+        seen = rl_result_held(&naive) == RL_HELD_NO;
     }
     if (rl_claim_stress_row("fw_cas", &cfg, 2, 300 * MS, true, &cas, o) != 0)
         return;
@@ -226,17 +226,18 @@ void rl_claim_relaxed(const struct rl_claim_env *env, struct rl_claim_outcome *o
         rl_claim_failed(o, "no recorded rows");
         return;
     }
-    const char *held = rl_result_promise_held(relaxed);
+    enum rl_held held = rl_result_held(relaxed);
     FIGURE(o,
            "2 threads, 300 ms recorded, L = B = 1000 per 100 ms: tb_cas_relaxed held %s (most "
-           "admitted in a sliding window %llu, bound B + L = 2000), tb_cas (acquire/acq_rel) held "
+           "admitted in a sliding window %llu, bound B + L = %llu), tb_cas (acquire/acq_rel) held "
            "%s (%llu); unrecorded %.1f and %.1f ns a call",
-           held, (unsigned long long)relaxed->m.certain_max_sliding,
-           rl_result_promise_held(ordered), (unsigned long long)ordered->m.certain_max_sliding,
+           rl_held_name(held), (unsigned long long)relaxed->m.certain_max_sliding,
+           (unsigned long long)rl_result_promised_bound(relaxed), rl_result_promise_held(ordered),
+           (unsigned long long)ordered->m.certain_max_sliding,
            rl_claim_median(rows, n, "tb_cas_relaxed", 2, false, rl_claim_ns_per_op),
            rl_claim_median(rows, n, "tb_cas", 2, false, rl_claim_ns_per_op));
     free(rows);
-    if (strcmp(held, "no") == 0) {
+    if (held == RL_HELD_NO) {
         o->verdict = RL_CLAIM_FAILS;
         return;
     }

@@ -5,57 +5,57 @@
 #include <math.h>
 #include <string.h>
 
-uint64_t rl_result_promised_bound(const struct rl_result *r)
+/* The one place rl.h's promise meets harness/check/verdict.h, which does
+ * not know the algorithms. */
+struct rl_promised rl_promised_of(enum rl_promise promise, const struct rl_config *cfg,
+                                  uint64_t excess)
 {
-    uint64_t limit = r->cfg.limit;
-    switch (r->algo->promise) {
-    case RL_PROMISE_STRONG:
-        return limit;
-    case RL_PROMISE_WEAK:
-        return limit;
-    case RL_PROMISE_WINDOW:
-        return 2 * limit;
-    case RL_PROMISE_BUCKET:
-        return rl_config_burst(&r->cfg) + limit +
-               (r->algo->bucket_excess ? r->algo->bucket_excess(&r->cfg, r->threads) : 0);
-    case RL_PROMISE_CONCURRENCY:
-        return limit;
-    case RL_PROMISE_APPROX:
-    case RL_PROMISE_NONE:
-        return 0;
-    }
-    return 0;
+    static const enum rl_bound_kind kinds[] = {
+        [RL_PROMISE_STRONG] = RL_BOUND_STRONG,
+        [RL_PROMISE_WEAK] = RL_BOUND_WEAK,
+        [RL_PROMISE_WINDOW] = RL_BOUND_WINDOW,
+        [RL_PROMISE_BUCKET] = RL_BOUND_BUCKET,
+        [RL_PROMISE_APPROX] = RL_BOUND_NONE,
+        [RL_PROMISE_NONE] = RL_BOUND_NONE,
+        [RL_PROMISE_CONCURRENCY] = RL_BOUND_CONCURRENCY,
+    };
+    bool bucket = promise == RL_PROMISE_BUCKET;
+    return (struct rl_promised){
+        .kind = (size_t)promise < sizeof kinds / sizeof *kinds ? kinds[promise] : RL_BOUND_NONE,
+        .limit = cfg->limit,
+        .burst = bucket ? rl_config_burst(cfg) : 0,
+        .excess = bucket ? excess : 0,
+    };
 }
 
-/* The verdict before errors are taken into account. */
-static const char *judged(const struct rl_result *r)
+struct rl_promised rl_algo_promised(const struct rl_algo *algo, const struct rl_config *cfg,
+                                    unsigned threads)
 {
-    uint64_t bound = rl_result_promised_bound(r);
-    if (r->algo->promise == RL_PROMISE_CONCURRENCY)
-        return !r->has_in_flight ? "n/a" : r->max_in_flight > bound ? "no" : "yes";
-    if (!r->checked || bound == 0)
-        return "n/a";
-    /* Judged on what certainly happened in a window: a late stamp from a
-     * preempted thread is not a broken promise (checker.h). */
-    uint64_t measured =
-        r->algo->promise == RL_PROMISE_WEAK ? r->m.certain_max_aligned : r->m.certain_max_sliding;
-    if (measured > bound)
-        return "no";
-    /* windows of at least I from the epoch: never more than L per I overall */
-    if (r->algo->promise == RL_PROMISE_WINDOW && r->m.window_excess > 0)
-        return "no";
-    return r->dropped ? "n/a" : "yes";
+    return rl_promised_of(algo->promise, cfg,
+                          algo->bucket_excess ? algo->bucket_excess(cfg, threads) : 0);
+}
+
+uint64_t rl_result_promised_bound(const struct rl_result *r)
+{
+    struct rl_promised p = rl_algo_promised(r->algo, &r->cfg, r->threads);
+    return rl_promised_bound(&p);
+}
+
+enum rl_held rl_result_held(const struct rl_result *r)
+{
+    struct rl_promised p = rl_algo_promised(r->algo, &r->cfg, r->threads);
+    struct rl_run_facts run = {.checked = r->checked,
+                               .m = &r->m,
+                               .dropped = r->dropped,
+                               .errors = r->errors,
+                               .has_in_flight = r->has_in_flight,
+                               .max_in_flight = r->max_in_flight};
+    return rl_verdict(&p, &run);
 }
 
 const char *rl_result_promise_held(const struct rl_result *r)
 {
-    const char *verdict = judged(r);
-    /* Decisions the limiter did not make (its backend failed) say nothing
-     * about its promise: a run with errors is never `yes`, but a violation
-     * among the decisions it did make still shows as `no`. */
-    if (r->errors > 0 && strcmp(verdict, "yes") == 0)
-        return "n/a";
-    return verdict;
+    return rl_held_name(rl_result_held(r));
 }
 
 /* ---- one column list for both formats ---------------------------------- */
@@ -87,11 +87,9 @@ static void real(struct emitter *e, const char *name, double value)
     e->emit(e->sink, name, isfinite(value) ? e->buf : "", false);
 }
 
-static void emit_columns(struct emitter *e, const struct rl_result *r, const struct rl_context *ctx)
+/* What ran, and on what configuration: the fixed columns that name a row. */
+static void emit_configuration(struct emitter *e, const struct rl_result *r)
 {
-    bool checked = r->checked, oracle = r->checked && r->complete;
-    const struct rl_key_metrics *m = &r->m;
-    /* The fixed columns (docs/design.md, Outputs), in order. */
     text(e, "algo", r->algo->name);
     text(e, "family", r->algo->family);
     text(e, "promise", rl_promise_name(r->algo->promise));
@@ -107,6 +105,14 @@ static void emit_columns(struct emitter *e, const struct rl_result *r, const str
     u64(e, "burst",
         strcmp(r->algo->family, "leaky_bucket") == 0 ? r->cfg.burst : rl_config_burst(&r->cfg),
         true);
+}
+
+/* What it decided, how fast, and how accurately: the rest of the fixed
+ * columns, the verdict among them. */
+static void emit_outcome(struct emitter *e, const struct rl_result *r, const struct rl_context *ctx)
+{
+    bool checked = r->checked, oracle = r->checked && r->complete;
+    const struct rl_key_metrics *m = &r->m;
     u64(e, "attempts", r->attempts, true);
     u64(e, "admits", r->admits, true);
     u64(e, "rejects", r->rejects, true);
@@ -123,7 +129,14 @@ static void emit_columns(struct emitter *e, const struct rl_result *r, const str
     text(e, "promise_held", rl_result_promise_held(r));
     text(e, "host", ctx->host);
     text(e, "git_rev", ctx->git_rev);
-    /* Ours, documented in results/README.md. */
+}
+
+/* Ours (results/README.md): the checker's further metrics and the run's
+ * own measurements, in the order they were added to the format. */
+static void emit_ours(struct emitter *e, const struct rl_result *r)
+{
+    bool checked = r->checked, oracle = r->checked && r->complete;
+    const struct rl_key_metrics *m = &r->m;
     real(e, "ratio_faa", r->ratio_faa);
     real(e, "ratio_redis_noop", r->ratio_noop);
     u64(e, "admitted_cost", m->admitted_cost, checked);
@@ -147,6 +160,13 @@ static void emit_columns(struct emitter *e, const struct rl_result *r, const str
     u64(e, "hold_ns", r->hold_ns, r->has_in_flight);
     u64(e, "keys_live", r->keys_live, r->keys > 1 && strcmp(r->mode, "stress") == 0);
     real(e, "bytes_per_key", r->bytes_per_key);
+}
+
+/* Ours as well: the machine and build it ran on, then replay's latencies
+ * and the machine's load at the run's start. */
+static void emit_machine_and_latency(struct emitter *e, const struct rl_result *r,
+                                     const struct rl_context *ctx)
+{
     text(e, "cpu_model", ctx->cpu_model);
     u64(e, "cores", ctx->cores, true);
     text(e, "compiler", ctx->compiler);
@@ -169,6 +189,16 @@ static void emit_columns(struct emitter *e, const struct rl_result *r, const str
     u64(e, "runnable", r->runnable, r->has_load);
     text(e, "build", ctx->build ? ctx->build : "");
     u64(e, "slots", r->cfg.slots, true);
+}
+
+/* Every column, in the order docs/design.md (Outputs) and results/README.md
+ * give: the fixed columns first, then ours. */
+static void emit_columns(struct emitter *e, const struct rl_result *r, const struct rl_context *ctx)
+{
+    emit_configuration(e, r);
+    emit_outcome(e, r, ctx);
+    emit_ours(e, r);
+    emit_machine_and_latency(e, r, ctx);
 }
 
 /* ---- CSV ---------------------------------------------------------------- */

@@ -5,6 +5,7 @@
 
 #include "algorithms/rl.h"
 #include "harness/check/checker.h"
+#include "harness/check/verdict.h"
 #include "harness/sys/build_info.h"
 
 #include <stdbool.h>
@@ -53,17 +54,27 @@ struct rl_result {
     uint32_t runnable; /* runnable threads, the run's own included */
 };
 
-/* "yes", "no", or "n/a" (nothing checked, nothing promised, events
- * dropped without a violation among those kept, or some decisions were
- * errors without a violation among the others). Judged on the certain
- * maxima (checker.h), equal to the plain ones in sim. A `window` promise also
- * fails on a nonzero window_excess (checker.h); `concurrency` is judged on
- * max_in_flight, measured in stress only. */
+/* A promise of rl.h for cfg as the verdict sees it (harness/check/
+ * verdict.h): the one place rl.h's promise kinds are mapped onto the
+ * verdict's, with B's default applied. excess: what a bucket algorithm
+ * states beyond B + L (rl_algo.bucket_excess), 0 for none. */
+struct rl_promised rl_promised_of(enum rl_promise promise, const struct rl_config *cfg,
+                                  uint64_t excess);
+
+/* algo's promise for cfg and `threads` calling threads, with the excess
+ * the algorithm states for them (rl_algo.bucket_excess). */
+struct rl_promised rl_algo_promised(const struct rl_algo *algo, const struct rl_config *cfg,
+                                    unsigned threads);
+
+/* The row's verdict (rl_verdict): its algorithm's promise for its
+ * configuration and threads, judged on its metrics, dropped events, errors
+ * and max_in_flight. */
+enum rl_held rl_result_held(const struct rl_result *r);
+
+/* rl_result_held as the word every output prints: "yes", "no" or "n/a". */
 const char *rl_result_promise_held(const struct rl_result *r);
 
-/* The bound the promise sets on max_sliding (strong, window, bucket) or
- * max_aligned (weak); 0 when it promises nothing. A bucket's is B + L plus
- * the excess its algorithm states for the row's threads (rl.h). */
+/* The row's rl_promised_bound: 0 when it promises nothing. */
 uint64_t rl_result_promised_bound(const struct rl_result *r);
 
 /* Writes one CSV field, quoted when it holds a comma, a quote or a newline. */

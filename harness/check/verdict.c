@@ -1,0 +1,90 @@
+/* verdict.c — the bound a promise sets and whether a run kept it: the one
+ * place this rule is written (verdict.h). */
+#include "verdict.h"
+
+#include <stdio.h>
+
+const char *rl_held_name(enum rl_held held)
+{
+    return held == RL_HELD_YES ? "yes" : held == RL_HELD_NO ? "no" : "n/a";
+}
+
+uint64_t rl_promised_bound(const struct rl_promised *p)
+{
+    switch (p->kind) {
+    case RL_BOUND_STRONG:
+    case RL_BOUND_WEAK:
+    case RL_BOUND_CONCURRENCY:
+        return p->limit;
+    case RL_BOUND_WINDOW:
+        return 2 * p->limit;
+    case RL_BOUND_BUCKET:
+        return p->burst + p->limit + p->excess;
+    case RL_BOUND_NONE:
+        return 0;
+    }
+    return 0;
+}
+
+/* The verdict before errors are taken into account. */
+static enum rl_held judged(const struct rl_promised *p, const struct rl_run_facts *run)
+{
+    uint64_t bound = rl_promised_bound(p);
+    if (p->kind == RL_BOUND_CONCURRENCY)
+        return !run->has_in_flight          ? RL_HELD_NA
+               : run->max_in_flight > bound ? RL_HELD_NO
+                                            : RL_HELD_YES;
+    if (!run->checked || bound == 0)
+        return RL_HELD_NA;
+    /* Judged on what certainly happened in a window: a late stamp from a
+     * preempted thread is not a broken promise (checker.h). */
+    uint64_t measured =
+        p->kind == RL_BOUND_WEAK ? run->m->certain_max_aligned : run->m->certain_max_sliding;
+    if (measured > bound)
+        return RL_HELD_NO;
+    /* windows of at least I from the epoch: never more than L per I overall */
+    if (p->kind == RL_BOUND_WINDOW && run->m->window_excess > 0)
+        return RL_HELD_NO;
+    return run->dropped ? RL_HELD_NA : RL_HELD_YES;
+}
+
+/* Decisions the limiter did not make (its backend failed) say nothing
+ * about its promise: with errors a verdict is never yes, but a violation
+ * among the decisions it did make still shows as no. */
+static enum rl_held with_errors(enum rl_held held, uint64_t errors)
+{
+    return errors > 0 && held == RL_HELD_YES ? RL_HELD_NA : held;
+}
+
+enum rl_held rl_verdict(const struct rl_promised *p, const struct rl_run_facts *run)
+{
+    return with_errors(judged(p, run), run->errors);
+}
+
+int rl_verdict_rule(const struct rl_promised *p, char *buf, size_t len)
+{
+    const char *measured = p->kind == RL_BOUND_WEAK          ? "max_aligned"
+                           : p->kind == RL_BOUND_CONCURRENCY ? "max_in_flight"
+                                                             : "max_sliding";
+    if (p->kind == RL_BOUND_NONE)
+        return snprintf(buf, len, "nothing promised");
+    return snprintf(buf, len, "%s <= %llu%s", measured, (unsigned long long)rl_promised_bound(p),
+                    p->kind == RL_BOUND_WINDOW ? ", window_excess = 0" : "");
+}
+
+void rl_held_tally_add(struct rl_held_tally *t, enum rl_held held, bool checked, uint64_t errors)
+{
+    t->errors += errors;
+    if (held == RL_HELD_NO || (held == RL_HELD_YES && (!t->any || t->held == RL_HELD_YES)))
+        t->held = held;
+    else if (!t->any && checked)
+        t->held = held;
+    else
+        return;
+    t->any = true;
+}
+
+const char *rl_held_tally_name(const struct rl_held_tally *t)
+{
+    return t->any ? rl_held_name(with_errors(t->held, t->errors)) : "-";
+}

@@ -1,0 +1,86 @@
+/* verdict.h — the one rule for a promise: the bound it sets for a
+ * configuration, and whether a run kept it (docs/design.md, Definitions).
+ *
+ * Result rows, tables, `check`, `teach` and the claims all ask here, so the
+ * rule is written once. The checker judges logs from any system, not only
+ * ratelab's algorithms, so this layer does not know algorithms/rl.h: a
+ * promise comes in as the kind of bound it sets (enum rl_bound_kind), and
+ * report/result.c (rl_promised_of) is the one place that maps rl.h's
+ * promise and configuration onto it. */
+#ifndef RL_VERDICT_H
+#define RL_VERDICT_H
+
+#include "checker.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a promise bounds, and with what (rl.h, enum rl_promise). */
+enum rl_bound_kind {
+    RL_BOUND_NONE,        /* approx and none: nothing promised, never judged */
+    RL_BOUND_STRONG,      /* certain_max_sliding ≤ L */
+    RL_BOUND_WEAK,        /* certain_max_aligned ≤ L */
+    RL_BOUND_WINDOW,      /* certain_max_sliding ≤ 2L and window_excess = 0 */
+    RL_BOUND_BUCKET,      /* certain_max_sliding ≤ B + L + the algorithm's stated excess */
+    RL_BOUND_CONCURRENCY, /* max_in_flight ≤ L */
+};
+
+/* A promise for one configuration. */
+struct rl_promised {
+    enum rl_bound_kind kind;
+    uint64_t limit;  /* L */
+    uint64_t burst;  /* B, bucket only: the capacity, its default already applied */
+    uint64_t excess; /* bucket only: what the algorithm states beyond B + L for the run's
+                        threads (rl_algo.bucket_excess; tb_sharded's per-thread caches) */
+};
+
+/* What a run measured that the verdict reads. */
+struct rl_run_facts {
+    bool checked;                   /* the metrics below were computed from a log */
+    const struct rl_key_metrics *m; /* read only when checked */
+    uint64_t dropped;               /* events a full recorder could not keep */
+    uint64_t errors;                /* decisions the limiter could not make */
+    bool has_in_flight;             /* max_in_flight was measured (stress) */
+    uint64_t max_in_flight;
+};
+
+enum rl_held { RL_HELD_NA, RL_HELD_YES, RL_HELD_NO };
+
+/* "yes", "no" or "n/a": the word every output prints. */
+const char *rl_held_name(enum rl_held held);
+
+/* The bound the promise sets on what its kind measures (comments above);
+ * 0 when it promises nothing. */
+uint64_t rl_promised_bound(const struct rl_promised *p);
+
+/* Whether the run kept the promise. n/a: nothing promised; nothing
+ * measured (not checked, or no max_in_flight for concurrency); events
+ * dropped without a violation among those kept; or errors without a
+ * violation among the decisions made (errors are never yes). Judged on the
+ * certain maxima (checker.h): a late stamp from a preempted thread is not a
+ * broken promise. */
+enum rl_held rl_verdict(const struct rl_promised *p, const struct rl_run_facts *run);
+
+/* What the verdict compares, for a reader: "max_sliding <= 20, window_excess
+ * = 0". Returns what snprintf returns. */
+int rl_verdict_rule(const struct rl_promised *p, char *buf, size_t len);
+
+/* The verdict of several runs of one configuration (a stress table's line
+ * over its repetitions): no if any run broke the promise; else yes if a run
+ * kept it before any checked run gave n/a; else n/a if a checked run gave
+ * it; "-" when no run gave a verdict. Never yes when any run had errors. */
+struct rl_held_tally {
+    bool any; /* a run has given a verdict */
+    enum rl_held held;
+    uint64_t errors; /* over every run added */
+};
+
+/* Adds one run's verdict; checked: its metrics were computed (only then
+ * does its n/a count). */
+void rl_held_tally_add(struct rl_held_tally *t, enum rl_held held, bool checked, uint64_t errors);
+
+/* The tally's word, "-" when no run gave a verdict. */
+const char *rl_held_tally_name(const struct rl_held_tally *t);
+
+#endif
