@@ -1,4 +1,5 @@
 /* table.c — aligned text tables of result rows. */
+#include "harness/report/stats.h"
 #include "table.h"
 
 #include "parse.h"
@@ -125,29 +126,6 @@ void rl_table_accuracy(FILE *out, const struct rl_result *rows, size_t count)
           out);
 }
 
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-struct spread {
-    double median, min, max;
-    size_t count;
-};
-
-static struct spread spread_of(double *values, size_t count)
-{
-    struct spread s = {NAN, NAN, NAN, count};
-    if (count == 0)
-        return s;
-    qsort(values, count, sizeof *values, compare_double);
-    s.min = values[0];
-    s.max = values[count - 1];
-    s.median = count % 2 ? values[count / 2] : (values[count / 2 - 1] + values[count / 2]) / 2;
-    return s;
-}
-
 static bool seen_before(const struct rl_result *rows, size_t i)
 {
     for (size_t j = 0; j < i; j++)
@@ -160,7 +138,7 @@ static bool seen_before(const struct rl_result *rows, size_t i)
 /* One stress line's numbers: every repetition of one algorithm at one
  * thread count, gathered before anything is printed. */
 struct speed_group {
-    struct spread ns, mops, faa, noop;
+    struct rl_spread ns, mops, faa, noop;
     unsigned long long errors;     /* over every repetition */
     const struct rl_result *worst; /* the recorded rep with the largest max_sliding */
     struct rl_held_tally held;     /* the verdict over the reps (harness/check/verdict.h) */
@@ -197,10 +175,10 @@ static struct speed_group speed_group(const struct rl_result *rows, size_t count
         if (isfinite(r->ratio_noop))
             noop[nn++] = r->ratio_noop;
     }
-    g.ns = spread_of(ns, n);
-    g.mops = spread_of(mops, n);
-    g.faa = spread_of(faa, nf);
-    g.noop = spread_of(noop, nn);
+    g.ns = rl_spread_of(ns, n);
+    g.mops = rl_spread_of(mops, n);
+    g.faa = rl_spread_of(faa, nf);
+    g.noop = rl_spread_of(noop, nn);
     return g;
 }
 

@@ -1,6 +1,8 @@
 /* claims_kit.c — the helpers every claim's runner uses (claims_kit.h):
  * text for the figure and condition, the sim and stress runs a claim takes,
  * medians over repeated rows, the committed conformance results. */
+#include "harness/sys/cpus.h"
+#include "harness/report/stats.h"
 #include "claims_kit.h"
 
 #include "harness/run/measure.h"
@@ -58,8 +60,7 @@ void rl_claim_failed(struct rl_claim_outcome *o, const char *fmt, ...)
 
 unsigned rl_claim_cpus(void)
 {
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (unsigned)n : 1;
+    return (unsigned)rl_cpu_count();
 }
 
 const char *rl_claim_machine(void)
@@ -228,12 +229,6 @@ size_t rl_claim_stress_plan(const struct rl_claim_stress *s, struct rl_result **
     return done;
 }
 
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The median of field() over the unrecorded (or, with recorded, the
  * recorded) rows of the named algorithm at threads; NAN if none. */
 double rl_claim_median(const struct rl_result *rows, size_t count, const char *name,
@@ -245,10 +240,7 @@ double rl_claim_median(const struct rl_result *rows, size_t count, const char *n
         if (strcmp(rows[i].algo->name, name) == 0 && rows[i].threads == threads &&
             rows[i].checked == recorded)
             values[n++] = field(&rows[i]);
-    if (n == 0)
-        return NAN;
-    qsort(values, n, sizeof values[0], compare_double);
-    return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+    return rl_median(values, n);
 }
 
 double rl_claim_ns_per_op(const struct rl_result *r)

@@ -32,20 +32,6 @@ const char *rl_perf_met(const struct rl_perf_row *row)
     return (row->at_most ? row->ratio <= row->target : row->ratio >= row->target) ? "yes" : "no";
 }
 
-static int compare_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-double rl_perf_median(double *values, size_t n)
-{
-    if (n == 0)
-        return NAN;
-    qsort(values, n, sizeof *values, compare_double);
-    return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
 int rl_perf_run_child(char *const argv[], const char *out_path, double *wall_s,
                       uint64_t *max_rss_bytes, char *err, size_t err_len)
 {

@@ -52,7 +52,4 @@ extern const struct rl_perf_goal *const rl_perf_goals[];
 int rl_perf_run_child(char *const argv[], const char *out_path, double *wall_s,
                       uint64_t *max_rss_bytes, char *err, size_t err_len);
 
-/* The median of n values (sorts them in place). */
-double rl_perf_median(double *values, size_t n);
-
 #endif

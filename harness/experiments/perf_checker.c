@@ -12,6 +12,7 @@
  * alternating check, md5sum, check, md5sum, ...; the time ratio is the
  * median of the pairs' ratios, the memory ratio the median of each
  * repetition's peak RSS at N over its peak at N/10. */
+#include "harness/report/stats.h"
 #include "perf.h"
 
 #include <math.h>
@@ -148,11 +149,11 @@ static int measure(const struct rl_perf_options *opts, struct rl_perf_row *rows,
              "ratelab check wall time on a decision log (streamed, all metrics)");
     snprintf(row->floor, sizeof row->floor,
              "md5sum wall time on the same file (one pass over its bytes, page cache warm)");
-    row->ratio = rl_perf_median(time_ratio, reps);
+    row->ratio = rl_median(time_ratio, reps);
     row->at_most = true;
     row->target = 1.0;
     snprintf(row->detail, sizeof row->detail, "check %.3f s, md5sum %.3f s on %.0f MB",
-             rl_perf_median(check_s, reps), rl_perf_median(md5_s, reps), mb((uint64_t)st.st_size));
+             rl_median(check_s, reps), rl_median(md5_s, reps), mb((uint64_t)st.st_size));
     snprintf(row->command, sizeof row->command,
              "%s; ratelab check --events d --limit 50 --interval 100ms; md5sum d", log_cmd);
 
@@ -163,12 +164,11 @@ static int measure(const struct rl_perf_options *opts, struct rl_perf_row *rows,
     snprintf(row->floor, sizeof row->floor,
              "its peak RSS on 10^6 decisions of the same run: flat means memory bounded by the "
              "window, not the log");
-    row->ratio = rl_perf_median(rss_ratio, reps);
+    row->ratio = rl_median(rss_ratio, reps);
     row->at_most = true;
     row->target = 1.25;
     snprintf(row->detail, sizeof row->detail, "peak RSS %.1f MB at 10^7, %.1f MB at 10^6",
-             mb((uint64_t)rl_perf_median(big_rss, reps)),
-             mb((uint64_t)rl_perf_median(small_rss, reps)));
+             mb((uint64_t)rl_median(big_rss, reps)), mb((uint64_t)rl_median(small_rss, reps)));
     snprintf(row->command, sizeof row->command,
              "the same at --duration 10s and 1s; /usr/bin/time -v ratelab check --events d "
              "--limit 50 --interval 100ms");

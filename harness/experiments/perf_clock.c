@@ -7,6 +7,8 @@
  *   - the staleness readers saw, one reader and then one on every CPU,
  *     against the period T (the bound when the publisher is not kept waiting
  *     is T plus its lag). */
+#include "harness/sys/cpus.h"
+#include "harness/report/stats.h"
 #include "perf.h"
 #include "harness/run/stress.h"
 #include "harness/sys/clock.h"
@@ -67,14 +69,13 @@ static int read_row(const struct rl_perf_options *opts, struct rl_perf_row *row,
                                 .measured = "ns per cached read (1 thread, 2^24 reads)",
                                 .floor = "one relaxed load through the same handle call: what "
                                          "'a read is one load' costs",
-                                .ratio = rl_perf_median(ratio, reps),
+                                .ratio = rl_median(ratio, reps),
                                 .at_most = true,
                                 .target = 1.5,
                                 .command = COMMAND};
     snprintf(row->detail, sizeof row->detail,
              "cached %.2f ns, one load %.2f ns a read (monotonic %.1f ns), median of %u",
-             rl_perf_median(cached_ns, reps), rl_perf_median(floor_ns, reps),
-             rl_perf_median(mono_ns, reps), reps);
+             rl_median(cached_ns, reps), rl_median(floor_ns, reps), rl_median(mono_ns, reps), reps);
     return 0;
 }
 
@@ -122,14 +123,13 @@ static int tb_cas_row(const struct rl_perf_options *opts, struct rl_perf_row *ro
                     "100ms, 200 ms runs: the reject path)",
         .floor = "tb_cas on monotonic, the default clock, in the same run: the clock read was "
                  "most of its cost, so a one-load clock should take at least half away",
-        .ratio = rl_perf_median(ratio, reps),
+        .ratio = rl_median(ratio, reps),
         .at_most = true,
         .target = 0.5,
         .command = COMMAND};
     snprintf(row->detail, sizeof row->detail,
              "tb_cas cached %.1f ns, monotonic %.1f ns a decision (faa %.1f ns), median of %u",
-             rl_perf_median(cached_ns, reps), rl_perf_median(mono_ns, reps),
-             rl_perf_median(faa_ns, reps), reps);
+             rl_median(cached_ns, reps), rl_median(mono_ns, reps), rl_median(faa_ns, reps), reps);
     return 0;
 }
 
@@ -215,9 +215,9 @@ static int staleness_row(const struct rl_perf_options *opts, unsigned readers,
         cpu_share[r] = (double)cpu_ns / 500000000.0 * 100;
         ratio[r] = (double)seen / RL_CACHED_DEFAULT_PERIOD_NS;
     }
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    long cpus = rl_cpu_count();
     *row = (struct rl_perf_row){
-        .ratio = rl_perf_median(ratio, reps), .at_most = true, .target = 2, .command = COMMAND};
+        .ratio = rl_median(ratio, reps), .at_most = true, .target = 2, .command = COMMAND};
     if ((long)readers >= cpus)
         snprintf(row->goal, sizeof row->goal, "clock cached staleness, every cpu busy");
     else
@@ -233,8 +233,8 @@ static int staleness_row(const struct rl_perf_options *opts, unsigned readers,
     snprintf(row->detail, sizeof row->detail,
              "stalest read %.0f us; publisher's longest gap %.0f us (%s, %.1f%% of a cpu); "
              "median of %u",
-             rl_perf_median(seen_us, reps), rl_perf_median(gap_us, reps),
-             realtime ? "SCHED_FIFO" : "normal priority", rl_perf_median(cpu_share, reps), reps);
+             rl_median(seen_us, reps), rl_median(gap_us, reps),
+             realtime ? "SCHED_FIFO" : "normal priority", rl_median(cpu_share, reps), reps);
     return 0;
 }
 
@@ -247,8 +247,7 @@ static int quiet_staleness_row(const struct rl_perf_options *opts, struct rl_per
 static int busy_staleness_row(const struct rl_perf_options *opts, struct rl_perf_row *row,
                               char *err, size_t err_len)
 {
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    return staleness_row(opts, cpus > 0 ? (unsigned)cpus : 1, row, err, err_len);
+    return staleness_row(opts, (unsigned)rl_cpu_count(), row, err, err_len);
 }
 
 static int measure(const struct rl_perf_options *opts, struct rl_perf_row *rows, size_t cap,

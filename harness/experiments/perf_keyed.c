@@ -10,6 +10,7 @@
  * through the container over 10^5 uniform keys, alternating in each
  * repetition; the ratio is keyed ÷ unkeyed attempts a second.
  */
+#include "harness/report/stats.h"
 #include "perf.h"
 #include "harness/run/stress.h"
 #include "harness/io/csv_read.h"
@@ -90,7 +91,7 @@ static int memory_row(const struct rl_perf_options *opts, const char *algo, stru
         }
     }
     unlink(path);
-    double median = rl_perf_median(per_key, reps);
+    double median = rl_median(per_key, reps);
     snprintf(row->goal, sizeof row->goal, "keyed memory %s, 10^6 keys", algo);
     snprintf(row->measured, sizeof row->measured,
              "resident-set growth per key after touching 10^6 fresh keys (bytes)");
@@ -140,11 +141,11 @@ static int throughput_row(const struct rl_perf_options *opts, const char *algo,
              "attempts a second through the container, 10^5 uniform keys (stress, closed loop)");
     snprintf(row->floor, sizeof row->floor,
              "the same algorithm unkeyed: one shared limiter, 2 threads, in the same repetition");
-    row->ratio = rl_perf_median(ratio, reps);
+    row->ratio = rl_median(ratio, reps);
     row->at_most = false;
     row->target = 0.5;
     snprintf(row->detail, sizeof row->detail, "keyed %.1f Mops/s, unkeyed %.1f Mops/s (medians)",
-             rl_perf_median(keyed, reps), rl_perf_median(plain, reps));
+             rl_median(keyed, reps), rl_median(plain, reps));
     snprintf(row->command, sizeof row->command,
              "build/ratelab stress --algo %s --threads 2 --duration 1s, and with --keys 100000",
              algo);

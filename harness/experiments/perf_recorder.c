@@ -8,6 +8,7 @@
  * (A B A B), so a slow spell of the shared machine falls on both halves of
  * a pair; the ratio is the median of the pairs' ratios, as stress prints
  * its "recorder overhead". */
+#include "harness/report/stats.h"
 #include "perf.h"
 #include "harness/run/stress.h"
 
@@ -68,7 +69,7 @@ static int measure(const struct rl_perf_options *opts, struct rl_perf_row *rows,
     for (size_t a = 0; a < count; a++) {
         struct rl_perf_row *r = &rows[a];
         *r = (struct rl_perf_row){
-            .ratio = rl_perf_median(ratio[a], reps), .at_most = true, .target = 1.25};
+            .ratio = rl_median(ratio[a], reps), .at_most = true, .target = 1.25};
         snprintf(r->goal, sizeof r->goal, "recorder %s 1 thread reject", algos[a]);
         snprintf(r->measured, sizeof r->measured,
                  "stress --record ns per call, 1 thread, L=1000 per 100ms (reject path), "
@@ -78,7 +79,7 @@ static int measure(const struct rl_perf_options *opts, struct rl_perf_row *rows,
         snprintf(r->detail, sizeof r->detail,
                  "recorded %.1f ns/call, unrecorded %.1f ns/call (medians of %u pairs; "
                  "rejects >= %.2f%%)",
-                 rl_perf_median(recorded[a], reps), rl_perf_median(plain[a], reps), reps,
+                 rl_median(recorded[a], reps), rl_median(plain[a], reps), reps,
                  100 * least_rejects[a]);
         snprintf(r->command, sizeof r->command,
                  "ratelab stress --algo %s --threads 1 --record --duration 200ms --reps %u "

@@ -11,6 +11,7 @@
  * each script is divided by the mean of the two noop runs around it, so a
  * drift of the shared machine between runs cancels to first order. A row's
  * ratio is the median over the repetitions. */
+#include "harness/report/stats.h"
 #include "perf.h"
 #include "harness/run/stress.h"
 #include "harness/sys/redis_server.h"
@@ -101,9 +102,9 @@ static int measure_on(const char *address, unsigned reps, struct rl_perf_row *ro
                      "path (an EVALSHA that only returns)");
             r->target = 0.8;
             r->at_most = false;
-            double script_rate = rl_perf_median(rate[s], reps);
-            double floor_rate = rl_perf_median(noop_rate[s], reps);
-            r->ratio = rl_perf_median(ratio[s], reps); /* sorts: first and last are the range */
+            double script_rate = rl_median(rate[s], reps);
+            double floor_rate = rl_median(noop_rate[s], reps);
+            r->ratio = rl_median(ratio[s], reps); /* sorts: first and last are the range */
             snprintf(r->detail, sizeof r->detail,
                      "%.0f/s vs redis_noop %.0f/s (medians); reps %.2f-%.2f", script_rate,
                      floor_rate, ratio[s][0], ratio[s][reps - 1]);

@@ -13,6 +13,7 @@
  * (what promise_held is judged on) ÷ its promised bound B + L + (k − 1)·2
  * (rl_result_promised_bound), the worst of the runs: a bound must hold in
  * every one. */
+#include "harness/report/stats.h"
 #include "harness/run/measure.h"
 #include "perf.h"
 
@@ -52,11 +53,11 @@ static int admit_path_ratio(const struct rl_perf_options *opts, struct rl_perf_r
              "default k, runs alternated A B A B");
     snprintf(row->floor, sizeof row->floor,
              "tb_cas: the one-word bucket every call writes, in the same run");
-    row->ratio = rl_perf_median(ratio, reps);
+    row->ratio = rl_median(ratio, reps);
     row->at_most = false;
     row->target = 1.5;
     snprintf(row->detail, sizeof row->detail, "%.1f Mops/s vs %.1f Mops/s (medians of %u)",
-             rl_perf_median(mops_b, reps), rl_perf_median(mops_a, reps), reps);
+             rl_median(mops_b, reps), rl_median(mops_a, reps), reps);
     snprintf(row->command, sizeof row->command,
              "build/ratelab stress --algo tb_cas,tb_sharded --threads 2 --limit 4000000000 "
              "--interval 10s --duration 200ms --reps %u",

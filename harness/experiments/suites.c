@@ -2,6 +2,7 @@
  * A suite says what to measure; cmd_bench.c runs it, writes the CSV and
  * prints the tables. Durations are short and repetitions interleaved: the
  * machines this runs on are shared and noisy. */
+#include "harness/sys/cpus.h"
 #include "suites.h"
 
 #include "workloads/generators.h"
@@ -109,8 +110,7 @@ static void plan_threads(struct rl_suite_run *run, const struct rl_algo **algos,
     static const struct rl_algo *safe[MAX_ALGOS];
     static uint64_t threads[16];
     /* 1, 2, 4, 8, and on up to twice the cores */
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    uint64_t most = 2 * (uint64_t)(cores > 0 ? cores : 1);
+    uint64_t most = 2 * (uint64_t)rl_cpu_count();
     size_t thread_count = 0;
     for (uint64_t t = 1; thread_count < 16 && (t <= 8 || t <= most); t *= 2)
         threads[thread_count++] = t;

@@ -28,6 +28,7 @@
 /* cli.h declares its exits _Noreturn, a C11 keyword C++ spells [[noreturn]]. */
 #define _Noreturn [[noreturn]]
 extern "C" {
+#include "harness/sys/cpus.h"
 #include "algorithms/rl.h"
 #include "harness/cli/cli.h"
 #include "harness/sys/build_info.h"
@@ -150,8 +151,7 @@ int main(int argc, char **argv)
 
     struct rl_config cfg;
     rl_cli_limiter_defaults(&cfg);
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    int most_threads = 2 * static_cast<int>(cpus > 0 ? cpus : 1);
+    int most_threads = 2 * static_cast<int>(rl_cpu_count());
 
     /* Remote algorithms need a Redis server, and the others that are not
      * thread-safe cannot share one limiter: both are left out, and said so. */

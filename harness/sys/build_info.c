@@ -1,4 +1,5 @@
 /* build_info.c — run context; rebuilt on every make so git_rev is current. */
+#include "cpus.h"
 #include "build_info.h"
 #include "allocator.h"
 
@@ -44,8 +45,7 @@ void rl_context_init(struct rl_context *ctx)
         snprintf(ctx->host, sizeof ctx->host, "unknown");
     ctx->host[strcspn(ctx->host, ".")] = '\0';
     read_cpu_model(ctx->cpu_model, sizeof ctx->cpu_model);
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    ctx->cores = cores > 0 ? (unsigned)cores : 1;
+    ctx->cores = (unsigned)rl_cpu_count();
 #ifdef __clang__
     ctx->compiler = "clang " __clang_version__;
 #else
