@@ -1,5 +1,6 @@
 /* errmsg.h — one-line error messages: how a function of the lower layers
- * (workloads, io) that fails leaves its reason for the caller. */
+ * (workloads, io) that fails leaves its reason for the caller, and how text
+ * from the input (a key, a field) is quoted in a message or a table. */
 #ifndef RL_ERRMSG_H
 #define RL_ERRMSG_H
 
