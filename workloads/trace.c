@@ -89,7 +89,7 @@ static int check_writable(const struct rl_trace *trace, const char *path, char *
         const char *name = trace->key_names[k];
         const char *problem = name ? rl_key_problem(name, strlen(name)) : "has no name";
         if (problem != NULL) {
-            char q[48];
+            char q[RL_QUOTE_LEN];
             rl_set_err(err, err_len,
                        "%s: not written: key %u '%s' %s (a key is non-empty text without commas "
                        "or control bytes)",

@@ -48,7 +48,7 @@ static enum num_status parse_u64(const char *s, size_t len, uint64_t max, uint64
 static bool diagnose_line(const char *path, size_t line_no, const char *s, size_t len, char *err,
                           size_t err_len)
 {
-    char q[48];
+    char q[RL_QUOTE_LEN];
     if (len == 0) {
         rl_set_err(err, err_len,
                    "%s:%zu: blank line (every line after the header is t_ns,key,n; blank lines are "
@@ -293,7 +293,7 @@ int rl_trace_read_csv_order(const char *path, bool unsorted, struct rl_trace *ou
     const size_t header_len = sizeof(RL_TRACE_CSV_HEADER) - 1;
     int rc = 0;
     if ((size_t)(le - p) != header_len || memcmp(p, RL_TRACE_CSV_HEADER, header_len) != 0) {
-        char q[48];
+        char q[RL_QUOTE_LEN];
         if (fb.len == 0)
             rl_set_err(err, err_len,
                        "%s:1: header must be '" RL_TRACE_CSV_HEADER "' (the file is empty)", path);

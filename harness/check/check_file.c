@@ -364,6 +364,9 @@ enum rl_check_file_status rl_check_file(const char *path, const struct rl_check_
     } else {
         out->events = p->reader.events;
         out->key_names = rl_event_reader_take_names(&p->reader, &out->key_count);
+        /* its tables of keys are not needed to report: freed before the
+         * report is made, so the two are never held at once */
+        rl_event_reader_close(&p->reader);
         if (params &&
             rl_checker_finish(c->checker, out->key_count, &out->result, err, err_len) != 0)
             status = RL_CHECK_FILE_FAILED;

@@ -53,14 +53,14 @@ static bool parse_uint(const char *s, const char *e, uint64_t max, uint64_t *out
     return true;
 }
 
-/* Error for a field: "PATH:LINE: what, not 'text'", the text cut short so
- * a runaway line cannot flood the message. */
+/* Error for a field: "PATH:LINE: what, not 'text'", the text cut short
+ * (rl_quote_field) so a runaway line cannot flood the message. */
 static void field_err(char *err, size_t err_len, const char *path, size_t line, const char *what,
                       const char *s, const char *e)
 {
-    int shown = e - s > 40 ? 40 : (int)(e - s);
-    rl_set_err(err, err_len, "%s:%zu: %s, not '%.*s%s'", path, line, what, shown, s,
-               e - s > 40 ? "..." : "");
+    char shown[RL_QUOTE_LEN];
+    rl_set_err(err, err_len, "%s:%zu: %s, not '%s'", path, line, what,
+               rl_quote_field(shown, sizeof shown, s, (size_t)(e - s)));
 }
 
 /* The line [p, le) (its line end and any '\r' before it excluded) read
@@ -382,6 +382,7 @@ static int refill(struct rl_event_reader *r, char *err, size_t err_len)
     size_t kept = r->end - r->start;
     if (r->start > 0) {
         memmove(r->buf, r->buf + r->start, kept);
+        r->scanned -= r->scanned > r->start ? r->start : r->scanned;
         r->start = 0;
         r->end = kept;
     }
@@ -414,13 +415,22 @@ static int refill(struct rl_event_reader *r, char *err, size_t err_len)
 /* The end of the last whole line in buf[start, end): past its '\n'. At
  * the end of the input a last line without one is given one (the buffer
  * has a byte to spare), so every line the parser sees ends in '\n'. start
- * when no line is whole yet. */
+ * when no line is whole yet. Only the bytes read since the last search are
+ * searched: buf[start, scanned) is known to hold no '\n', so a line longer
+ * than one read (a pipe hands over 64 KiB at a time) costs time linear in
+ * its length, not in its length squared. */
 static size_t whole_lines_end(struct rl_event_reader *r)
 {
     if (r->eof && r->end > r->start && r->buf[r->end - 1] != '\n')
         r->buf[r->end++] = '\n';
-    const char *nl = memrchr(r->buf + r->start, '\n', r->end - r->start);
-    return nl ? (size_t)(nl - r->buf) + 1 : r->start;
+    size_t from = r->scanned > r->start ? r->scanned : r->start;
+    const char *nl = memrchr(r->buf + from, '\n', r->end - from);
+    r->searched += r->end - from;
+    if (nl == NULL) {
+        r->scanned = r->end;
+        return r->start;
+    }
+    return (size_t)(nl - r->buf) + 1;
 }
 
 int rl_event_reader_open(struct rl_event_reader *r, const char *path, char *err, size_t err_len)

@@ -22,10 +22,12 @@ struct rl_event_reader {
     int fd;
     char *buf; /* buf[start, end) is read and not yet parsed */
     size_t cap, start, end;
+    size_t scanned; /* buf[start, scanned) holds no '\n' (when scanned > start) */
     bool eof;
     int fields;  /* 5 with the thread column, 4 without */
     size_t line; /* number of the next line to parse (the header is line 1) */
     uint64_t events;
+    uint64_t searched; /* bytes searched for a line's end: the reader's work, which tests bound */
     struct rl_key_table keys;     /* ids and names */
     struct short_key *short_keys; /* keys of up to 16 bytes, found fast (event_reader.c) */
     unsigned short_bits;          /* the table has 2^short_bits slots */

@@ -5,6 +5,7 @@
 #include "table.h"
 #include "harness/check/check_file.h"
 #include "harness/check/verdict.h"
+#include "harness/io/errmsg.h"
 #include "harness/report/result.h"
 #include "harness/sys/clock.h"
 
@@ -46,7 +47,9 @@ static void check_help(void)
            "                    access log): the maxima, excesses, violations and the\n"
            "                    promise still hold, but the oracles need every attempt, so\n"
            "                    false admits/rejects and utilization are left out\n"
-           "  --per-key         one line per key as well\n"
+           "  --per-key         one line per key as well. The table shows a key over 40\n"
+           "                    bytes (here and as worst_key) as its first 40 bytes and\n"
+           "                    its length, ab…(300 bytes); csv and json keep it whole\n"
            "  --format F        standard output: table (default), csv (a line for all keys,\n"
            "                    key *, then one per key with --per-key; with --promise, the\n"
            "                    columns promise and held) or json\n"
@@ -110,6 +113,18 @@ static const char *key_name(const struct key_names *log, uint32_t key, char *buf
         return log->names[key];
     snprintf(buf, len, "k%u", key);
     return buf;
+}
+
+/* A key as the tables show it: cut to a readable length with its full
+ * length said (rl_quote_field), then made safe for a terminal. CSV and
+ * JSON take key_name, whole. */
+#define SHOWN_KEY_LEN (4 * RL_QUOTE_LEN)
+
+static const char *shown_key(const struct key_names *log, uint32_t key, char *buf, size_t len)
+{
+    char id[32], cut[RL_QUOTE_LEN];
+    const char *name = key_name(log, key, id, sizeof id);
+    return rl_table_text(buf, len, rl_quote_field(cut, sizeof cut, name, strlen(name)));
 }
 
 #define METRIC_COUNT (sizeof metric_names / sizeof metric_names[0] - 1)
@@ -247,8 +262,8 @@ static void print_table(const struct key_names *log, const struct rl_check_resul
     double u = rl_check_utilization(&res->total, res->complete);
     if (isfinite(u))
         printf("%-20s %14.4f\n", "utilization", u);
-    char buf[32];
-    printf("%-20s %14s\n", "worst_key", key_name(log, res->worst_key, buf, sizeof buf));
+    char buf[SHOWN_KEY_LEN];
+    printf("%-20s %14s\n", "worst_key", shown_key(log, res->worst_key, buf, sizeof buf));
     if (judge->given) {
         char rule[96];
         rl_verdict_rule(&judge->promised, rule, sizeof rule);
@@ -270,12 +285,12 @@ static void print_table(const struct key_names *log, const struct rl_check_resul
 static void print_per_key(const struct key_names *log, const struct rl_check_result *res,
                           const struct judge *judge)
 {
-    char buf[32];
+    char buf[SHOWN_KEY_LEN];
     printf("\n%-16s %10s %10s %12s %12s %10s %10s%s\n", "key", "admits", "rejects", "max_sliding",
            "max_aligned", "false_adm", "false_rej", judge->given ? "  held" : "");
     for (uint32_t k = 0; k < res->key_count; k++) {
         const struct rl_key_metrics *m = &res->per_key[k];
-        printf("%-16s %10llu %10llu %12llu %12llu", key_name(log, k, buf, sizeof buf),
+        printf("%-16s %10llu %10llu %12llu %12llu", shown_key(log, k, buf, sizeof buf),
                (unsigned long long)m->admits, (unsigned long long)m->rejects,
                (unsigned long long)m->max_sliding, (unsigned long long)m->max_aligned);
         if (res->complete)

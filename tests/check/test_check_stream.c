@@ -11,6 +11,7 @@
 #include "harness/check/check_file.h"
 #include "harness/check/checker.h"
 #include "harness/check/event_log.h"
+#include "harness/check/event_reader.h"
 #include "harness/check/event_reorder.h"
 #include "harness/io/key_table.h"
 #include "tests/support/random_trace.h"
@@ -947,6 +948,132 @@ static void test_pipe(void)
     remove_tmp("fifo");
 }
 
+/* ---- a long line, from a pipe and from a file ----------------------------- */
+
+#define LONG_LINE ((size_t)12 << 20) /* 12 MiB: 192 of a pipe's 64 KiB reads */
+
+/* A log whose third line holds `long_field` bytes of `fill` (as its key,
+ * or as its t_ns when fill is a digit, which is then too large), a short
+ * line on each side, and a last line without its '\n'. malloc'd. */
+static char *long_line_log(char fill, size_t long_field)
+{
+    char *text = malloc(long_field + 256);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+    size_t at = (size_t)sprintf(text, "t_ns,key,n,admitted,thread\n1,a,1,1,0\n");
+    if (fill >= '0' && fill <= '9') {
+        memset(text + at, fill, long_field);
+        at += long_field;
+        at += (size_t)sprintf(text + at, ",a,1,1,0\n");
+    } else {
+        at += (size_t)sprintf(text + at, "2,");
+        memset(text + at, fill, long_field);
+        at += long_field;
+        at += (size_t)sprintf(text + at, ",1,1,0\n");
+    }
+    sprintf(text + at, "3,a,1,1,0\n4,b,2,0,1");
+    return text;
+}
+
+/* rl_check_file on text through a fifo (a writer thread feeding it). */
+static enum rl_check_file_status check_through_pipe(const char *text, struct rl_checked_file *f,
+                                                    char *err, size_t err_len)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s", tmp_path("long.fifo"));
+    unlink(path);
+    CU_ASSERT_EQUAL_FATAL(mkfifo(path, 0600), 0);
+    struct pipe_writer w = {path, text};
+    pthread_t writer;
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&writer, NULL, write_pipe, &w), 0);
+    const struct rl_check_params params = {.limit = 1, .interval_ns = 100};
+    enum rl_check_file_status status = rl_check_file(path, &params, true, 16, f, err, err_len);
+    pthread_join(writer, NULL);
+    unlink(path);
+    return status;
+}
+
+/* A line of many megabytes gives the same result, or the same error, from
+ * a pipe as from a file: the pipe hands it over 64 KiB at a time, and the
+ * reader must find its end without losing the lines around it. */
+static void test_long_line_pipe_and_file(void)
+{
+    const struct rl_check_params params = {.limit = 1, .interval_ns = 100};
+    char *good = long_line_log('k', LONG_LINE);
+    char file[128];
+    snprintf(file, sizeof file, "%s", tmp_path("long.csv"));
+    write_text(file, good, strlen(good));
+    struct rl_checked_file from_file, from_pipe;
+    char file_err[512] = "", pipe_err[512] = "";
+    enum rl_check_file_status file_status =
+        rl_check_file(file, &params, true, 16, &from_file, file_err, sizeof file_err);
+    enum rl_check_file_status pipe_status =
+        check_through_pipe(good, &from_pipe, pipe_err, sizeof pipe_err);
+    EXPECT_FATAL(file_status == RL_CHECK_FILE_OK && pipe_status == RL_CHECK_FILE_OK,
+                 "long key: file %d '%s', pipe %d '%s'", (int)file_status, file_err,
+                 (int)pipe_status, pipe_err);
+    EXPECT_EQ(from_file.events, 4);
+    EXPECT_EQ(from_pipe.events, 4);
+    EXPECT_EQ(from_pipe.key_count, 3);
+    expect_same_result("long key through a pipe", &from_pipe.result, &from_file.result);
+    for (uint32_t k = 0; k < from_pipe.key_count && k < from_file.key_count; k++)
+        EXPECT(strcmp(from_pipe.key_names[k], from_file.key_names[k]) == 0,
+               "key %u differs between pipe and file", k);
+    EXPECT_EQ(strlen(from_pipe.key_names[1]), LONG_LINE);
+    rl_checked_file_free(&from_file);
+    rl_checked_file_free(&from_pipe);
+    free(good);
+
+    /* a t_ns of 12 MiB digits: the same one line, the field cut with its length */
+    char *bad = long_line_log('7', LONG_LINE);
+    write_text(file, bad, strlen(bad));
+    file_status = rl_check_file(file, &params, true, 16, &from_file, file_err, sizeof file_err);
+    pipe_status = check_through_pipe(bad, &from_pipe, pipe_err, sizeof pipe_err);
+    EXPECT(file_status == RL_CHECK_FILE_BAD_INPUT && pipe_status == RL_CHECK_FILE_BAD_INPUT,
+           "long t_ns: file %d, pipe %d", (int)file_status, (int)pipe_status);
+    const char *file_words = strstr(file_err, ":3: "), *pipe_words = strstr(pipe_err, ":3: ");
+    EXPECT(file_words && pipe_words && strcmp(file_words, pipe_words) == 0, "file '%s', pipe '%s'",
+           file_err, pipe_err);
+    EXPECT(strstr(pipe_err, "t_ns must be") && strstr(pipe_err, "…(12582912 bytes)'") &&
+               strlen(pipe_err) < 200,
+           "pipe: '%s'", pipe_err);
+    rl_checked_file_free(&from_file);
+    rl_checked_file_free(&from_pipe);
+    free(bad);
+    remove_tmp("long.csv");
+}
+
+/* The reader's work on a long line from a pipe is linear in its length:
+ * it searches each byte for a line end about once, not once per read that
+ * follows it (which was 192 times the line at 12 MiB, 57 s for 256 MB).
+ * Counted in bytes, not timed. */
+static void test_long_line_read_once(void)
+{
+    char *text = long_line_log('k', LONG_LINE);
+    char path[128];
+    snprintf(path, sizeof path, "%s", tmp_path("once.fifo"));
+    unlink(path);
+    CU_ASSERT_EQUAL_FATAL(mkfifo(path, 0600), 0);
+    struct pipe_writer w = {path, text};
+    pthread_t writer;
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&writer, NULL, write_pipe, &w), 0);
+    struct rl_event_reader r;
+    char err[512] = "";
+    EXPECT(rl_event_reader_open(&r, path, err, sizeof err) == 0, "%s", err);
+    struct rl_event events[8];
+    long got, lines = 0;
+    while ((got = rl_event_reader_next(&r, events, LEN(events), err, sizeof err)) > 0)
+        lines += got;
+    pthread_join(writer, NULL);
+    EXPECT(got == 0, "%s", err);
+    EXPECT_EQ(lines, 4);
+    size_t len = strlen(text);
+    EXPECT(r.searched <= 2 * (uint64_t)len, "searched %llu bytes for line ends in %zu",
+           (unsigned long long)r.searched, len);
+    rl_event_reader_close(&r);
+    free(text);
+    remove_tmp("once.fifo");
+}
+
 /* ---- the command ---------------------------------------------------------- */
 
 /* check streams by default and says so; --reorder 0 on an unsorted log
@@ -998,4 +1125,6 @@ RL_TEST_SUITE("check_stream",
               {"both readers agree on bad and awkward input", test_readers_agree_on_bad_input},
               {"the parser reads the format word for word", test_parser_against_the_format},
               {"a pipe streams, or is refused when too disordered", test_pipe},
+              {"a 12 MiB line: the same from a pipe as from a file", test_long_line_pipe_and_file},
+              {"a 12 MiB line from a pipe is searched once", test_long_line_read_once},
               {"ratelab check streams, or notes its fallback", test_command})

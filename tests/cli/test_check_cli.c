@@ -398,10 +398,54 @@ static void test_help(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(o.out, "t_ns,key,n,admitted\n(thread 0)"));
 }
 
+/* A key of 20000 bytes is cut in the tables to its first bytes (never half
+ * a UTF-8 character) and its length, and kept whole in csv and json. */
+static void test_huge_key(void)
+{
+    enum { KEY_LEN = 20000 };
+    static char key[KEY_LEN + 1], text[3 * KEY_LEN + 256];
+    memset(key, 'a', 39);
+    memcpy(key + 39, "\xc3\xa9", 2); /* é across the 40th byte: the cut falls before it */
+    memset(key + 41, 'z', KEY_LEN - 41);
+    snprintf(text, sizeof text, "t_ns,key,n,admitted,thread\n1,%s,1,1,0\n2,%s,1,1,0\n3,b,1,1,0\n",
+             key, key);
+    char path[256], args[1024], want[128];
+    write_log("huge-key", text, path, sizeof path);
+    snprintf(want, sizeof want, "%.39s…(%d bytes)", key, KEY_LEN);
+    static struct rl_cli_outcome table, csv, json;
+    snprintf(args, sizeof args, "check --events %s --limit 2 --interval 100ns --per-key", path);
+    rl_cli_run(&table, args);
+    const char *worst = strstr(table.out, "\nworst_key");
+    EXPECT(table.status == 0 && worst && strstr(worst, want) &&
+               strstr(worst, want) < strchr(worst + 1, '\n'),
+           "table worst_key is not '%s':\n%.2000s", want, table.out);
+    EXPECT(strstr(table.out, "\n"
+                             "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa…(20000 bytes) ") != NULL,
+           "per-key table:\n%.2000s", table.out);
+    EXPECT(strlen(table.out) < 4000 && strstr(table.out, "zzz") == NULL,
+           "the table holds the key whole: %zu bytes", strlen(table.out));
+    snprintf(args, sizeof args,
+             "check --events %s --limit 2 --interval 100ns --per-key --format csv", path);
+    rl_cli_run(&csv, args);
+    char row[KEY_LEN + 8];
+    snprintf(row, sizeof row, "\n%s,", key);
+    EXPECT(csv.status == 0 && strstr(csv.out, row) != NULL, "csv lacks the whole key");
+    snprintf(args, sizeof args,
+             "check --events %s --limit 2 --interval 100ns --per-key --format json", path);
+    rl_cli_run(&json, args);
+    snprintf(row, sizeof row, "\"%s\"", key);
+    const char *in_json = strstr(json.out, "\"worst_key\": ");
+    EXPECT(json.status == 0 && in_json && strncmp(in_json + 13, row, strlen(row)) == 0,
+           "json worst_key is not the whole key");
+    unlink(path);
+    remove_dir();
+}
+
 RL_TEST_SUITE("check_cli", {"each promise kept and broken, exit 0 and 1", test_promises},
               {"without --promise, as before", test_without_promise},
               {"bad input exits 2 with one line", test_bad_input},
               {"a log without the thread column", test_without_thread_column},
               {"an unsorted log is judged as its sorted self", test_unsorted},
               {"a sim log gets sim's verdict", test_same_as_sim},
-              {"--help gives the exit statuses", test_help})
+              {"--help gives the exit statuses", test_help},
+              {"a huge key: cut in tables, whole in csv and json", test_huge_key})
