@@ -243,6 +243,7 @@ struct bench {
     struct rl_context ctx;
     char default_path[256];
     struct rl_config cfg;
+    const struct rl_algo *all[RL_CLI_MAX_ALGOS]; /* the plan's algorithms: run points into it */
     struct rl_suite_run run;
     struct rl_result *rows;
     struct rl_latency_cdf *cdfs;
@@ -304,11 +305,10 @@ static void plan_suite(const char *cmd, struct bench *b)
 {
     b->to_stdout = strcmp(b->output.out_path, "-") == 0;
     rl_cli_limiter_defaults(&b->cfg);
-    const struct rl_algo *all[RL_CLI_MAX_ALGOS];
-    size_t all_count = rl_cli_parse_algos(cmd, "all", all, RL_CLI_MAX_ALGOS);
-    all_count = rl_cli_prepare_remote(cmd, all, all_count, b->redis, true, &b->cfg);
+    size_t all_count = rl_cli_parse_algos(cmd, "all", b->all, RL_CLI_MAX_ALGOS);
+    all_count = rl_cli_prepare_remote(cmd, b->all, all_count, b->redis, true, &b->cfg);
 
-    b->suite->plan(&b->run, all, all_count, (unsigned)b->reps, &b->cfg);
+    b->suite->plan(&b->run, b->all, all_count, (unsigned)b->reps, &b->cfg);
     size_t replays = b->run.replay_count * count_names(b->run.replay_workloads) *
                      (b->run.replay_clocks ? count_names(b->run.replay_clocks) : 1);
     size_t planned = b->run.sim_count * count_names(b->run.sim_workloads) + replays;

@@ -178,6 +178,7 @@ static void fill_rows(struct checker_timings *t, struct rl_perf_row *rows)
              "--limit 50 --interval 100ms");
 }
 
+/* The goal's measure: its two rows (returns 2), or -1 with one line in err. */
 static int measure(const struct rl_perf_options *opts, struct rl_perf_row *rows, size_t cap,
                    char *err, size_t err_len)
 {
