@@ -101,9 +101,9 @@ static bool parse_options(const char *cmd, int argc, char **argv, struct sim_pla
     return true;
 }
 
-/* Refuses, with exit 2 and before any run, options that cannot go together,
- * outputs that would overwrite an input, and a configuration an algorithm
- * refuses; then starts the Redis server the redis_* algorithms need. */
+/* Refuses, with exit 2 and before any run, options that cannot go together
+ * and outputs that would overwrite an input; starts the Redis server the
+ * redis_* algorithms need; refuses a configuration an algorithm refuses. */
 static void check_plan(const char *cmd, struct sim_plan *plan)
 {
     if (plan->algo_list == NULL)
