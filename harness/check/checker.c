@@ -254,7 +254,9 @@ static int start_certain(struct rl_checker *c, struct key_state *k)
 }
 
 /* One event: every running sum of its key moves to t, then takes the event
- * in. -1 on ENOMEM, -2 when it is earlier than the key's last event. */
+ * in. -1 on ENOMEM, -2 when it is earlier than the key's last event.
+ * Long on purpose: the checker's hot path, inlined and run once per event;
+ * its steps all move the same key's sums, which one body keeps in registers. */
 static inline int add_event(struct rl_checker *c, const struct rl_event *e)
 {
     const uint64_t t = e->t_ns, n = e->n;

@@ -233,7 +233,31 @@ static int bench_claims(const struct rl_cli_output *output, const char *redis)
     return rl_cmd_claims(n, args);
 }
 
-int rl_cmd_bench(int argc, char **argv)
+/* A suite's run, from the options to the report: each step below reads and
+ * fills it. */
+struct bench {
+    const char *suite_name, *redis;
+    struct rl_cli_output output;
+    uint64_t reps;
+    const struct rl_suite *suite;
+    struct rl_context ctx;
+    char default_path[256];
+    struct rl_config cfg;
+    const struct rl_algo *all[RL_CLI_MAX_ALGOS]; /* the plan's algorithms: run points into it */
+    struct rl_suite_run run;
+    struct rl_result *rows;
+    struct rl_latency_cdf *cdfs;
+    char latency_path[PATH_MAX];
+    bool to_stdout, replays_cdf;
+    size_t sim_done, replay_done, done;                   /* rows filled: sims, replays, all */
+    size_t plan_start[RL_SUITE_MAX_PLANS + 1], plans_run; /* each stress plan's first row */
+    bool interrupted, failed;
+    char err[512];
+};
+
+/* The options into b, and the suite they name; false when --help was asked
+ * (and shown). */
+static bool parse_options(const char *cmd, int argc, char **argv, struct bench *b)
 {
     static const struct option options[] = {RL_CLI_HELP_OPTION,
                                             {"suite", required_argument, NULL, OPT_SUITE},
@@ -241,28 +265,24 @@ int rl_cmd_bench(int argc, char **argv)
                                             RL_CLI_OUTPUT_OPTIONS,
                                             {"redis", required_argument, NULL, OPT_REDIS},
                                             {0}};
-    const char *cmd = "bench", *suite_name = NULL, *redis = NULL;
-    struct rl_cli_output output = {.format = RL_FORMAT_TABLE};
-    uint64_t reps = 3;
-    char err[512];
     int code;
     while ((code = rl_cli_getopt(cmd, argc, argv, options)) != -1) {
         switch (code) {
         case OPT_HELP:
             bench_help();
-            return 0;
+            return false;
         case OPT_SUITE:
-            suite_name = optarg;
+            b->suite_name = optarg;
             break;
         case OPT_REDIS:
-            redis = optarg;
+            b->redis = optarg;
             break;
         case OPT_REPS:
-            if (rl_parse_u64(optarg, 1, 1000, &reps, err, sizeof err) != 0)
-                rl_cli_usage_error(cmd, "--reps: %s", err);
+            if (rl_parse_u64(optarg, 1, 1000, &b->reps, b->err, sizeof b->err) != 0)
+                rl_cli_usage_error(cmd, "--reps: %s", b->err);
             break;
         default:
-            if (!rl_cli_output_option(cmd, code, optarg, &output))
+            if (!rl_cli_output_option(cmd, code, optarg, &b->output))
                 rl_cli_bad_option(cmd, code, argv);
         }
     }
@@ -271,96 +291,119 @@ int rl_cmd_bench(int argc, char **argv)
     const char *accepted =
         "quick, threads, memory-order, accuracy, clocks, pareto, keys, redis, claims, perf, "
         "sharded";
-    if (suite_name == NULL)
+    if (b->suite_name == NULL)
         rl_cli_usage_error(cmd, "--suite is required (accepted: %s)", accepted);
-    const struct rl_suite *suite = rl_suite_find(suite_name);
-    if (suite == NULL)
-        rl_cli_usage_error(cmd, "unknown suite '%s' (accepted: %s)", suite_name, accepted);
+    b->suite = rl_suite_find(b->suite_name);
+    if (b->suite == NULL)
+        rl_cli_usage_error(cmd, "unknown suite '%s' (accepted: %s)", b->suite_name, accepted);
+    return true;
+}
 
-    struct rl_context ctx;
-    rl_context_init(&ctx);
-    char default_path[256];
-    if (output.out_path == NULL) {
-        snprintf(default_path, sizeof default_path, "results/%s-%s.csv", suite->name, ctx.host);
-        output.out_path = default_path;
-    }
-    const char *out_path = output.out_path;
-    if (rl_suite_runs_claims(suite))
-        return bench_claims(&output, redis);
-    if (rl_suite_runs_perf(suite))
-        return rl_cli_bench_perf(&output, redis, (unsigned)reps);
-    bool to_stdout = strcmp(out_path, "-") == 0;
-    struct rl_config cfg;
-    rl_cli_limiter_defaults(&cfg);
-    const struct rl_algo *all[RL_CLI_MAX_ALGOS];
-    size_t all_count = rl_cli_parse_algos(cmd, "all", all, RL_CLI_MAX_ALGOS);
-    all_count = rl_cli_prepare_remote(cmd, all, all_count, redis, true, &cfg);
+/* The suite's plan over every algorithm, room for every row it plans, and
+ * the outputs checked (exit 2) before anything runs. */
+static void plan_suite(const char *cmd, struct bench *b)
+{
+    b->to_stdout = strcmp(b->output.out_path, "-") == 0;
+    rl_cli_limiter_defaults(&b->cfg);
+    size_t all_count = rl_cli_parse_algos(cmd, "all", b->all, RL_CLI_MAX_ALGOS);
+    all_count = rl_cli_prepare_remote(cmd, b->all, all_count, b->redis, true, &b->cfg);
 
-    struct rl_suite_run run = {0};
-    suite->plan(&run, all, all_count, (unsigned)reps, &cfg);
-    size_t replays = run.replay_count * count_names(run.replay_workloads) *
-                     (run.replay_clocks ? count_names(run.replay_clocks) : 1);
-    size_t planned = run.sim_count * count_names(run.sim_workloads) + replays;
-    for (size_t p = 0; p < run.plan_count; p++)
-        planned += rl_stress_plan_rows(&run.plans[p]);
-    struct rl_result *rows = calloc(planned ? planned : 1, sizeof *rows);
-    struct rl_latency_cdf *cdfs = calloc(replays ? replays : 1, sizeof *cdfs);
-    char latency_path[PATH_MAX] = "";
-    bool replays_cdf = true;
-    if (rows == NULL || cdfs == NULL)
+    b->suite->plan(&b->run, b->all, all_count, (unsigned)b->reps, &b->cfg);
+    size_t replays = b->run.replay_count * count_names(b->run.replay_workloads) *
+                     (b->run.replay_clocks ? count_names(b->run.replay_clocks) : 1);
+    size_t planned = b->run.sim_count * count_names(b->run.sim_workloads) + replays;
+    for (size_t p = 0; p < b->run.plan_count; p++)
+        planned += rl_stress_plan_rows(&b->run.plans[p]);
+    b->rows = calloc(planned ? planned : 1, sizeof *b->rows);
+    b->cdfs = calloc(replays ? replays : 1, sizeof *b->cdfs);
+    b->replays_cdf = true;
+    if (b->rows == NULL || b->cdfs == NULL)
         rl_cli_run_error(cmd, "out of memory");
-    if (to_stdout) /* nothing to put the latency distributions beside */
-        replays_cdf = false;
-    else if (rl_latency_cdf_path(out_path, latency_path, sizeof latency_path) != 0)
+    if (b->to_stdout) /* nothing to put the latency distributions beside */
+        b->replays_cdf = false;
+    else if (rl_latency_cdf_path(b->output.out_path, b->latency_path, sizeof b->latency_path) != 0)
         rl_cli_usage_error(cmd, "--out: path too long");
-    rl_cli_output_check(cmd, &output);
+    rl_cli_output_check(cmd, &b->output);
     const struct rl_cli_file files[] = {
-        {"--out", out_path, true},
-        {"--out's latency file", replays_cdf ? latency_path : NULL, true}};
+        {"--out", b->output.out_path, true},
+        {"--out's latency file", b->replays_cdf ? b->latency_path : NULL, true}};
     rl_cli_require_distinct_files(cmd, files, sizeof files / sizeof files[0]);
-    bool table = rl_cli_output_view(&output) == RL_FORMAT_TABLE;
+}
 
+/* The sims, then the replays, then the stress plans, until the end, an
+ * interrupt or a failed stress run. */
+static void run_suite(struct bench *b)
+{
     rl_interrupt_install();
-    size_t sim_done = run_sim_grid(&run, &cfg, rows), done = sim_done;
-    size_t replay_done = rl_interrupted ? 0 : run_replays(&run, &cfg, rows + done, cdfs);
-    done += replay_done;
-    size_t plan_start[RL_SUITE_MAX_PLANS + 1] = {0};
-    bool interrupted = rl_interrupted, failed = false;
+    b->sim_done = b->done = run_sim_grid(&b->run, &b->cfg, b->rows);
+    b->replay_done = rl_interrupted ? 0 : run_replays(&b->run, &b->cfg, b->rows + b->done, b->cdfs);
+    b->done += b->replay_done;
+    b->interrupted = rl_interrupted;
     size_t p = 0;
-    for (; p < run.plan_count && !interrupted && !failed; p++) {
+    for (; p < b->run.plan_count && !b->interrupted && !b->failed; p++) {
         char label[64];
-        snprintf(label, sizeof label, "bench %s: %zu/%zu", suite->name, p + 1, run.plan_count);
-        plan_start[p] = done;
-        run.plans[p].progress = rl_cli_progress_line;
-        done += rl_stress_plan_run(&run.plans[p], label, rows + done, &interrupted, &failed, err,
-                                   sizeof err);
+        snprintf(label, sizeof label, "bench %s: %zu/%zu", b->suite->name, p + 1,
+                 b->run.plan_count);
+        b->plan_start[p] = b->done;
+        b->run.plans[p].progress = rl_cli_progress_line;
+        b->done += rl_stress_plan_run(&b->run.plans[p], label, b->rows + b->done, &b->interrupted,
+                                      &b->failed, b->err, sizeof b->err);
         rl_clock_cached_stop(); /* a cached clock's publisher ends with its runs */
     }
-    plan_start[p] = done;
-    rl_cli_write_rows(cmd, &output, rows, done);
-    if (replay_done && replays_cdf &&
-        rl_latency_cdf_write(latency_path, rows + sim_done, cdfs, replay_done, err, sizeof err) !=
-            0)
-        rl_cli_run_error(cmd, "%s", err);
-    if (table)
-        print_tables(suite, &run, &ctx, (unsigned)reps, &cfg, out_path, rows, sim_done, replay_done,
-                     plan_start, p);
-    if (table) {
-        printf("\nwrote %zu rows to %s\n", done, out_path);
-        if (replay_done)
-            printf("wrote the latency distributions of the %zu replays to %s\n", replay_done,
-                   latency_path);
+    b->plan_start[p] = b->done;
+    b->plans_run = p;
+}
+
+/* The rows (also after an interrupt or a failure), the latency file, the
+ * tables and the warnings; the exit status. */
+static int report(const char *cmd, struct bench *b)
+{
+    const char *out_path = b->output.out_path;
+    rl_cli_write_rows(cmd, &b->output, b->rows, b->done);
+    if (b->replay_done && b->replays_cdf &&
+        rl_latency_cdf_write(b->latency_path, b->rows + b->sim_done, b->cdfs, b->replay_done,
+                             b->err, sizeof b->err) != 0)
+        rl_cli_run_error(cmd, "%s", b->err);
+    if (rl_cli_output_view(&b->output) == RL_FORMAT_TABLE) {
+        print_tables(b->suite, &b->run, &b->ctx, (unsigned)b->reps, &b->cfg, out_path, b->rows,
+                     b->sim_done, b->replay_done, b->plan_start, b->plans_run);
+        printf("\nwrote %zu rows to %s\n", b->done, out_path);
+        if (b->replay_done)
+            printf("wrote the latency distributions of the %zu replays to %s\n", b->replay_done,
+                   b->latency_path);
     }
-    rl_cli_warn_dropped(cmd, rows, done);
-    int status = rl_cli_errors_status(cmd, rows, done);
-    rl_cli_warn_load(cmd, rows, done); /* last: the errors line stays first */
-    free(cdfs);
-    free(rows);
-    if (interrupted || failed) {
+    rl_cli_warn_dropped(cmd, b->rows, b->done);
+    int status = rl_cli_errors_status(cmd, b->rows, b->done);
+    rl_cli_warn_load(cmd, b->rows, b->done); /* last: the errors line stays first */
+    if (b->interrupted || b->failed) {
         fprintf(stderr, "ratelab bench: %s%s; the %zu finished rows were written to %s\n",
-                failed ? "a run failed: " : "interrupted", failed ? err : "", done,
-                to_stdout ? "standard output" : out_path);
+                b->failed ? "a run failed: " : "interrupted", b->failed ? b->err : "", b->done,
+                b->to_stdout ? "standard output" : out_path);
         return 1;
     }
+    return status;
+}
+
+int rl_cmd_bench(int argc, char **argv)
+{
+    const char *cmd = "bench";
+    struct bench b = {.output = {.format = RL_FORMAT_TABLE}, .reps = 3};
+    if (!parse_options(cmd, argc, argv, &b))
+        return 0;
+    rl_context_init(&b.ctx);
+    if (b.output.out_path == NULL) {
+        snprintf(b.default_path, sizeof b.default_path, "results/%s-%s.csv", b.suite->name,
+                 b.ctx.host);
+        b.output.out_path = b.default_path;
+    }
+    if (rl_suite_runs_claims(b.suite))
+        return bench_claims(&b.output, b.redis);
+    if (rl_suite_runs_perf(b.suite))
+        return rl_cli_bench_perf(&b.output, b.redis, (unsigned)b.reps);
+    plan_suite(cmd, &b);
+    run_suite(&b);
+    int status = report(cmd, &b);
+    free(b.cdfs);
+    free(b.rows);
     return status;
 }

@@ -167,7 +167,17 @@ static void churn(struct rl_keyed_config cfg, enum rl_keyed_expiry expiry, uint6
     rl_keyed_destroy(keyed);
 }
 
-int rl_cmd_keys(int argc, char **argv)
+/* What `keys` is asked: the options, parsed once. */
+struct keys_request {
+    struct rl_cli_output output;
+    const char *algo_name;
+    struct rl_keyed_config cfg;
+    uint64_t counts[MAX_KEY_COUNTS], intervals, shards;
+    size_t count_n;
+};
+
+/* The options into req; false when --help was asked (and shown). */
+static bool parse_options(const char *cmd, int argc, char **argv, struct keys_request *req)
 {
     static const struct option options[] = {RL_CLI_HELP_OPTION,
                                             RL_CLI_LIMITER_OPTIONS,
@@ -177,101 +187,129 @@ int rl_cmd_keys(int argc, char **argv)
                                             {"shards", required_argument, NULL, OPT_SHARDS},
                                             RL_CLI_OUTPUT_OPTIONS,
                                             {0}};
-    struct rl_cli_output output = {.format = RL_FORMAT_TABLE};
-    const char *cmd = "keys", *algo_name = NULL;
-    struct rl_keyed_config cfg = {0};
-    rl_cli_limiter_defaults(&cfg.cfg);
-    uint64_t counts[MAX_KEY_COUNTS] = {10000, 100000, 1000000}, intervals = 40, shards = 0;
-    size_t count_n = 3;
     char err[256];
     int code;
     while ((code = rl_cli_getopt(cmd, argc, argv, options)) != -1) {
         switch (code) {
         case OPT_HELP:
             keys_help();
-            return 0;
+            return false;
         case OPT_ALGO:
-            algo_name = optarg;
+            req->algo_name = optarg;
             break;
         case OPT_KEYS:
-            if (rl_parse_u64_list(optarg, 1, 50000000, counts, MAX_KEY_COUNTS, &count_n, err,
-                                  sizeof err) != 0)
+            if (rl_parse_u64_list(optarg, 1, 50000000, req->counts, MAX_KEY_COUNTS, &req->count_n,
+                                  err, sizeof err) != 0)
                 rl_cli_usage_error(cmd, "--keys: %s", err);
             break;
         case OPT_CHURN:
-            if (rl_parse_u64(optarg, 0, 100000, &intervals, err, sizeof err) != 0)
+            if (rl_parse_u64(optarg, 0, 100000, &req->intervals, err, sizeof err) != 0)
                 rl_cli_usage_error(cmd, "--churn: %s", err);
             break;
         case OPT_SHARDS:
-            if (rl_parse_u64(optarg, 1, 65536, &shards, err, sizeof err) != 0)
+            if (rl_parse_u64(optarg, 1, 65536, &req->shards, err, sizeof err) != 0)
                 rl_cli_usage_error(cmd, "--shards: %s", err);
             break;
         default:
-            if (!rl_cli_limiter_option(cmd, code, optarg, &cfg.cfg) &&
-                !rl_cli_output_option(cmd, code, optarg, &output))
+            if (!rl_cli_limiter_option(cmd, code, optarg, &req->cfg.cfg) &&
+                !rl_cli_output_option(cmd, code, optarg, &req->output))
                 rl_cli_bad_option(cmd, code, argv);
         }
     }
     if (optind < argc)
         rl_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-    if (algo_name == NULL)
+    return true;
+}
+
+/* The container's configuration from the options, refused with exit 2
+ * before any measurement when the algorithm or the interval cannot do. */
+static void check_request(const char *cmd, struct keys_request *req)
+{
+    if (req->algo_name == NULL)
         rl_cli_usage_error(cmd, "--algo is required (a name from ratelab list)");
-    rl_cli_output_check(cmd, &output);
+    rl_cli_output_check(cmd, &req->output);
     const struct rl_algo *algo[1];
-    rl_cli_parse_algos(cmd, algo_name, algo, 1);
-    cfg.algo = algo[0];
-    cfg.shards = (unsigned)shards;
-    cfg.cfg.epoch_ns = RL_VIRTUAL_ORIGIN_NS;
-    if (cfg.cfg.interval_ns < 20000)
+    rl_cli_parse_algos(cmd, req->algo_name, algo, 1);
+    struct rl_keyed_config *cfg = &req->cfg;
+    cfg->algo = algo[0];
+    cfg->shards = (unsigned)req->shards;
+    cfg->cfg.epoch_ns = RL_VIRTUAL_ORIGIN_NS;
+    if (cfg->cfg.interval_ns < 20000)
         rl_cli_usage_error(cmd, "--interval must be at least 20us here (10000 keys, 2 "
                                 "attempts each, 1 ns apart at least)");
-    void *probe = cfg.algo->create(&cfg.cfg, err, sizeof err);
+    char err[256];
+    void *probe = cfg->algo->create(&cfg->cfg, err, sizeof err);
     if (probe == NULL)
-        rl_cli_usage_error(cmd, "%s: %s", cfg.algo->name, err);
-    cfg.algo->destroy(probe);
+        rl_cli_usage_error(cmd, "%s: %s", cfg->algo->name, err);
+    cfg->algo->destroy(probe);
+}
 
-    static struct samples all;
-    all.cfg = &cfg;
-    rl_context_init(&all.ctx);
-    bool table = rl_cli_output_view(&output) == RL_FORMAT_TABLE;
+/* Part 1: bytes per key at each key count, into all (and the table). */
+static void measure_per_key(const struct keys_request *req, bool table, struct samples *all)
+{
     if (table) {
-        printf("keyed %s: memory per key (RSS growth ÷ keys, %s)\n", cfg.algo->name,
+        printf("keyed %s: memory per key (RSS growth ÷ keys, %s)\n", req->cfg.algo->name,
                rl_allocator_name());
         printf("%10s %14s\n", "keys", "bytes_per_key");
     }
-    for (size_t i = 0; i < count_n; i++) {
-        rl_cli_progress("keys: %llu keys", (unsigned long long)counts[i]);
-        uint64_t growth = rss_growth(&cfg, counts[i]);
-        double per_key = (double)growth / (double)counts[i];
+    for (size_t i = 0; i < req->count_n; i++) {
+        uint64_t keys = req->counts[i];
+        rl_cli_progress("keys: %llu keys", (unsigned long long)keys);
+        uint64_t growth = rss_growth(&req->cfg, keys);
+        double per_key = (double)growth / (double)keys;
         rl_cli_progress_done();
         if (table)
-            printf("%10llu %14.1f\n", (unsigned long long)counts[i], per_key);
-        all.s[all.count++] = (struct sample){.measure = "per_key",
-                                             .keys = counts[i],
-                                             .bytes_per_key = per_key,
-                                             .rss_growth_bytes = growth};
+            printf("%10llu %14.1f\n", (unsigned long long)keys, per_key);
+        all->s[all->count++] = (struct sample){.measure = "per_key",
+                                               .keys = keys,
+                                               .bytes_per_key = per_key,
+                                               .rss_growth_bytes = growth};
     }
-    if (intervals > 0) {
-        char interval[RL_DURATION_BUF_LEN], idle[RL_DURATION_BUF_LEN];
-        if (table)
-            printf("\nchurn: %llu intervals of %s, 10000 new keys each, idle after %s "
-                   "(live keys, RSS growth MiB at each quarter)\n",
-                   (unsigned long long)intervals,
-                   rl_format_duration_ns(cfg.cfg.interval_ns, interval, sizeof interval),
-                   rl_format_duration_ns(rl_keyed_default_idle_ns(&cfg.cfg), idle, sizeof idle));
-        for (int e = RL_EXPIRE_NEVER; e <= RL_EXPIRE_SWEEPER; e++)
-            churn(cfg, (enum rl_keyed_expiry)e, intervals, table, &all);
-    }
+}
+
+/* Part 2: churn under each way of expiring keys, into all (and the table). */
+static void measure_churn(const struct keys_request *req, bool table, struct samples *all)
+{
+    char interval[RL_DURATION_BUF_LEN], idle[RL_DURATION_BUF_LEN];
+    if (table)
+        printf("\nchurn: %llu intervals of %s, 10000 new keys each, idle after %s "
+               "(live keys, RSS growth MiB at each quarter)\n",
+               (unsigned long long)req->intervals,
+               rl_format_duration_ns(req->cfg.cfg.interval_ns, interval, sizeof interval),
+               rl_format_duration_ns(rl_keyed_default_idle_ns(&req->cfg.cfg), idle, sizeof idle));
+    for (int e = RL_EXPIRE_NEVER; e <= RL_EXPIRE_SWEEPER; e++)
+        churn(req->cfg, (enum rl_keyed_expiry)e, req->intervals, table, all);
+}
+
+int rl_cmd_keys(int argc, char **argv)
+{
+    const char *cmd = "keys";
+    struct keys_request req = {.output = {.format = RL_FORMAT_TABLE},
+                               .counts = {10000, 100000, 1000000},
+                               .count_n = 3,
+                               .intervals = 40};
+    rl_cli_limiter_defaults(&req.cfg.cfg);
+    if (!parse_options(cmd, argc, argv, &req))
+        return 0;
+    check_request(cmd, &req);
+
+    static struct samples all;
+    all.cfg = &req.cfg;
+    rl_context_init(&all.ctx);
+    bool table = rl_cli_output_view(&req.output) == RL_FORMAT_TABLE;
+    measure_per_key(&req, table, &all);
+    if (req.intervals > 0)
+        measure_churn(&req, table, &all);
     if (table) {
         printf("\nbytes_per_key: resident-set growth ÷ keys after touching that many fresh keys\n"
                "once (malloc's overhead and the table's free slots included).");
-        if (intervals > 0)
+        if (req.intervals > 0)
             printf(" churn: expiry never\n"
                    "(the default), lazy or sweeper, as stress --expiry; each quarter of the run\n"
                    "shows the keys live, then the RSS growth in MiB since before it; created,\n"
                    "expired: per-key states made and freed over the run.");
         printf("\n");
     }
-    rl_cli_write_sheet(cmd, &output, columns, fill, &all);
+    rl_cli_write_sheet(cmd, &req.output, columns, fill, &all);
     return 0;
 }

@@ -32,7 +32,24 @@ static void sim_help(void)
            rl_cli_exit_help);
 }
 
-int rl_cmd_sim(int argc, char **argv)
+/* Everything `sim` is asked, from its options to the run: parsed once, then
+ * read by every step below (no copy under another name). */
+struct sim_plan {
+    const char *algo_list, *trace_path, *decisions_path, *redis;
+    bool unsorted;
+    struct rl_cli_output output;
+    struct rl_config cfg;      /* every algorithm's; sim.c puts it in virtual time */
+    struct rl_sim_options sim; /* expiry and --on-error */
+    struct rl_cli_workload workload;
+    const struct rl_algo *algos[RL_CLI_MAX_ALGOS];
+    size_t algo_count;
+    struct rl_trace trace;
+    uint64_t seed;        /* the workload's; 0 for a trace file */
+    char trace_name[256]; /* the workload's name, or the trace file's */
+};
+
+/* The options into plan; false when --help was asked (and shown). */
+static bool parse_options(const char *cmd, int argc, char **argv, struct sim_plan *plan)
 {
     static const struct option options[] = {RL_CLI_HELP_OPTION,
                                             RL_CLI_LIMITER_OPTIONS,
@@ -45,121 +62,149 @@ int rl_cmd_sim(int argc, char **argv)
                                             {"expiry", required_argument, NULL, OPT_EXPIRY},
                                             RL_CLI_REMOTE_OPTIONS,
                                             {0}};
-    const char *cmd = "sim", *algo_list = NULL, *trace_path = NULL, *decisions_path = NULL;
-    struct rl_cli_output output = {.format = RL_FORMAT_TABLE};
-    bool unsorted = false;
-    struct rl_sim_options sim_options = {.expiry = RL_EXPIRE_NEVER};
-    const char *redis = NULL;
-    struct rl_config cfg;
-    rl_cli_limiter_defaults(&cfg);
-    struct rl_cli_workload workload = {0};
     int code;
     while ((code = rl_cli_getopt(cmd, argc, argv, options)) != -1) {
         switch (code) {
         case OPT_HELP:
             sim_help();
-            return 0;
+            return false;
         case OPT_ALGO:
-            algo_list = optarg;
+            plan->algo_list = optarg;
             break;
         case OPT_TRACE:
-            trace_path = optarg;
+            plan->trace_path = optarg;
             break;
         case OPT_UNSORTED:
-            unsorted = true;
+            plan->unsorted = true;
             break;
         case OPT_DECISIONS:
-            decisions_path = optarg;
+            plan->decisions_path = optarg;
             break;
         case OPT_EXPIRY:
-            sim_options.expiry = rl_cli_parse_expiry(cmd, optarg);
+            plan->sim.expiry = rl_cli_parse_expiry(cmd, optarg);
             break;
         case OPT_REDIS:
-            redis = optarg;
+            plan->redis = optarg;
             break;
         case OPT_ON_ERROR:
-            sim_options.error_admits = rl_cli_parse_on_error(cmd, optarg);
+            plan->sim.error_admits = rl_cli_parse_on_error(cmd, optarg);
             break;
         default:
-            if (!rl_cli_limiter_option(cmd, code, optarg, &cfg) &&
-                !rl_cli_workload_option(cmd, code, optarg, &workload) &&
-                !rl_cli_output_option(cmd, code, optarg, &output))
+            if (!rl_cli_limiter_option(cmd, code, optarg, &plan->cfg) &&
+                !rl_cli_workload_option(cmd, code, optarg, &plan->workload) &&
+                !rl_cli_output_option(cmd, code, optarg, &plan->output))
                 rl_cli_bad_option(cmd, code, argv);
         }
     }
     if (optind < argc)
         rl_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-    if (algo_list == NULL)
+    return true;
+}
+
+/* Refuses, with exit 2 and before any run, options that cannot go together
+ * and outputs that would overwrite an input; starts the Redis server the
+ * redis_* algorithms need; refuses a configuration an algorithm refuses. */
+static void check_plan(const char *cmd, struct sim_plan *plan)
+{
+    if (plan->algo_list == NULL)
         rl_cli_usage_error(cmd, "--algo is required (a name from ratelab list, or all)");
-    rl_cli_output_check(cmd, &output);
-    if (decisions_path)
-        rl_cli_require_writable(cmd, "--decisions", decisions_path);
-    const struct rl_cli_file files[] = {{"--out", output.out_path, true},
-                                        {"--decisions", decisions_path, true},
-                                        {"--trace", trace_path, false}};
+    rl_cli_output_check(cmd, &plan->output);
+    if (plan->decisions_path)
+        rl_cli_require_writable(cmd, "--decisions", plan->decisions_path);
+    const struct rl_cli_file files[] = {{"--out", plan->output.out_path, true},
+                                        {"--decisions", plan->decisions_path, true},
+                                        {"--trace", plan->trace_path, false}};
     rl_cli_require_distinct_files(cmd, files, sizeof files / sizeof files[0]);
-    if ((trace_path != NULL) == workload.named)
+    if ((plan->trace_path != NULL) == plan->workload.named)
         rl_cli_usage_error(cmd, "give exactly one of --trace FILE or --workload W");
-    if (trace_path && workload.set)
+    if (plan->trace_path && plan->workload.set)
         rl_cli_usage_error(cmd, "workload options need --workload, not --trace");
 
-    const struct rl_algo *algos[RL_CLI_MAX_ALGOS];
-    size_t algo_count = rl_cli_parse_algos(cmd, algo_list, algos, RL_CLI_MAX_ALGOS);
-    if (decisions_path && algo_count != 1)
+    plan->algo_count = rl_cli_parse_algos(cmd, plan->algo_list, plan->algos, RL_CLI_MAX_ALGOS);
+    if (plan->decisions_path && plan->algo_count != 1)
         rl_cli_usage_error(cmd, "--decisions writes one algorithm's decisions: give one --algo");
-
+    plan->algo_count =
+        rl_cli_prepare_remote(cmd, plan->algos, plan->algo_count, plan->redis, false, &plan->cfg);
     char err[512];
-    algo_count = rl_cli_prepare_remote(cmd, algos, algo_count, redis, false, &cfg);
-    cfg.virtual_time = true;
-    for (size_t i = 0; i < algo_count; i++) { /* bad configuration is bad input: exit 2 */
-        void *probe = algos[i]->create(&cfg, err, sizeof err);
-        if (probe == NULL)
-            rl_cli_usage_error(cmd, "%s: %s", algos[i]->name, err);
-        algos[i]->destroy(probe);
-    }
+    for (size_t i = 0; i < plan->algo_count; i++) /* bad configuration is bad input: exit 2 */
+        if (rl_sim_check_config(plan->algos[i], &plan->cfg, err, sizeof err) != 0)
+            rl_cli_usage_error(cmd, "%s: %s", plan->algos[i]->name, err);
+}
 
-    struct rl_trace trace = {0};
-    struct rl_workload_params params = {.seed = 0};
-    char trace_name[256];
-    if (trace_path) {
-        if (rl_trace_read_csv_order(trace_path, unsorted, &trace, err, sizeof err) != 0)
+/* The attempts to replay: the trace file (a bad one is bad input) or the
+ * generated workload, and the name the table and rows give them. */
+static void load_trace(const char *cmd, struct sim_plan *plan)
+{
+    if (plan->trace_path) {
+        char err[512];
+        if (rl_trace_read_csv_order(plan->trace_path, plan->unsorted, &plan->trace, err,
+                                    sizeof err) != 0)
             rl_cli_usage_error(cmd, "%s", err);
-        const char *slash = strrchr(trace_path, '/'); /* the file's name is the workload */
-        snprintf(trace_name, sizeof trace_name, "%s", slash ? slash + 1 : trace_path);
+        const char *slash = strrchr(plan->trace_path, '/'); /* the file's name is the workload */
+        snprintf(plan->trace_name, sizeof plan->trace_name, "%s",
+                 slash ? slash + 1 : plan->trace_path);
     } else {
-        rl_cli_workload_build(cmd, &workload, &cfg, &params, &trace);
-        snprintf(trace_name, sizeof trace_name, "%s", params.name);
+        struct rl_workload_params params = {.seed = 0};
+        rl_cli_workload_build(cmd, &plan->workload, &plan->cfg, &params, &plan->trace);
+        snprintf(plan->trace_name, sizeof plan->trace_name, "%s", params.name);
+        plan->seed = params.seed;
     }
+}
 
-    struct rl_result *rows = calloc(algo_count, sizeof *rows);
+/* One checked row per algorithm (and its decisions in --decisions' file);
+ * a failed run is a run error, exit 1. */
+static struct rl_result *run_all(const char *cmd, const struct sim_plan *plan)
+{
+    struct rl_result *rows = calloc(plan->algo_count, sizeof *rows);
     if (rows == NULL)
         rl_cli_run_error(cmd, "out of memory");
-    for (size_t i = 0; i < algo_count; i++) {
-        rl_cli_progress("sim: %zu/%zu %s", i + 1, algo_count, algos[i]->name);
+    char err[512];
+    for (size_t i = 0; i < plan->algo_count; i++) {
+        const struct rl_algo *algo = plan->algos[i];
+        rl_cli_progress("sim: %zu/%zu %s", i + 1, plan->algo_count, algo->name);
         struct rl_event_log log;
-        if (rl_measure_sim(algos[i], &cfg, &sim_options, &trace, trace_name, params.seed, &rows[i],
-                           decisions_path ? &log : NULL, err, sizeof err) != 0)
-            rl_cli_run_error(cmd, "%s: %s", algos[i]->name, err);
-        if (decisions_path) {
-            if (rl_event_log_write_csv(&log, decisions_path, err, sizeof err) != 0)
+        if (rl_measure_sim(algo, &plan->cfg, &plan->sim, &plan->trace, plan->trace_name, plan->seed,
+                           &rows[i], plan->decisions_path ? &log : NULL, err, sizeof err) != 0)
+            rl_cli_run_error(cmd, "%s: %s", algo->name, err);
+        if (plan->decisions_path) {
+            if (rl_event_log_write_csv(&log, plan->decisions_path, err, sizeof err) != 0)
                 rl_cli_run_error(cmd, "%s", err);
             rl_event_log_free(&log);
         }
     }
     rl_cli_progress_done();
+    return rows;
+}
 
-    if (rl_cli_output_view(&output) == RL_FORMAT_TABLE) {
-        char interval[RL_DURATION_BUF_LEN], shown[1024];
-        printf("sim: L=%llu per %s, %s: %zu attempts over %u key%s\n\n",
-               (unsigned long long)cfg.limit,
-               rl_format_duration_ns(cfg.interval_ns, interval, sizeof interval),
-               rl_table_text(shown, sizeof shown, trace_name), trace.len, trace.key_count,
-               trace.key_count == 1 ? "" : "s");
-        rl_table_accuracy(stdout, rows, algo_count);
+/* The table's heading: the configuration and what was replayed. */
+static void print_heading(const struct sim_plan *plan)
+{
+    char interval[RL_DURATION_BUF_LEN], shown[1024];
+    printf("sim: L=%llu per %s, %s: %zu attempts over %u key%s\n\n",
+           (unsigned long long)plan->cfg.limit,
+           rl_format_duration_ns(plan->cfg.interval_ns, interval, sizeof interval),
+           rl_table_text(shown, sizeof shown, plan->trace_name), plan->trace.len,
+           plan->trace.key_count, plan->trace.key_count == 1 ? "" : "s");
+}
+
+int rl_cmd_sim(int argc, char **argv)
+{
+    const char *cmd = "sim";
+    struct sim_plan plan = {.output = {.format = RL_FORMAT_TABLE},
+                            .sim = {.expiry = RL_EXPIRE_NEVER}};
+    rl_cli_limiter_defaults(&plan.cfg);
+    if (!parse_options(cmd, argc, argv, &plan))
+        return 0;
+    check_plan(cmd, &plan);
+    load_trace(cmd, &plan);
+    struct rl_result *rows = run_all(cmd, &plan);
+    if (rl_cli_output_view(&plan.output) == RL_FORMAT_TABLE) {
+        print_heading(&plan);
+        rl_table_accuracy(stdout, rows, plan.algo_count);
     }
-    rl_cli_write_rows(cmd, &output, rows, algo_count);
-    int status = rl_cli_errors_status(cmd, rows, algo_count);
+    rl_cli_write_rows(cmd, &plan.output, rows, plan.algo_count);
+    int status = rl_cli_errors_status(cmd, rows, plan.algo_count);
     free(rows);
-    rl_trace_free(&trace);
+    rl_trace_free(&plan.trace);
     return status;
 }

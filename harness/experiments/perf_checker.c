@@ -235,6 +235,95 @@ static double mb(uint64_t bytes)
     return (double)bytes / 1e6;
 }
 
+/* What the repetitions measured, each repetition in its own place. */
+struct checker_timings {
+    unsigned reps;
+    double time_ratio[MAX_REPS], rss_ratio[MAX_REPS], check_s[MAX_REPS], md5_s[MAX_REPS];
+    double big_rss[MAX_REPS], small_rss[MAX_REPS];
+    off_t big_bytes; /* the N-decision log's size */
+};
+
+/* Writes the two logs in dir, times check against md5sum on them (after one
+ * untimed pass each), and removes them. -1 with err. */
+static int time_checker(const struct rl_perf_options *opts, const char *md5sum, const char *dir,
+                        struct checker_timings *out, char *err, size_t err_len)
+{
+    char big[600], small[600];
+    snprintf(big, sizeof big, "%s/decisions-n.csv", dir);
+    snprintf(small, sizeof small, "%s/decisions-n10.csv", dir);
+    struct timed warm, c, m, s;
+    struct stat st = {0};
+    int rc = make_log(opts->ratelab, big, DECISIONS, err, err_len);
+    if (rc == 0)
+        rc = make_log(opts->ratelab, small, DECISIONS / 10, err, err_len);
+    if (rc == 0)
+        rc = stat(big, &st);
+    /* one untimed pass of each: the page cache and the binaries warm */
+    if (rc == 0)
+        rc = run_md5sum(md5sum, big, &warm, err, err_len);
+    if (rc == 0)
+        rc = run_check(opts->ratelab, big, &warm, err, err_len);
+    for (unsigned r = 0; rc == 0 && r < out->reps; r++) {
+        rc = run_check(opts->ratelab, big, &c, err, err_len);
+        if (rc == 0)
+            rc = run_md5sum(md5sum, big, &m, err, err_len);
+        if (rc == 0)
+            rc = run_check(opts->ratelab, small, &s, err, err_len);
+        if (rc != 0)
+            break;
+        out->check_s[r] = c.wall_s;
+        out->md5_s[r] = m.wall_s;
+        out->time_ratio[r] = c.wall_s / m.wall_s;
+        out->big_rss[r] = (double)c.rss;
+        out->small_rss[r] = (double)s.rss;
+        out->rss_ratio[r] = (double)c.rss / (double)s.rss;
+    }
+    out->big_bytes = st.st_size;
+    unlink(big);
+    unlink(small);
+    return rc != 0 ? -1 : 0;
+}
+
+/* The goal's two rows, time and memory, from the medians of t (which sorts its arrays). */
+static void fill_rows(struct checker_timings *t, struct rl_perf_row *rows)
+{
+    unsigned reps = t->reps;
+    const char *log_cmd = "ratelab sim --algo tb_cas --workload poisson --keys 1000 --rate 1e6 "
+                          "--duration 10s --limit 50 --interval 100ms --decisions d";
+    struct rl_perf_row *row = &rows[0];
+    memset(row, 0, sizeof *row);
+    snprintf(row->goal, sizeof row->goal, "checker time vs md5sum, 10^7 decisions");
+    snprintf(row->measured, sizeof row->measured,
+             "ratelab check wall time on a decision log (streamed, all metrics)");
+    snprintf(row->floor, sizeof row->floor,
+             "md5sum wall time on the same file (one pass over its bytes, page cache warm)");
+    row->ratio = rl_median(t->time_ratio, reps);
+    row->at_most = true;
+    row->target = 1.0;
+    snprintf(row->detail, sizeof row->detail, "check %.3f s, md5sum %.3f s on %.0f MB",
+             rl_median(t->check_s, reps), rl_median(t->md5_s, reps), mb((uint64_t)t->big_bytes));
+    snprintf(row->command, sizeof row->command,
+             "%s; ratelab check --events d --limit 50 --interval 100ms; md5sum d", log_cmd);
+
+    row = &rows[1];
+    memset(row, 0, sizeof *row);
+    snprintf(row->goal, sizeof row->goal, "checker peak memory, 10^7 vs 10^6 decisions");
+    snprintf(row->measured, sizeof row->measured, "ratelab check peak RSS on 10^7 decisions");
+    snprintf(row->floor, sizeof row->floor,
+             "its peak RSS on 10^6 decisions of the same run: flat means memory bounded by the "
+             "window, not the log");
+    row->ratio = rl_median(t->rss_ratio, reps);
+    row->at_most = true;
+    row->target = 1.25;
+    snprintf(row->detail, sizeof row->detail, "peak RSS %.1f MB at 10^7, %.1f MB at 10^6",
+             mb((uint64_t)rl_median(t->big_rss, reps)),
+             mb((uint64_t)rl_median(t->small_rss, reps)));
+    snprintf(row->command, sizeof row->command,
+             "the same at --duration 10s and 1s; /usr/bin/time -v ratelab check --events d "
+             "--limit 50 --interval 100ms");
+}
+
+/* The goal's measure: its four rows (returns 4), or -1 with one line in err. */
 static int measure(const struct rl_perf_options *opts, struct rl_perf_row *rows, size_t cap,
                    char *err, size_t err_len)
 {
@@ -248,85 +337,23 @@ static int measure(const struct rl_perf_options *opts, struct rl_perf_row *rows,
         return -1;
     }
     const char *tmp = getenv("TMPDIR");
-    char dir[512], big[600], small[600];
+    char dir[512];
     snprintf(dir, sizeof dir, "%s/ratelab-perf-checker-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (mkdtemp(dir) == NULL) {
         snprintf(err, err_len, "cannot make a folder for the logs under %s",
                  tmp && *tmp ? tmp : "/tmp");
         return -1;
     }
-    snprintf(big, sizeof big, "%s/decisions-n.csv", dir);
-    snprintf(small, sizeof small, "%s/decisions-n10.csv", dir);
-    unsigned reps = opts->reps < 1 ? 1 : opts->reps > MAX_REPS ? MAX_REPS : opts->reps;
-    double time_ratio[MAX_REPS], rss_ratio[MAX_REPS], check_s[MAX_REPS], md5_s[MAX_REPS];
-    double big_rss[MAX_REPS], small_rss[MAX_REPS];
-    struct timed warm, c, m, s;
-    struct stat st = {0};
-    int rc = make_log(opts->ratelab, big, DECISIONS, err, err_len);
+    struct checker_timings t = {.reps = opts->reps < 1          ? 1
+                                        : opts->reps > MAX_REPS ? MAX_REPS
+                                                                : opts->reps};
+    int rc = time_checker(opts, md5sum, dir, &t, err, err_len);
     if (rc == 0)
-        rc = make_log(opts->ratelab, small, DECISIONS / 10, err, err_len);
-    if (rc == 0)
-        rc = stat(big, &st);
-    /* one untimed pass of each: the page cache and the binaries warm */
-    if (rc == 0)
-        rc = run_md5sum(md5sum, big, &warm, err, err_len);
-    if (rc == 0)
-        rc = run_check(opts->ratelab, big, &warm, err, err_len);
-    for (unsigned r = 0; rc == 0 && r < reps; r++) {
-        rc = run_check(opts->ratelab, big, &c, err, err_len);
-        if (rc == 0)
-            rc = run_md5sum(md5sum, big, &m, err, err_len);
-        if (rc == 0)
-            rc = run_check(opts->ratelab, small, &s, err, err_len);
-        if (rc != 0)
-            break;
-        check_s[r] = c.wall_s;
-        md5_s[r] = m.wall_s;
-        time_ratio[r] = c.wall_s / m.wall_s;
-        big_rss[r] = (double)c.rss;
-        small_rss[r] = (double)s.rss;
-        rss_ratio[r] = (double)c.rss / (double)s.rss;
-    }
-    unlink(big);
-    unlink(small);
-    if (rc == 0)
-        rc = measure_long_line_and_keys(opts, reps, dir, rows + 2, err, err_len);
+        rc = measure_long_line_and_keys(opts, t.reps, dir, rows + 2, err, err_len);
     rmdir(dir);
     if (rc != 0)
         return -1;
-
-    const char *log_cmd = "ratelab sim --algo tb_cas --workload poisson --keys 1000 --rate 1e6 "
-                          "--duration 10s --limit 50 --interval 100ms --decisions d";
-    struct rl_perf_row *row = &rows[0];
-    memset(row, 0, sizeof *row);
-    snprintf(row->goal, sizeof row->goal, "checker time vs md5sum, 10^7 decisions");
-    snprintf(row->measured, sizeof row->measured,
-             "ratelab check wall time on a decision log (streamed, all metrics)");
-    snprintf(row->floor, sizeof row->floor,
-             "md5sum wall time on the same file (one pass over its bytes, page cache warm)");
-    row->ratio = rl_median(time_ratio, reps);
-    row->at_most = true;
-    row->target = 1.0;
-    snprintf(row->detail, sizeof row->detail, "check %.3f s, md5sum %.3f s on %.0f MB",
-             rl_median(check_s, reps), rl_median(md5_s, reps), mb((uint64_t)st.st_size));
-    snprintf(row->command, sizeof row->command,
-             "%s; ratelab check --events d --limit 50 --interval 100ms; md5sum d", log_cmd);
-
-    row = &rows[1];
-    memset(row, 0, sizeof *row);
-    snprintf(row->goal, sizeof row->goal, "checker peak memory, 10^7 vs 10^6 decisions");
-    snprintf(row->measured, sizeof row->measured, "ratelab check peak RSS on 10^7 decisions");
-    snprintf(row->floor, sizeof row->floor,
-             "its peak RSS on 10^6 decisions of the same run: flat means memory bounded by the "
-             "window, not the log");
-    row->ratio = rl_median(rss_ratio, reps);
-    row->at_most = true;
-    row->target = 1.25;
-    snprintf(row->detail, sizeof row->detail, "peak RSS %.1f MB at 10^7, %.1f MB at 10^6",
-             mb((uint64_t)rl_median(big_rss, reps)), mb((uint64_t)rl_median(small_rss, reps)));
-    snprintf(row->command, sizeof row->command,
-             "the same at --duration 10s and 1s; /usr/bin/time -v ratelab check --events d "
-             "--limit 50 --interval 100ms");
+    fill_rows(&t, rows);
     for (int i = 0; i < 4; i++)
         if (!isfinite(rows[i].ratio)) {
             snprintf(err, err_len, "no repetition finished");

@@ -629,30 +629,20 @@ static int check_one_word(const struct rl_algo *algo, const struct rl_config *cf
     return 0;
 }
 
-struct rl_keyed *rl_keyed_create(const struct rl_keyed_config *config, char *err, size_t err_len)
+/* How the container holds algo's states (a one-word table entry, a packed
+ * instance, an instance under the shard's lock) and which words an entry
+ * carries. first, the instance create() just made, becomes the one-word
+ * prototype or is destroyed. -1 with err (first destroyed) when a one-word
+ * claim does not hold. */
+static int choose_layout(struct rl_keyed *k, const struct rl_keyed_config *config, void *first,
+                         char *err, size_t err_len)
 {
     const struct rl_algo *algo = config->algo;
-    void *first = algo->create(&config->cfg, err, err_len);
-    if (first == NULL)
-        return NULL;
-    struct rl_keyed *k = calloc(1, sizeof *k);
-    if (k == NULL) {
-        algo->destroy(first);
-        snprintf(err, err_len, "out of memory creating the keyed container");
-        return NULL;
-    }
-    k->config = *config;
-    k->algo = algo;
-    if (algo->flags & RL_REMOTE) { /* the server keeps the keys */
-        k->remote_state = first;
-        return k;
-    }
     k->one_word = algo->one_word_state > 0 && algo->one_word_state <= SCRATCH_BYTES;
     if (k->one_word) {
         if (check_one_word(algo, &config->cfg, first, err, err_len) != 0) {
             algo->destroy(first);
-            free(k);
-            return NULL;
+            return -1;
         }
         k->proto = first;
         k->proto_size = algo->one_word_state;
@@ -671,6 +661,62 @@ struct rl_keyed *rl_keyed_create(const struct rl_keyed_config *config, char *err
         k->last_at = k->stride++;
     if (k->releases)
         k->held_at = k->stride++;
+    return 0;
+}
+
+/* The shards, each with its lock, arena and a first table: wanted_shards
+ * of them (0 = 4 per online CPU), rounded up to a power of two, at least 2.
+ * -1 on ENOMEM; what was made is freed with k. */
+static int create_shards(struct rl_keyed *k, unsigned wanted_shards)
+{
+    /* A power of two, at least 2: the shard takes the hash's low bits, which
+     * frees the key word's top bit (see the file comment). */
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    uint64_t wanted = wanted_shards ? wanted_shards : 4 * (uint64_t)(cpus > 0 ? cpus : 1);
+    k->shard_bits = 1;
+    while (k->shard_bits < 16 && (1ull << k->shard_bits) < wanted)
+        k->shard_bits++;
+    k->shard_mask = (1ull << k->shard_bits) - 1;
+    size_t shard_count = (size_t)k->shard_mask + 1;
+    k->shards = aligned_alloc(RL_CACHE_LINE, shard_count * sizeof *k->shards);
+    if (k->shards == NULL)
+        return -1;
+    memset(k->shards, 0, shard_count * sizeof *k->shards);
+    for (size_t i = 0; i < shard_count; i++) {
+        struct shard *s = &k->shards[i];
+        pthread_mutex_init(&s->lock, NULL);
+        rl_keyed_arena_init(&s->arena);
+        atomic_init(&s->cursor, 0);
+        struct table *t = table_new(k, MIN_SLOTS);
+        atomic_init(&s->table, t);
+        if (t == NULL)
+            return -1;
+    }
+    return 0;
+}
+
+struct rl_keyed *rl_keyed_create(const struct rl_keyed_config *config, char *err, size_t err_len)
+{
+    const struct rl_algo *algo = config->algo;
+    void *first = algo->create(&config->cfg, err, err_len);
+    if (first == NULL)
+        return NULL;
+    struct rl_keyed *k = calloc(1, sizeof *k);
+    if (k == NULL) {
+        algo->destroy(first);
+        snprintf(err, err_len, "out of memory creating the keyed container");
+        return NULL;
+    }
+    k->config = *config;
+    k->algo = algo;
+    if (algo->flags & RL_REMOTE) { /* the server keeps the keys */
+        k->remote_state = first;
+        return k;
+    }
+    if (choose_layout(k, config, first, err, err_len) != 0) {
+        free(k);
+        return NULL;
+    }
     k->idle_ns = config->idle_ns ? config->idle_ns : rl_keyed_default_idle_ns(&config->cfg);
     k->id = atomic_fetch_add_explicit(&next_container_id, 1, memory_order_relaxed);
     atomic_init(&k->next_sweep_ns, 0);
@@ -683,28 +729,10 @@ struct rl_keyed *rl_keyed_create(const struct rl_keyed_config *config, char *err
     pthread_cond_init(&k->stop_cond, &attr);
     pthread_condattr_destroy(&attr);
 
-    /* A power of two, at least 2: the shard takes the hash's low bits, which
-     * frees the key word's top bit (see the file comment). */
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    uint64_t wanted = config->shards ? config->shards : 4 * (uint64_t)(cpus > 0 ? cpus : 1);
-    k->shard_bits = 1;
-    while (k->shard_bits < 16 && (1ull << k->shard_bits) < wanted)
-        k->shard_bits++;
-    k->shard_mask = (1ull << k->shard_bits) - 1;
-    size_t shard_count = (size_t)k->shard_mask + 1;
-    k->shards = aligned_alloc(RL_CACHE_LINE, shard_count * sizeof *k->shards);
-    if (k->shards == NULL)
-        goto nomem;
-    memset(k->shards, 0, shard_count * sizeof *k->shards);
-    for (size_t i = 0; i < shard_count; i++) {
-        struct shard *s = &k->shards[i];
-        pthread_mutex_init(&s->lock, NULL);
-        rl_keyed_arena_init(&s->arena);
-        atomic_init(&s->cursor, 0);
-        struct table *t = table_new(k, MIN_SLOTS);
-        atomic_init(&s->table, t);
-        if (t == NULL)
-            goto nomem;
+    if (create_shards(k, config->shards) != 0) {
+        rl_keyed_destroy(k);
+        snprintf(err, err_len, "out of memory creating the keyed container");
+        return NULL;
     }
     if (config->expiry == RL_EXPIRE_SWEEPER && config->realtime) {
         int e = pthread_create(&k->sweeper, NULL, sweeper_main, k);
@@ -716,11 +744,6 @@ struct rl_keyed *rl_keyed_create(const struct rl_keyed_config *config, char *err
         k->sweeper_started = true;
     }
     return k;
-
-nomem:
-    rl_keyed_destroy(k);
-    snprintf(err, err_len, "out of memory creating the keyed container");
-    return NULL;
 }
 
 /* Every operation of a non-thread-safe algorithm with instances. */

@@ -21,7 +21,28 @@ static int copy_key_names(const struct rl_trace *trace, struct rl_event_log *log
     return 0;
 }
 
-int rl_sim_run_keyed(const struct rl_algo *algo, const struct rl_config *cfg_in,
+struct rl_keyed_config rl_sim_keyed_config(const struct rl_algo *algo, const struct rl_config *cfg,
+                                           const struct rl_sim_options *options)
+{
+    struct rl_keyed_config keyed = {.algo = algo, .cfg = *cfg, .expiry = options->expiry};
+    keyed.cfg.epoch_ns = RL_VIRTUAL_ORIGIN_NS;
+    keyed.cfg.virtual_time = true;
+    return keyed;
+}
+
+int rl_sim_check_config(const struct rl_algo *algo, const struct rl_config *cfg, char *err,
+                        size_t err_len)
+{
+    static const struct rl_sim_options any = {.expiry = RL_EXPIRE_NEVER};
+    struct rl_keyed_config keyed = rl_sim_keyed_config(algo, cfg, &any);
+    void *probe = algo->create(&keyed.cfg, err, err_len);
+    if (probe == NULL)
+        return -1;
+    algo->destroy(probe);
+    return 0;
+}
+
+int rl_sim_run_keyed(const struct rl_algo *algo, const struct rl_config *cfg,
                      const struct rl_sim_options *options, const struct rl_trace *trace,
                      struct rl_event_log *log, struct rl_sim_outcome *out, char *err,
                      size_t err_len)
@@ -30,9 +51,7 @@ int rl_sim_run_keyed(const struct rl_algo *algo, const struct rl_config *cfg_in,
     memset(out, 0, sizeof *out);
     log->complete = true;
 
-    struct rl_keyed_config keyed_cfg = {.algo = algo, .cfg = *cfg_in, .expiry = options->expiry};
-    keyed_cfg.cfg.epoch_ns = RL_VIRTUAL_ORIGIN_NS;
-    keyed_cfg.cfg.virtual_time = true;
+    struct rl_keyed_config keyed_cfg = rl_sim_keyed_config(algo, cfg, options);
     struct rl_keyed *keyed = rl_keyed_create(&keyed_cfg, err, err_len);
     if (keyed == NULL)
         return -1;

@@ -11,6 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* What sim counts as it decides. Its attempts, admits and rejects are the
+ * source of the result row's (measure.c); the checker counts the same
+ * complete log again only as its own per-key metrics, which `check` reads. */
 struct rl_sim_outcome {
     uint64_t attempts, admits, rejects; /* admits and rejects after the error policy */
     uint64_t errors;                    /* RL_ERROR answers, whatever was done with them */
@@ -23,6 +26,19 @@ struct rl_sim_options {
     enum rl_keyed_expiry expiry;
     bool error_admits; /* what the caller does on RL_ERROR: admit (fail-open) or reject */
 };
+
+/* The keyed container's configuration for a sim run of algo with cfg: cfg
+ * as given, in virtual time (cfg.virtual_time) with its epoch at
+ * RL_VIRTUAL_ORIGIN_NS, keys expiring as options->expiry says. The one place
+ * sim's time is set: the run and rl_sim_check_config both take it from here. */
+struct rl_keyed_config rl_sim_keyed_config(const struct rl_algo *algo, const struct rl_config *cfg,
+                                           const struct rl_sim_options *options);
+
+/* 0 when algo accepts cfg as a sim run gives it (rl_sim_keyed_config), so a
+ * subcommand can refuse a bad configuration before any run; else -1 with the
+ * algorithm's complaint in err. */
+int rl_sim_check_config(const struct rl_algo *algo, const struct rl_config *cfg, char *err,
+                        size_t err_len);
 
 /* Runs every attempt of trace through algo in virtual time
  * RL_VIRTUAL_ORIGIN_NS + t (the epoch at RL_VIRTUAL_ORIGIN_NS), through the
