@@ -245,15 +245,13 @@ static size_t stress_plan(const char *const *names, size_t count, const uint64_t
             failed(o, "no algorithm %s", names[i]);
             return 0;
         }
-    struct rl_stress_plan plan = {.algos = algos,
-                                  .algo_count = count < 16 ? count : 16,
-                                  .threads = threads,
-                                  .thread_count = thread_count,
-                                  .reps = reps,
-                                  .duration_ns = duration_ns,
-                                  .clock = "monotonic",
-                                  .cfg = *cfg,
-                                  .record = record};
+    struct rl_stress_plan plan = {
+        .algos = algos,
+        .algo_count = count < 16 ? count : 16,
+        .threads = threads,
+        .thread_count = thread_count,
+        .reps = reps,
+        .run = {.duration_ns = duration_ns, .clock = "monotonic", .cfg = *cfg, .record = record}};
     size_t planned = rl_stress_plan_rows(&plan);
     *rows = calloc(planned ? planned : 1, sizeof **rows);
     if (*rows == NULL) {

@@ -16,7 +16,10 @@ struct rl_stress_params {
     struct rl_config cfg; /* epoch_ns is set by the run */
     unsigned threads;
     uint64_t duration_ns;
-    const char *clock;           /* a name from rl_clock_names, not "virtual" */
+    const char *clock; /* a name from rl_clock_names, not "virtual" */
+    /* Already started, when a plan started it once for all its runs (the
+     * run copies the handle); NULL: the run starts `clock` itself. */
+    const struct rl_clock *started_clock;
     bool record;                 /* stamp and keep every admit for the checker */
     bool pin;                    /* thread i on CPU i mod cores */
     size_t record_capacity;      /* admits kept per thread; 0 = sized from L, I and duration */
