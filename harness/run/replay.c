@@ -4,6 +4,7 @@
  * follows wrk2's answer to coordinated omission (Gil Tene). */
 #include "replay.h"
 
+#include "run_clock.h"
 #include "harness/sys/clock.h"
 #include "harness/sys/interrupt.h"
 
@@ -194,12 +195,10 @@ static void *worker_main(void *arg)
 static int check_params(const struct rl_replay_params *p, struct rl_clock *clock, char *err,
                         size_t err_len)
 {
-    if (rl_clock_init(clock, p->clock, err, err_len) != 0)
+    if (p->started_clock)
+        *clock = *p->started_clock;
+    else if (rl_run_clock_start(p->clock, "replay", clock, err, err_len) != 0)
         return -1;
-    if (strcmp(clock->name, "virtual") == 0) {
-        snprintf(err, err_len, "replay needs a real clock (monotonic, coarse or tsc)");
-        return -1;
-    }
     if (p->threads < 1 || p->threads > MAX_THREADS) {
         snprintf(err, err_len, "replay needs 1 to %u threads, not %u", MAX_THREADS, p->threads);
         return -1;

@@ -3,7 +3,6 @@
 #include "stress.h"
 
 #include "run_clock.h"
-
 #include "harness/sys/clock.h"
 #include "harness/sys/interrupt.h"
 #include "harness/sys/rss.h"
