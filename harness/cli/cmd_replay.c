@@ -90,27 +90,28 @@ struct replay_options {
     struct rl_replay_plan plan;
 };
 
+/* The options `ratelab replay` takes (--help lists them). */
+static const struct option options[] = {RL_CLI_HELP_OPTION,
+                                        RL_CLI_LIMITER_OPTIONS,
+                                        RL_CLI_WORKLOAD_OPTIONS,
+                                        RL_CLI_REMOTE_OPTIONS,
+                                        {"algo", required_argument, NULL, OPT_ALGO},
+                                        {"threads", required_argument, NULL, OPT_THREADS},
+                                        {"trace", required_argument, NULL, OPT_TRACE},
+                                        {"speed", required_argument, NULL, OPT_SPEED},
+                                        {"clock", required_argument, NULL, OPT_CLOCK},
+                                        {"reps", required_argument, NULL, OPT_REPS},
+                                        {"expiry", required_argument, NULL, OPT_EXPIRY},
+                                        {"client-skew", required_argument, NULL, OPT_CLIENT_SKEW},
+                                        RL_CLI_OUTPUT_OPTIONS,
+                                        {"latency-out", required_argument, NULL, OPT_LATENCY_OUT},
+                                        {"decisions", required_argument, NULL, OPT_DECISIONS},
+                                        {0}};
+
 /* One case per option, so this reads as the option list; checks that need
  * every option come after it. False when --help was answered. */
 static bool parse_options(int argc, char **argv, struct replay_options *o)
 {
-    static const struct option options[] = {
-        RL_CLI_HELP_OPTION,
-        RL_CLI_LIMITER_OPTIONS,
-        RL_CLI_WORKLOAD_OPTIONS,
-        RL_CLI_REMOTE_OPTIONS,
-        {"algo", required_argument, NULL, OPT_ALGO},
-        {"threads", required_argument, NULL, OPT_THREADS},
-        {"trace", required_argument, NULL, OPT_TRACE},
-        {"speed", required_argument, NULL, OPT_SPEED},
-        {"clock", required_argument, NULL, OPT_CLOCK},
-        {"reps", required_argument, NULL, OPT_REPS},
-        {"expiry", required_argument, NULL, OPT_EXPIRY},
-        {"client-skew", required_argument, NULL, OPT_CLIENT_SKEW},
-        RL_CLI_OUTPUT_OPTIONS,
-        {"latency-out", required_argument, NULL, OPT_LATENCY_OUT},
-        {"decisions", required_argument, NULL, OPT_DECISIONS},
-        {0}};
     const char *cmd = "replay";
     struct rl_replay_params *run = &o->plan.run;
     char err[512];

@@ -69,31 +69,33 @@ struct stress_options {
     struct rl_stress_plan plan;
 };
 
-/* One case per option, so this reads as the option list (it runs past 80
- * lines for that reason); checks that need every option come after it.
+/* The options `ratelab stress` takes (--help lists them). */
+static const struct option options[] = {RL_CLI_HELP_OPTION,
+                                        RL_CLI_LIMITER_OPTIONS,
+                                        {"algo", required_argument, NULL, OPT_ALGO},
+                                        {"threads", required_argument, NULL, OPT_THREADS},
+                                        {"duration", required_argument, NULL, OPT_DURATION},
+                                        {"reps", required_argument, NULL, OPT_REPS},
+                                        {"clock", required_argument, NULL, OPT_CLOCK},
+                                        {"record", no_argument, NULL, OPT_RECORD},
+                                        {"pin", no_argument, NULL, OPT_PIN},
+                                        {"hold", required_argument, NULL, OPT_HOLD},
+                                        {"keys", required_argument, NULL, OPT_KEYS},
+                                        {"zipf", required_argument, NULL, OPT_ZIPF},
+                                        {"expiry", required_argument, NULL, OPT_EXPIRY},
+                                        {"client-skew", required_argument, NULL, OPT_CLIENT_SKEW},
+                                        RL_CLI_REMOTE_OPTIONS,
+                                        {"unsafe", no_argument, NULL, OPT_UNSAFE},
+                                        RL_CLI_OUTPUT_OPTIONS,
+                                        {"decisions", required_argument, NULL, OPT_DECISIONS},
+                                        {0}};
+
+/* One case per option, so this reads as the option list (85 lines for that
+ * reason: split, it would hide which option does what); checks that need
+ * every option come after it.
  * False when --help was answered. */
 static bool parse_options(int argc, char **argv, struct stress_options *o)
 {
-    static const struct option options[] = {
-        RL_CLI_HELP_OPTION,
-        RL_CLI_LIMITER_OPTIONS,
-        {"algo", required_argument, NULL, OPT_ALGO},
-        {"threads", required_argument, NULL, OPT_THREADS},
-        {"duration", required_argument, NULL, OPT_DURATION},
-        {"reps", required_argument, NULL, OPT_REPS},
-        {"clock", required_argument, NULL, OPT_CLOCK},
-        {"record", no_argument, NULL, OPT_RECORD},
-        {"pin", no_argument, NULL, OPT_PIN},
-        {"hold", required_argument, NULL, OPT_HOLD},
-        {"keys", required_argument, NULL, OPT_KEYS},
-        {"zipf", required_argument, NULL, OPT_ZIPF},
-        {"expiry", required_argument, NULL, OPT_EXPIRY},
-        {"client-skew", required_argument, NULL, OPT_CLIENT_SKEW},
-        RL_CLI_REMOTE_OPTIONS,
-        {"unsafe", no_argument, NULL, OPT_UNSAFE},
-        RL_CLI_OUTPUT_OPTIONS,
-        {"decisions", required_argument, NULL, OPT_DECISIONS},
-        {0}};
     const char *cmd = "stress";
     struct rl_stress_params *run = &o->plan.run;
     char err[512];
