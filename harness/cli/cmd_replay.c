@@ -250,6 +250,7 @@ int rl_cmd_replay(int argc, char **argv)
     rl_cli_limiter_defaults(&o.plan.run.cfg);
     if (!parse_options(argc, argv, &o))
         return 0; /* --help */
+    /* Checks across options (the outputs), before anything is prepared. */
     rl_cli_output_check(cmd, &o.output);
     if (o.latency_path)
         rl_cli_require_writable(cmd, "--latency-out", o.latency_path);

@@ -234,6 +234,7 @@ int rl_cmd_stress(int argc, char **argv)
     rl_cli_limiter_defaults(&o.plan.run.cfg);
     if (!parse_options(argc, argv, &o))
         return 0; /* --help */
+    /* Checks across options (the outputs), before anything is prepared. */
     rl_cli_output_check(cmd, &o.output);
     if (o.decisions_path)
         rl_cli_require_writable(cmd, "--decisions", o.decisions_path);

@@ -38,6 +38,7 @@ static size_t usable_algos(const struct rl_replay_plan *plan, const struct rl_al
     return kept;
 }
 
+/* Everything a replay run needs checked, checked here once (replay_plan.h). */
 int rl_replay_plan_prepare(struct rl_replay_plan *plan, const struct rl_algo **algos, size_t count,
                            bool all, char *err, size_t err_len)
 {
@@ -62,6 +63,7 @@ size_t rl_replay_plan_rows(const struct rl_replay_plan *plan)
     return plan->algo_count * plan->thread_count * plan->reps;
 }
 
+/* Interleaved as stress plans are, with the clock the plan started. */
 size_t rl_replay_plan_run(struct rl_replay_plan *plan, const char *label, struct rl_result *rows,
                           bool *failed, char *err, size_t err_len)
 {

@@ -280,6 +280,7 @@ static bool wait_for_duration(uint64_t duration_ns)
     }
 }
 
+/* The workers and their event buffers (those not yet merged). */
 static void free_workers(struct worker *workers, unsigned threads)
 {
     for (unsigned i = 0; i < threads; i++)
@@ -341,6 +342,7 @@ static int create_limiter(const struct rl_stress_params *p, struct rl_clock *clo
     return 0;
 }
 
+/* What create_limiter made, on every path out of a run. */
 static void destroy_limiter(const struct rl_stress_params *p, struct stress_shared *shared)
 {
     if (shared->keyed) {

@@ -71,6 +71,7 @@ static size_t list_with_floors(const struct rl_stress_plan *plan,
     return kept;
 }
 
+/* Everything a stress run needs checked, checked here once (stress_plan.h). */
 int rl_stress_plan_prepare(struct rl_stress_plan *plan, const struct rl_stress_asked *asked,
                            const struct rl_algo **list, size_t room, char *err, size_t err_len)
 {
@@ -130,6 +131,8 @@ static int run_one(struct rl_stress_plan *plan, const struct rl_stress_params *p
     return 0;
 }
 
+/* Repetitions outermost, so each one passes over every algorithm and thread
+ * count before the next: a slow spell lands on all of them alike. */
 size_t rl_stress_plan_run(struct rl_stress_plan *plan, const char *label, struct rl_result *rows,
                           bool *interrupted, bool *failed, char *err, size_t err_len)
 {
