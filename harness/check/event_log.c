@@ -157,3 +157,16 @@ int rl_event_log_write_csv(const struct rl_event_log *log, const char *path, cha
     write_events(log, &out);
     return rl_outfile_commit(&out, err, err_len);
 }
+
+int rl_event_log_copy_key_names(struct rl_event_log *log, char *const *names, uint32_t count)
+{
+    if (names == NULL || count == 0)
+        return 0;
+    log->key_names = calloc(count, sizeof *log->key_names);
+    if (log->key_names == NULL)
+        return -1;
+    for (uint32_t k = 0; k < count; k++)
+        if ((log->key_names[k] = strdup(names[k])) == NULL)
+            return -1;
+    return 0;
+}

@@ -58,4 +58,9 @@ void *rl_event_alloc_big(size_t bytes);
 
 void rl_event_log_free(struct rl_event_log *log);
 
+/* Gives log a copy of count key names (a trace's), so the log names its
+ * keys as the trace did; nothing when names is NULL or count 0 (the log
+ * then says "k<id>"). -1 when memory runs out. key_count is the caller's. */
+int rl_event_log_copy_key_names(struct rl_event_log *log, char *const *names, uint32_t count);
+
 #endif

@@ -7,6 +7,7 @@
 #include "parse.h"
 #include "table.h"
 #include "perf_table.h"
+#include "stress_print.h"
 #include "harness/run/measure.h"
 #include "harness/run/stress.h"
 #include "harness/experiments/suites.h"
@@ -203,9 +204,9 @@ static void print_tables(const struct rl_suite *suite, const struct rl_suite_run
     for (size_t i = 0; i < plans; i++) {
         printf("\nspeed: %s (median of %u):\n", run->plan_labels[i], reps);
         rl_table_speed(stdout, rows + plan_start[i], plan_start[i + 1] - plan_start[i]);
-        if (run->plans[i].record)
-            rl_stress_plan_print_overhead(stdout, rows + plan_start[i],
-                                          plan_start[i + 1] - plan_start[i]);
+        if (run->plans[i].run.record)
+            rl_print_recorder_overhead(stdout, rows + plan_start[i],
+                                       plan_start[i + 1] - plan_start[i]);
     }
 }
 

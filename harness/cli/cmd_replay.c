@@ -1,12 +1,12 @@
 /* cmd_replay.c — `ratelab replay`: send a trace or workload open loop from
  * T threads, at its own times on the wall clock, and report decision
  * latency from the due time together with the accuracy of every decision. */
+#include "harness/sys/cpus.h"
 #include "cli.h"
 #include "commands.h"
 #include "parse.h"
 #include "table.h"
-#include "harness/run/measure.h"
-#include "harness/run/replay.h"
+#include "harness/run/replay_plan.h"
 #include "harness/sys/clock.h"
 #include "harness/sys/interrupt.h"
 
@@ -58,31 +58,7 @@ static void replay_help(void)
            rl_cli_remote_help, rl_cli_exit_help);
 }
 
-/* Keeps the algorithms that can run with these threads and this
- * configuration: exits 2 for one named explicitly that cannot; "all" means
- * all that can. */
-static size_t usable_algos(const char *cmd, const struct rl_algo **algos, size_t count, bool all,
-                           unsigned threads, const struct rl_config *cfg)
-{
-    size_t kept = 0;
-    char err[512];
-    for (size_t i = 0; i < count; i++) {
-        if (!(algos[i]->flags & RL_THREAD_SAFE) && threads > 1) {
-            if (all)
-                continue;
-            rl_cli_usage_error(cmd, "%s is not thread-safe: use --threads 1", algos[i]->name);
-        }
-        void *probe = algos[i]->create(cfg, err, sizeof err);
-        if (probe == NULL)
-            rl_cli_usage_error(cmd, "%s: %s", algos[i]->name, err);
-        algos[i]->destroy(probe);
-        algos[kept++] = algos[i];
-    }
-    if (kept == 0)
-        rl_cli_usage_error(cmd, "no algorithm left to run");
-    return kept;
-}
-
+/* The header line and the latency table. */
 static void print_table(const struct rl_replay_params *p, const char *trace_name,
                         const uint64_t *threads, size_t thread_count, const struct rl_result *rows,
                         size_t count)
@@ -101,191 +77,220 @@ static void print_table(const struct rl_replay_params *p, const char *trace_name
            rl_format_duration_ns(p->cfg.interval_ns, interval, sizeof interval),
            rl_table_text(shown, sizeof shown, trace_name), trace->len, trace->key_count,
            trace->key_count == 1 ? "" : "s", last_s / p->speed, thread_list, one ? "" : "s",
-           p->speed, p->clock, sysconf(_SC_NPROCESSORS_ONLN));
+           p->speed, p->clock, rl_cpu_count());
     rl_table_replay(stdout, rows, count);
 }
 
-int rl_cmd_replay(int argc, char **argv)
+/* What the options say: the plan's shared run and grid, the trace or
+ * workload, and what the CLI itself needs (the names, the outputs). */
+struct replay_options {
+    const char *algo_list, *trace_path, *latency_path, *decisions_path, *redis;
+    uint64_t threads[MAX_THREAD_COUNTS], reps;
+    struct rl_cli_output output;
+    struct rl_cli_workload workload;
+    struct rl_replay_plan plan;
+};
+
+/* The options `ratelab replay` takes (--help lists them). */
+static const struct option options[] = {RL_CLI_HELP_OPTION,
+                                        RL_CLI_LIMITER_OPTIONS,
+                                        RL_CLI_WORKLOAD_OPTIONS,
+                                        RL_CLI_REMOTE_OPTIONS,
+                                        {"algo", required_argument, NULL, OPT_ALGO},
+                                        {"threads", required_argument, NULL, OPT_THREADS},
+                                        {"trace", required_argument, NULL, OPT_TRACE},
+                                        {"speed", required_argument, NULL, OPT_SPEED},
+                                        {"clock", required_argument, NULL, OPT_CLOCK},
+                                        {"reps", required_argument, NULL, OPT_REPS},
+                                        {"expiry", required_argument, NULL, OPT_EXPIRY},
+                                        {"client-skew", required_argument, NULL, OPT_CLIENT_SKEW},
+                                        RL_CLI_OUTPUT_OPTIONS,
+                                        {"latency-out", required_argument, NULL, OPT_LATENCY_OUT},
+                                        {"decisions", required_argument, NULL, OPT_DECISIONS},
+                                        {0}};
+
+/* One case per option, so this reads as the option list; checks that need
+ * every option come after it. False when --help was answered. */
+static bool parse_options(int argc, char **argv, struct replay_options *o)
 {
-    static const struct option options[] = {
-        RL_CLI_HELP_OPTION,
-        RL_CLI_LIMITER_OPTIONS,
-        RL_CLI_WORKLOAD_OPTIONS,
-        RL_CLI_REMOTE_OPTIONS,
-        {"algo", required_argument, NULL, OPT_ALGO},
-        {"threads", required_argument, NULL, OPT_THREADS},
-        {"trace", required_argument, NULL, OPT_TRACE},
-        {"speed", required_argument, NULL, OPT_SPEED},
-        {"clock", required_argument, NULL, OPT_CLOCK},
-        {"reps", required_argument, NULL, OPT_REPS},
-        {"expiry", required_argument, NULL, OPT_EXPIRY},
-        {"client-skew", required_argument, NULL, OPT_CLIENT_SKEW},
-        RL_CLI_OUTPUT_OPTIONS,
-        {"latency-out", required_argument, NULL, OPT_LATENCY_OUT},
-        {"decisions", required_argument, NULL, OPT_DECISIONS},
-        {0}};
-    const char *cmd = "replay", *algo_list = NULL, *trace_path = NULL;
-    const char *latency_path = NULL, *decisions_path = NULL;
-    const char *redis = NULL;
-    uint64_t threads[MAX_THREAD_COUNTS] = {1}, reps = 1, most_threads = 1;
-    size_t thread_count = 1;
-    struct rl_cli_output output = {.format = RL_FORMAT_TABLE};
-    struct rl_replay_params params = {.speed = 1.0, .clock = "monotonic"};
-    rl_cli_limiter_defaults(&params.cfg);
-    struct rl_cli_workload workload = {0};
+    const char *cmd = "replay";
+    struct rl_replay_params *run = &o->plan.run;
     char err[512];
     int code;
     while ((code = rl_cli_getopt(cmd, argc, argv, options)) != -1) {
         switch (code) {
         case OPT_HELP:
             replay_help();
-            return 0;
+            return false;
         case OPT_ALGO:
-            algo_list = optarg;
+            o->algo_list = optarg;
             break;
         case OPT_TRACE:
-            trace_path = optarg;
+            o->trace_path = optarg;
             break;
         case OPT_THREADS:
-            if (rl_parse_u64_list(optarg, 1, 1024, threads, MAX_THREAD_COUNTS, &thread_count, err,
-                                  sizeof err) != 0)
+            if (rl_parse_u64_list(optarg, 1, 1024, o->threads, MAX_THREAD_COUNTS,
+                                  &o->plan.thread_count, err, sizeof err) != 0)
                 rl_cli_usage_error(cmd, "--threads: %s", err);
             break;
         case OPT_SPEED:
-            if (rl_parse_double(optarg, 0.0, &params.speed, err, sizeof err) != 0)
+            if (rl_parse_double(optarg, 0.0, &run->speed, err, sizeof err) != 0)
                 rl_cli_usage_error(cmd, "--speed: %s", err);
             break;
         case OPT_CLOCK:
-            params.clock = optarg;
+            run->clock = optarg;
             break;
         case OPT_REPS:
-            if (rl_parse_u64(optarg, 1, 1000, &reps, err, sizeof err) != 0)
+            if (rl_parse_u64(optarg, 1, 1000, &o->reps, err, sizeof err) != 0)
                 rl_cli_usage_error(cmd, "--reps: %s", err);
             break;
         case OPT_EXPIRY:
-            params.expiry = rl_cli_parse_expiry(cmd, optarg);
+            run->expiry = rl_cli_parse_expiry(cmd, optarg);
             break;
         case OPT_CLIENT_SKEW:
-            if (rl_parse_duration_ns(optarg, &params.client_skew_ns, err, sizeof err) != 0)
+            if (rl_parse_duration_ns(optarg, &run->client_skew_ns, err, sizeof err) != 0)
                 rl_cli_usage_error(cmd, "--client-skew: %s", err);
             break;
         case OPT_REDIS:
-            redis = optarg;
+            o->redis = optarg;
             break;
         case OPT_ON_ERROR:
-            params.error_admits = rl_cli_parse_on_error(cmd, optarg);
+            run->error_admits = rl_cli_parse_on_error(cmd, optarg);
             break;
         case OPT_LATENCY_OUT:
-            latency_path = optarg;
+            o->latency_path = optarg;
             break;
         case OPT_DECISIONS:
-            decisions_path = optarg;
+            o->decisions_path = optarg;
+            o->plan.keep_decisions = true;
             break;
         default:
-            if (!rl_cli_limiter_option(cmd, code, optarg, &params.cfg) &&
-                !rl_cli_workload_option(cmd, code, optarg, &workload) &&
-                !rl_cli_output_option(cmd, code, optarg, &output))
+            if (!rl_cli_limiter_option(cmd, code, optarg, &run->cfg) &&
+                !rl_cli_workload_option(cmd, code, optarg, &o->workload) &&
+                !rl_cli_output_option(cmd, code, optarg, &o->output))
                 rl_cli_bad_option(cmd, code, argv);
         }
     }
     if (optind < argc)
         rl_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-    if (algo_list == NULL)
+    if (o->algo_list == NULL)
         rl_cli_usage_error(cmd, "--algo is required (a name from ratelab list, or all)");
-    rl_cli_output_check(cmd, &output);
-    const char *out_path = output.out_path;
-    if (latency_path)
-        rl_cli_require_writable(cmd, "--latency-out", latency_path);
-    if (decisions_path)
-        rl_cli_require_writable(cmd, "--decisions", decisions_path);
-    const struct rl_cli_file files[] = {{"--out", out_path, true},
-                                        {"--latency-out", latency_path, true},
-                                        {"--decisions", decisions_path, true},
-                                        {"--trace", trace_path, false}};
-    rl_cli_require_distinct_files(cmd, files, sizeof files / sizeof files[0]);
-    if ((trace_path != NULL) == workload.named)
-        rl_cli_usage_error(cmd, "give exactly one of --trace FILE or --workload W");
-    if (trace_path && workload.set)
-        rl_cli_usage_error(cmd, "workload options need --workload, not --trace");
-    struct rl_clock probe_clock;
-    if (rl_clock_init(&probe_clock, params.clock, err, sizeof err) != 0)
-        rl_cli_usage_error(cmd, "--clock: %s", err);
-    if (strcmp(params.clock, "virtual") == 0)
-        rl_cli_usage_error(
-            cmd, "--clock virtual is for sim; replay needs monotonic, coarse, tsc or cached");
-    for (size_t t = 0; t < thread_count; t++)
-        most_threads = threads[t] > most_threads ? threads[t] : most_threads;
+    return true;
+}
 
-    const struct rl_algo *algos[RL_CLI_MAX_ALGOS];
-    bool all = strcmp(algo_list, "all") == 0;
-    size_t algo_count = rl_cli_parse_algos(cmd, algo_list, algos, RL_CLI_MAX_ALGOS);
-    algo_count = rl_cli_prepare_remote(cmd, algos, algo_count, redis, all, &params.cfg);
-    algo_count = usable_algos(cmd, algos, algo_count, all, (unsigned)most_threads, &params.cfg);
-    if (decisions_path && (algo_count != 1 || thread_count != 1 || reps != 1))
-        rl_cli_usage_error(cmd, "--decisions writes one run's decisions: give one --algo, one "
-                                "--threads count and --reps 1");
-
-    struct rl_trace trace = {0};
-    struct rl_workload_params generated = {.seed = 0};
-    char trace_name[256];
-    if (trace_path) {
-        if (rl_trace_read_csv(trace_path, &trace, err, sizeof err) != 0)
-            rl_cli_usage_error(cmd, "%s", err);
-        const char *slash = strrchr(trace_path, '/'); /* the file's name is the workload */
-        snprintf(trace_name, sizeof trace_name, "%s", slash ? slash + 1 : trace_path);
-    } else {
-        rl_cli_workload_build(cmd, &workload, &params.cfg, &generated, &trace);
-        snprintf(trace_name, sizeof trace_name, "%s", generated.name);
-    }
-    if (trace.len == 0)
-        rl_cli_usage_error(cmd, "the trace has no attempts");
-    if (rl_replay_check_trace(&trace, params.speed, err, sizeof err) != 0)
+/* Names to algorithms (the CLI's job: the list, Redis), then the plan
+ * prepares itself: clock, checks, the --decisions rule. */
+static void prepare_plan(struct replay_options *o, const struct rl_algo **algos)
+{
+    const char *cmd = "replay";
+    bool all = strcmp(o->algo_list, "all") == 0;
+    size_t count = rl_cli_parse_algos(cmd, o->algo_list, algos, RL_CLI_MAX_ALGOS);
+    count = rl_cli_prepare_remote(cmd, algos, count, o->redis, all, &o->plan.run.cfg);
+    o->plan.threads = o->threads;
+    o->plan.reps = (unsigned)o->reps;
+    char err[512];
+    if (rl_replay_plan_prepare(&o->plan, algos, count, all, err, sizeof err) != 0)
         rl_cli_usage_error(cmd, "%s", err);
-    params.trace = &trace;
+}
 
-    size_t planned = algo_count * thread_count * reps, done = 0;
-    struct rl_result *rows = calloc(planned, sizeof *rows);
-    struct rl_latency_cdf *cdfs = latency_path ? calloc(planned, sizeof *cdfs) : NULL;
-    if (rows == NULL || (latency_path && cdfs == NULL))
-        rl_cli_run_error(cmd, "out of memory");
-    rl_interrupt_install();
-    struct rl_event_log log = {0};
-    double seconds_each = (double)trace.attempts[trace.len - 1].t_ns / params.speed / 1e9;
-    bool failed = false;
-    /* interleaved as stress_plan.c does: each rep runs every thread count of every algorithm */
-    for (unsigned rep = 1; rep <= reps && !failed && !rl_interrupted; rep++)
-        for (size_t t = 0; t < thread_count && !failed && !rl_interrupted; t++)
-            for (size_t a = 0; a < algo_count && !failed && !rl_interrupted; a++) {
-                rl_cli_progress("replay: %zu/%zu %s x%llu rep %u, ~%.0f s left", done + 1, planned,
-                                algos[a]->name, (unsigned long long)threads[t], rep,
-                                seconds_each * (double)(planned - done));
-                params.algo = algos[a];
-                params.threads = (unsigned)threads[t];
-                if (rl_measure_replay(&params, trace_name, generated.seed, rep, &rows[done],
-                                      cdfs ? &cdfs[done] : NULL, decisions_path ? &log : NULL, err,
-                                      sizeof err) != 0)
-                    failed = true;
-                else
-                    done++;
-            }
-    rl_cli_progress_done();
-    bool interrupted = rl_interrupted != 0;
+/* The trace from --trace FILE (named after the file) or generated from
+ * --workload; exits 2 when it cannot be read or has no attempts. */
+static void load_trace(struct replay_options *o, struct rl_trace *trace, char *name,
+                       size_t name_len)
+{
+    const char *cmd = "replay";
+    struct rl_workload_params generated = {.seed = 0};
+    char err[512];
+    if (o->trace_path) {
+        if (rl_trace_read_csv(o->trace_path, trace, err, sizeof err) != 0)
+            rl_cli_usage_error(cmd, "%s", err);
+        const char *slash = strrchr(o->trace_path, '/'); /* the file's name is the workload */
+        snprintf(name, name_len, "%s", slash ? slash + 1 : o->trace_path);
+    } else {
+        rl_cli_workload_build(cmd, &o->workload, &o->plan.run.cfg, &generated, trace);
+        snprintf(name, name_len, "%s", generated.name);
+    }
+    if (trace->len == 0)
+        rl_cli_usage_error(cmd, "the trace has no attempts");
+    if (rl_replay_check_trace(trace, o->plan.run.speed, err, sizeof err) != 0)
+        rl_cli_usage_error(cmd, "%s", err);
+    o->plan.run.trace = trace;
+    o->plan.workload = name;
+    o->plan.seed = generated.seed;
+}
 
-    if (rl_cli_output_view(&output) == RL_FORMAT_TABLE)
-        print_table(&params, trace_name, threads, thread_count, rows, done);
-    rl_cli_write_rows(cmd, &output, rows, done);
-    if (latency_path && rl_latency_cdf_write(latency_path, rows, cdfs, done, err, sizeof err) != 0)
+/* The table (table view only), the rows, the latency distributions and the
+ * decisions; returns the exit status the rows call for. */
+static int report(struct replay_options *o, const struct rl_result *rows, size_t done)
+{
+    const char *cmd = "replay";
+    const struct rl_replay_plan *plan = &o->plan;
+    if (rl_cli_output_view(&o->output) == RL_FORMAT_TABLE)
+        print_table(&plan->run, plan->workload, plan->threads, plan->thread_count, rows, done);
+    rl_cli_write_rows(cmd, &o->output, rows, done);
+    char err[512];
+    if (o->latency_path &&
+        rl_latency_cdf_write(o->latency_path, rows, plan->cdfs, done, err, sizeof err) != 0)
         rl_cli_run_error(cmd, "%s", err);
-    if (decisions_path && done == 1 &&
-        rl_event_log_write_csv(&log, decisions_path, err, sizeof err) != 0)
+    if (o->decisions_path && done == 1 &&
+        rl_event_log_write_csv(&plan->decisions, o->decisions_path, err, sizeof err) != 0)
         rl_cli_run_error(cmd, "%s", err);
-    rl_event_log_free(&log);
     int status = rl_cli_errors_status(cmd, rows, done);
     rl_cli_warn_load(cmd, rows, done); /* last: the errors line stays first */
-    free(cdfs);
+    return status;
+}
+
+/* options → plan → trace → run → print. */
+int rl_cmd_replay(int argc, char **argv)
+{
+    const char *cmd = "replay";
+    struct replay_options o = {.threads = {1},
+                               .reps = 1,
+                               .output = {.format = RL_FORMAT_TABLE},
+                               .plan = {.thread_count = 1,
+                                        .run = {.speed = 1.0, .clock = "monotonic"},
+                                        .progress = rl_cli_progress_line}};
+    rl_cli_limiter_defaults(&o.plan.run.cfg);
+    if (!parse_options(argc, argv, &o))
+        return 0; /* --help */
+    /* Checks across options (the outputs), before anything is prepared. */
+    rl_cli_output_check(cmd, &o.output);
+    if (o.latency_path)
+        rl_cli_require_writable(cmd, "--latency-out", o.latency_path);
+    if (o.decisions_path)
+        rl_cli_require_writable(cmd, "--decisions", o.decisions_path);
+    const struct rl_cli_file files[] = {{"--out", o.output.out_path, true},
+                                        {"--latency-out", o.latency_path, true},
+                                        {"--decisions", o.decisions_path, true},
+                                        {"--trace", o.trace_path, false}};
+    rl_cli_require_distinct_files(cmd, files, sizeof files / sizeof files[0]);
+    if ((o.trace_path != NULL) == o.workload.named)
+        rl_cli_usage_error(cmd, "give exactly one of --trace FILE or --workload W");
+    if (o.trace_path && o.workload.set)
+        rl_cli_usage_error(cmd, "workload options need --workload, not --trace");
+
+    const struct rl_algo *algos[RL_CLI_MAX_ALGOS];
+    prepare_plan(&o, algos);
+    struct rl_trace trace = {0};
+    char trace_name[256];
+    load_trace(&o, &trace, trace_name, sizeof trace_name);
+    size_t planned = rl_replay_plan_rows(&o.plan);
+    struct rl_result *rows = calloc(planned, sizeof *rows);
+    o.plan.cdfs = o.latency_path ? calloc(planned, sizeof *o.plan.cdfs) : NULL;
+    if (rows == NULL || (o.latency_path && o.plan.cdfs == NULL))
+        rl_cli_run_error(cmd, "out of memory");
+    rl_interrupt_install();
+    bool failed;
+    char err[512];
+    size_t done = rl_replay_plan_run(&o.plan, cmd, rows, &failed, err, sizeof err);
+    bool interrupted = rl_interrupted != 0;
+    int status = report(&o, rows, done);
+    rl_replay_plan_free(&o.plan);
+    free(o.plan.cdfs);
     free(rows);
     rl_trace_free(&trace);
     if (interrupted || failed) {
+        const char *out_path = o.output.out_path;
         fprintf(stderr, "ratelab replay: %s%s after %zu of %zu runs%s%s\n",
                 interrupted ? "interrupted" : "a run failed: ", interrupted ? "" : err, done,
                 planned, out_path ? "; the finished runs were written to " : "",

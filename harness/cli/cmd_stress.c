@@ -3,8 +3,8 @@
 #include "cli.h"
 #include "commands.h"
 #include "parse.h"
+#include "stress_print.h"
 #include "table.h"
-#include "harness/run/stress.h"
 #include "harness/run/stress_plan.h"
 #include "harness/sys/clock.h"
 #include "harness/sys/interrupt.h"
@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define MAX_THREAD_COUNTS 32
 
@@ -60,226 +59,208 @@ static void stress_help(void)
            rl_cli_exit_help);
 }
 
-int rl_cmd_stress(int argc, char **argv)
+/* What the options say: the plan's shared run and grid, and what the CLI
+ * itself needs (the algorithm names, the outputs). */
+struct stress_options {
+    const char *algo_list, *redis, *decisions_path;
+    uint64_t threads[MAX_THREAD_COUNTS], reps;
+    bool unsafe;
+    struct rl_cli_output output;
+    struct rl_stress_plan plan;
+};
+
+/* The options `ratelab stress` takes (--help lists them). */
+static const struct option options[] = {RL_CLI_HELP_OPTION,
+                                        RL_CLI_LIMITER_OPTIONS,
+                                        {"algo", required_argument, NULL, OPT_ALGO},
+                                        {"threads", required_argument, NULL, OPT_THREADS},
+                                        {"duration", required_argument, NULL, OPT_DURATION},
+                                        {"reps", required_argument, NULL, OPT_REPS},
+                                        {"clock", required_argument, NULL, OPT_CLOCK},
+                                        {"record", no_argument, NULL, OPT_RECORD},
+                                        {"pin", no_argument, NULL, OPT_PIN},
+                                        {"hold", required_argument, NULL, OPT_HOLD},
+                                        {"keys", required_argument, NULL, OPT_KEYS},
+                                        {"zipf", required_argument, NULL, OPT_ZIPF},
+                                        {"expiry", required_argument, NULL, OPT_EXPIRY},
+                                        {"client-skew", required_argument, NULL, OPT_CLIENT_SKEW},
+                                        RL_CLI_REMOTE_OPTIONS,
+                                        {"unsafe", no_argument, NULL, OPT_UNSAFE},
+                                        RL_CLI_OUTPUT_OPTIONS,
+                                        {"decisions", required_argument, NULL, OPT_DECISIONS},
+                                        {0}};
+
+/* One case per option, so this reads as the option list (85 lines for that
+ * reason: split, it would hide which option does what); checks that need
+ * every option come after it.
+ * False when --help was answered. */
+static bool parse_options(int argc, char **argv, struct stress_options *o)
 {
-    static const struct option options[] = {
-        RL_CLI_HELP_OPTION,
-        RL_CLI_LIMITER_OPTIONS,
-        {"algo", required_argument, NULL, OPT_ALGO},
-        {"threads", required_argument, NULL, OPT_THREADS},
-        {"duration", required_argument, NULL, OPT_DURATION},
-        {"reps", required_argument, NULL, OPT_REPS},
-        {"clock", required_argument, NULL, OPT_CLOCK},
-        {"record", no_argument, NULL, OPT_RECORD},
-        {"pin", no_argument, NULL, OPT_PIN},
-        {"hold", required_argument, NULL, OPT_HOLD},
-        {"keys", required_argument, NULL, OPT_KEYS},
-        {"zipf", required_argument, NULL, OPT_ZIPF},
-        {"expiry", required_argument, NULL, OPT_EXPIRY},
-        {"client-skew", required_argument, NULL, OPT_CLIENT_SKEW},
-        RL_CLI_REMOTE_OPTIONS,
-        {"unsafe", no_argument, NULL, OPT_UNSAFE},
-        RL_CLI_OUTPUT_OPTIONS,
-        {"decisions", required_argument, NULL, OPT_DECISIONS},
-        {0}};
-    const char *cmd = "stress", *algo_list = NULL, *redis = NULL;
-    const char *decisions_path = NULL;
-    uint64_t threads[MAX_THREAD_COUNTS] = {1, 2}, reps = 3;
-    size_t thread_count = 2;
-    bool unsafe = false;
-    struct rl_cli_output output = {.format = RL_FORMAT_TABLE};
-    struct rl_stress_plan plan = {
-        .duration_ns = 1000000000u, .clock = "monotonic", .progress = rl_cli_progress_line};
-    rl_cli_limiter_defaults(&plan.cfg);
+    const char *cmd = "stress";
+    struct rl_stress_params *run = &o->plan.run;
     char err[512];
     int code;
     while ((code = rl_cli_getopt(cmd, argc, argv, options)) != -1) {
         switch (code) {
         case OPT_HELP:
             stress_help();
-            return 0;
+            return false;
         case OPT_ALGO:
-            algo_list = optarg;
+            o->algo_list = optarg;
             break;
         case OPT_THREADS:
-            if (rl_parse_u64_list(optarg, 1, 1024, threads, MAX_THREAD_COUNTS, &thread_count, err,
-                                  sizeof err) != 0)
+            if (rl_parse_u64_list(optarg, 1, 1024, o->threads, MAX_THREAD_COUNTS,
+                                  &o->plan.thread_count, err, sizeof err) != 0)
                 rl_cli_usage_error(cmd, "--threads: %s", err);
             break;
         case OPT_DURATION:
-            if (rl_parse_duration_ns(optarg, &plan.duration_ns, err, sizeof err) != 0)
+            if (rl_parse_duration_ns(optarg, &run->duration_ns, err, sizeof err) != 0)
                 rl_cli_usage_error(cmd, "--duration: %s", err);
-            if (plan.duration_ns == 0)
+            if (run->duration_ns == 0)
                 rl_cli_usage_error(cmd, "--duration must be greater than zero");
             break;
         case OPT_REPS:
-            if (rl_parse_u64(optarg, 1, 1000, &reps, err, sizeof err) != 0)
+            if (rl_parse_u64(optarg, 1, 1000, &o->reps, err, sizeof err) != 0)
                 rl_cli_usage_error(cmd, "--reps: %s", err);
             break;
         case OPT_CLOCK:
-            plan.clock = optarg;
+            run->clock = optarg;
             break;
         case OPT_RECORD:
-            plan.record = true;
+            run->record = true;
             break;
         case OPT_PIN:
-            plan.pin = true;
+            run->pin = true;
             break;
         case OPT_KEYS: {
             uint64_t keys;
             if (rl_parse_u64(optarg, 1, 100000000, &keys, err, sizeof err) != 0)
                 rl_cli_usage_error(cmd, "--keys: %s", err);
-            plan.keys = (uint32_t)keys;
+            run->keys = (uint32_t)keys;
             break;
         }
         case OPT_ZIPF:
-            if (rl_parse_double(optarg, 0.0, &plan.zipf_s, err, sizeof err) != 0)
+            if (rl_parse_double(optarg, 0.0, &run->zipf_s, err, sizeof err) != 0)
                 rl_cli_usage_error(cmd, "--zipf: %s", err);
             break;
         case OPT_EXPIRY:
-            plan.expiry = rl_cli_parse_expiry(cmd, optarg);
+            run->expiry = rl_cli_parse_expiry(cmd, optarg);
             break;
         case OPT_REDIS:
-            redis = optarg;
+            o->redis = optarg;
             break;
         case OPT_ON_ERROR:
-            plan.error_admits = rl_cli_parse_on_error(cmd, optarg);
+            run->error_admits = rl_cli_parse_on_error(cmd, optarg);
             break;
         case OPT_CLIENT_SKEW:
-            if (rl_parse_duration_ns(optarg, &plan.client_skew_ns, err, sizeof err) != 0)
+            if (rl_parse_duration_ns(optarg, &run->client_skew_ns, err, sizeof err) != 0)
                 rl_cli_usage_error(cmd, "--client-skew: %s", err);
             break;
         case OPT_HOLD:
-            if (rl_parse_duration_ns(optarg, &plan.hold_ns, err, sizeof err) != 0)
+            if (rl_parse_duration_ns(optarg, &run->hold_ns, err, sizeof err) != 0)
                 rl_cli_usage_error(cmd, "--hold: %s", err);
             break;
         case OPT_UNSAFE:
-            unsafe = true;
+            o->unsafe = true;
             break;
         case OPT_DECISIONS:
-            decisions_path = optarg;
-            plan.record = true;
+            o->decisions_path = optarg;
+            o->plan.keep_decisions = true;
             break;
         default:
-            if (!rl_cli_limiter_option(cmd, code, optarg, &plan.cfg) &&
-                !rl_cli_output_option(cmd, code, optarg, &output))
+            if (!rl_cli_limiter_option(cmd, code, optarg, &run->cfg) &&
+                !rl_cli_output_option(cmd, code, optarg, &o->output))
                 rl_cli_bad_option(cmd, code, argv);
         }
     }
     if (optind < argc)
         rl_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-    if (algo_list == NULL)
+    if (o->algo_list == NULL)
         rl_cli_usage_error(cmd, "--algo is required (a name from ratelab list, or all)");
-    rl_cli_output_check(cmd, &output);
-    if (decisions_path)
-        rl_cli_require_writable(cmd, "--decisions", decisions_path);
-    const struct rl_cli_file files[] = {{"--out", output.out_path, true},
-                                        {"--decisions", decisions_path, true}};
+    return true;
+}
+
+/* Names to algorithms (the CLI's job: the list, Redis), then the plan
+ * prepares itself: clock, checks, floors, the --decisions rule. */
+static void prepare_plan(struct stress_options *o, const struct rl_algo **list, size_t room)
+{
+    const char *cmd = "stress";
+    const struct rl_algo *asked[RL_CLI_MAX_ALGOS];
+    bool all = strcmp(o->algo_list, "all") == 0;
+    size_t count = rl_cli_parse_algos(cmd, o->algo_list, asked, RL_CLI_MAX_ALGOS);
+    count = rl_cli_prepare_remote(cmd, asked, count, o->redis, all, &o->plan.run.cfg);
+    o->plan.threads = o->threads;
+    o->plan.reps = (unsigned)o->reps;
+    struct rl_stress_asked ask = {.algos = asked, .count = count, .all = all, .unsafe = o->unsafe};
+    char err[512];
+    if (rl_stress_plan_prepare(&o->plan, &ask, list, room, err, sizeof err) != 0)
+        rl_cli_usage_error(cmd, "%s", err);
+}
+
+/* The tables (table view only), the rows, the decisions and the warnings;
+ * returns the exit status the rows call for. */
+static int report(struct stress_options *o, const struct rl_clock_report *clock_report,
+                  const struct rl_result *rows, size_t done)
+{
+    const char *cmd = "stress";
+    const struct rl_stress_plan *plan = &o->plan;
+    if (rl_cli_output_view(&o->output) == RL_FORMAT_TABLE) {
+        rl_print_stress_header(stdout, plan, clock_report);
+        rl_table_speed(stdout, rows, done);
+        if (plan->run.record)
+            rl_print_recorder_overhead(stdout, rows, done);
+    }
+    rl_cli_write_rows(cmd, &o->output, rows, done);
+    char err[512];
+    if (o->decisions_path && plan->decisions.len &&
+        rl_event_log_write_csv(&plan->decisions, o->decisions_path, err, sizeof err) != 0)
+        rl_cli_run_error(cmd, "%s", err);
+    rl_cli_warn_dropped(cmd, rows, done);
+    int status = rl_cli_errors_status(cmd, rows, done);
+    rl_cli_warn_load(cmd, rows, done); /* last: the errors line stays first */
+    return status;
+}
+
+/* options → plan → run → print. */
+int rl_cmd_stress(int argc, char **argv)
+{
+    const char *cmd = "stress";
+    struct stress_options o = {.threads = {1, 2},
+                               .reps = 3,
+                               .output = {.format = RL_FORMAT_TABLE},
+                               .plan = {.thread_count = 2,
+                                        .run = {.duration_ns = 1000000000u, .clock = "monotonic"},
+                                        .progress = rl_cli_progress_line}};
+    rl_cli_limiter_defaults(&o.plan.run.cfg);
+    if (!parse_options(argc, argv, &o))
+        return 0; /* --help */
+    /* Checks across options (the outputs), before anything is prepared. */
+    rl_cli_output_check(cmd, &o.output);
+    if (o.decisions_path)
+        rl_cli_require_writable(cmd, "--decisions", o.decisions_path);
+    const struct rl_cli_file files[] = {{"--out", o.output.out_path, true},
+                                        {"--decisions", o.decisions_path, true}};
     rl_cli_require_distinct_files(cmd, files, sizeof files / sizeof files[0]);
-    const char *out_path = output.out_path;
-    bool table = rl_cli_output_view(&output) == RL_FORMAT_TABLE;
 
-    struct rl_clock probe_clock;
-    if (rl_clock_init(&probe_clock, plan.clock, err, sizeof err) != 0)
-        rl_cli_usage_error(cmd, "--clock: %s", err);
-    if (strcmp(plan.clock, "virtual") == 0)
-        rl_cli_usage_error(
-            cmd, "--clock virtual is for sim; stress needs monotonic, coarse, tsc or cached");
-
-    /* faa first, so every other row has its floor from the same run. */
-    const struct rl_algo *algos[RL_CLI_MAX_ALGOS + 1];
-    algos[0] = rl_registry_find("faa");
-    size_t count = rl_cli_parse_algos(cmd, algo_list, algos + 1, RL_CLI_MAX_ALGOS);
-    count = rl_cli_prepare_remote(cmd, algos + 1, count, redis, strcmp(algo_list, "all") == 0,
-                                  &plan.cfg);
-    size_t kept = 1;
-    uint64_t most_threads = 0;
-    for (size_t i = 0; i < thread_count; i++)
-        most_threads = threads[i] > most_threads ? threads[i] : most_threads;
-    for (size_t i = 1; i <= count; i++) {
-        if (algos[i] == algos[0])
-            continue;
-        if (!(algos[i]->flags & RL_THREAD_SAFE) && most_threads > 1 && !unsafe) {
-            if (strcmp(algo_list, "all") == 0)
-                continue; /* "all" means all that can run here */
-            rl_cli_usage_error(cmd,
-                               "%s is not thread-safe: use --threads 1, or --unsafe to watch it "
-                               "fail",
-                               algos[i]->name);
-        }
-        void *probe = algos[i]->create(&plan.cfg, err, sizeof err);
-        if (probe == NULL)
-            rl_cli_usage_error(cmd, "%s: %s", algos[i]->name, err);
-        algos[i]->destroy(probe);
-        algos[kept++] = algos[i];
-    }
-    /* Redis algorithms get their own floor, the server's, in the same run. */
-    const struct rl_algo *noop = rl_registry_find("redis_noop");
-    bool any_remote = false, has_noop = false;
-    for (size_t i = 1; i < kept; i++) {
-        any_remote |= (algos[i]->flags & RL_REMOTE) != 0;
-        has_noop |= algos[i] == noop;
-    }
-    if (noop && any_remote && !has_noop && kept < RL_CLI_MAX_ALGOS + 1) {
-        memmove(algos + 2, algos + 1, (kept - 1) * sizeof *algos);
-        algos[1] = noop;
-        kept++;
-    }
-    plan.algos = algos;
-    plan.algo_count = kept;
-    plan.threads = threads;
-    plan.thread_count = thread_count;
-    plan.reps = (unsigned)reps;
-    /* the chosen algorithm runs after its floors, so the last recorded run is its own */
-    struct rl_event_log decisions = {0};
-    if (decisions_path) {
-        size_t floors = 1 + (any_remote && noop != NULL);
-        if (kept > floors + 1 || thread_count != 1 || reps != 1)
-            rl_cli_usage_error(cmd, "--decisions writes one run's admits: give one --algo, one "
-                                    "--threads count and --reps 1");
-        plan.keep_log = &decisions;
-    }
-
+    const struct rl_algo *list[RL_CLI_MAX_ALGOS + 1];
+    prepare_plan(&o, list, RL_CLI_MAX_ALGOS + 1);
     /* The clock is an experimental variable: measure it before the run. */
     struct rl_clock_report clock_report = {0};
-    if (table)
-        rl_clock_measure(plan.clock, &clock_report, err, sizeof err);
-    size_t planned = rl_stress_plan_rows(&plan);
+    if (rl_cli_output_view(&o.output) == RL_FORMAT_TABLE)
+        rl_clock_measure_started(&o.plan.clock, &clock_report);
+    size_t planned = rl_stress_plan_rows(&o.plan);
     struct rl_result *rows = calloc(planned, sizeof *rows);
     if (rows == NULL)
         rl_cli_run_error(cmd, "out of memory");
     rl_interrupt_install();
     bool interrupted, failed;
-    size_t done = rl_stress_plan_run(&plan, cmd, rows, &interrupted, &failed, err, sizeof err);
-
-    if (table) {
-        char interval[RL_DURATION_BUF_LEN], duration[RL_DURATION_BUF_LEN];
-        printf("stress: L=%llu per %s, %s a run, %u reps, clock %s, %ld cpus%s\n",
-               (unsigned long long)plan.cfg.limit,
-               rl_format_duration_ns(plan.cfg.interval_ns, interval, sizeof interval),
-               rl_format_duration_ns(plan.duration_ns, duration, sizeof duration), plan.reps,
-               plan.clock, sysconf(_SC_NPROCESSORS_ONLN), plan.pin ? ", pinned" : "");
-        char resolution[RL_DURATION_BUF_LEN];
-        if (clock_report.name)
-            printf("clock %s: %.1fns a read, resolution %s (measured at start)\n",
-                   clock_report.name, clock_report.cost_ns,
-                   rl_format_duration_human(clock_report.resolution_ns, resolution,
-                                            sizeof resolution));
-        printf("\n");
-        rl_table_speed(stdout, rows, done);
-        if (plan.record)
-            rl_stress_plan_print_overhead(stdout, rows, done);
-    }
-    rl_cli_write_rows(cmd, &output, rows, done);
-    if (decisions_path && decisions.len &&
-        rl_event_log_write_csv(&decisions, decisions_path, err, sizeof err) != 0)
-        rl_cli_run_error(cmd, "%s", err);
-    rl_event_log_free(&decisions);
-    rl_cli_warn_dropped(cmd, rows, done);
-    int status = rl_cli_errors_status(cmd, rows, done);
-    rl_cli_warn_load(cmd, rows, done); /* last: the errors line stays first */
+    char err[512];
+    size_t done = rl_stress_plan_run(&o.plan, cmd, rows, &interrupted, &failed, err, sizeof err);
+    int status = report(&o, &clock_report, rows, done);
+    rl_stress_plan_free(&o.plan);
     free(rows);
     if (interrupted || failed) {
+        const char *out_path = o.output.out_path;
         fprintf(stderr, "ratelab stress: %s%s after %zu of %zu runs%s%s\n",
                 failed ? "a run failed: " : "interrupted", failed ? err : "", done, planned,
                 out_path ? "; the finished runs were written to " : "", out_path ? out_path : "");

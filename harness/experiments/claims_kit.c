@@ -206,10 +206,10 @@ size_t rl_claim_stress_plan(const struct rl_claim_stress *s, struct rl_result **
                                   .threads = s->threads,
                                   .thread_count = s->thread_count,
                                   .reps = s->reps,
-                                  .duration_ns = s->duration_ns,
-                                  .clock = "monotonic",
-                                  .cfg = s->cfg,
-                                  .record = s->record};
+                                  .run = {.duration_ns = s->duration_ns,
+                                          .clock = "monotonic",
+                                          .cfg = s->cfg,
+                                          .record = s->record}};
     size_t planned = rl_stress_plan_rows(&plan);
     *rows = calloc(planned ? planned : 1, sizeof **rows);
     if (*rows == NULL) {

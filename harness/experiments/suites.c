@@ -76,14 +76,13 @@ static struct rl_stress_plan base_plan(const struct rl_algo **algos, size_t coun
                                        const uint64_t *threads, size_t thread_count, unsigned reps,
                                        const struct rl_config *cfg)
 {
-    return (struct rl_stress_plan){.algos = algos,
-                                   .algo_count = count,
-                                   .threads = threads,
-                                   .thread_count = thread_count,
-                                   .reps = reps,
-                                   .duration_ns = 200000000u,
-                                   .clock = "monotonic",
-                                   .cfg = *cfg};
+    return (struct rl_stress_plan){
+        .algos = algos,
+        .algo_count = count,
+        .threads = threads,
+        .thread_count = thread_count,
+        .reps = reps,
+        .run = {.duration_ns = 200000000u, .clock = "monotonic", .cfg = *cfg}};
 }
 
 /* ---- the suites ------------------------------------------------------------ */
@@ -99,7 +98,7 @@ static void plan_quick(struct rl_suite_run *run, const struct rl_algo **algos, s
     run->sim_remote_workload = "boundary";
     size_t n = pick(algos, count, thread_safe, safe);
     run->plans[0] = base_plan(safe, n, threads, 2, reps, cfg);
-    run->plans[0].record = true;
+    run->plans[0].run.record = true;
     run->plan_labels[0] = "closed loop, 200 ms a run, each paired with a recorded run";
     run->plan_count = 1;
 }
@@ -134,7 +133,7 @@ static void plan_memory_order(struct rl_suite_run *run, const struct rl_algo **a
     static const uint64_t threads[] = {1, 2, 4};
     size_t n = pick(algos, count, memory_order_family, family);
     run->plans[0] = base_plan(family, n, threads, 3, reps, cfg);
-    run->plans[0].record = true;
+    run->plans[0].run.record = true;
     run->plan_labels[0] = "overload (L = 1000 per 100 ms): mostly the reject path";
     /* A limit no run reaches: every call takes the admit path. */
     struct rl_config admit = *cfg;
@@ -156,8 +155,8 @@ static void plan_clocks(struct rl_suite_run *run, const struct rl_algo **algos, 
     size_t n = pick(algos, count, representatives, reps_algos);
     for (size_t c = 0; c < 4; c++) {
         run->plans[c] = base_plan(reps_algos, n, threads, 2, reps, cfg);
-        run->plans[c].clock = clocks[c];
-        run->plans[c].record = true;
+        run->plans[c].run.clock = clocks[c];
+        run->plans[c].run.record = true;
         run->plan_labels[c] = labels[c];
     }
     run->plan_count = 4;
@@ -192,8 +191,8 @@ static void plan_pareto(struct rl_suite_run *run, const struct rl_algo **algos, 
     n = pick(algos, count, local_thread_safe, costed);
     for (size_t c = 0; c < 4; c++) {
         run->plans[c] = base_plan(costed, n, one_thread, 1, reps, cfg);
-        run->plans[c].duration_ns = 100000000u;
-        run->plans[c].clock = clocks[c];
+        run->plans[c].run.duration_ns = 100000000u;
+        run->plans[c].run.clock = clocks[c];
         run->plan_labels[c] = clocks[c];
     }
     run->plan_count = 4;
@@ -209,7 +208,7 @@ static void plan_keys(struct rl_suite_run *run, const struct rl_algo **algos, si
     size_t n = pick(algos, count, representatives, reps_algos);
     for (size_t k = 0; k < 4; k++) {
         run->plans[k] = base_plan(reps_algos, n, threads, 2, reps, cfg);
-        run->plans[k].keys = key_counts[k];
+        run->plans[k].run.keys = key_counts[k];
         run->plan_labels[k] = labels[k];
     }
     run->plan_count = 4;
@@ -226,8 +225,8 @@ static void plan_redis(struct rl_suite_run *run, const struct rl_algo **algos, s
     run->sim_workloads = every_workload;
     run->sim_remote_workload = "boundary";
     run->plans[0] = base_plan(remote_algos, n, threads, 3, reps, cfg);
-    run->plans[0].duration_ns = 500000000u;
-    run->plans[0].record = true;
+    run->plans[0].run.duration_ns = 500000000u;
+    run->plans[0].run.record = true;
     run->plan_labels[0] = "closed loop, 500 ms a run, each paired with a recorded run";
     run->plan_count = n > 1 ? 1 : 0;
 }
@@ -289,7 +288,7 @@ static void plan_sharded(struct rl_suite_run *run, const struct rl_algo **algos,
         overload.slots = batches[b];
         p = &run->plans[run->plan_count];
         *p = base_plan(chosen, n, threads, 1, reps, &overload);
-        p->record = true;
+        p->run.record = true;
         snprintf(labels[run->plan_count], sizeof labels[0],
                  "k = %u, overload at the suite's limit, recorded", batches[b]);
         run->plan_labels[run->plan_count] = labels[run->plan_count];

@@ -58,6 +58,7 @@
  * operations in flight end; the sweeper and lazy expiry run with the mutex
  * held and outside any announcement.
  */
+#include "harness/sys/cpus.h"
 #include "keyed.h"
 
 #include "keyed_arena.h"
@@ -671,8 +672,7 @@ static int create_shards(struct rl_keyed *k, unsigned wanted_shards)
 {
     /* A power of two, at least 2: the shard takes the hash's low bits, which
      * frees the key word's top bit (see the file comment). */
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    uint64_t wanted = wanted_shards ? wanted_shards : 4 * (uint64_t)(cpus > 0 ? cpus : 1);
+    uint64_t wanted = wanted_shards ? wanted_shards : 4 * (uint64_t)rl_cpu_count();
     k->shard_bits = 1;
     while (k->shard_bits < 16 && (1ull << k->shard_bits) < wanted)
         k->shard_bits++;

@@ -1,4 +1,5 @@
 /* measure.c — run, check, and fill a result row. */
+#include "harness/sys/cpus.h"
 #include "measure.h"
 
 #include "sim.h"
@@ -9,12 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-
-static unsigned online_cpus(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (unsigned)n : 1;
-}
 
 static void set_load(struct rl_result *r, bool has_load, const struct rl_load *load)
 {
@@ -59,7 +54,7 @@ int rl_measure_sim(const struct rl_algo *algo, const struct rl_config *cfg,
     r->workload = workload;
     r->clock = "virtual";
     r->threads = 1;
-    r->cpus = online_cpus();
+    r->cpus = (unsigned)rl_cpu_count();
     r->rep = 1; /* one run: repetition 1, as in every mode (result.h) */
     r->cfg = *cfg;
     r->keys = trace->key_count;
@@ -98,7 +93,7 @@ int rl_measure_stress(const struct rl_stress_params *p, unsigned rep, struct rl_
     r->workload = "closed_loop";
     r->clock = p->clock;
     r->threads = p->threads;
-    r->cpus = online_cpus();
+    r->cpus = (unsigned)rl_cpu_count();
     r->rep = rep;
     r->cfg = p->cfg;
     r->keys = p->keys > 1 ? p->keys : 1;
@@ -148,7 +143,7 @@ int rl_measure_replay(const struct rl_replay_params *p, const char *workload, ui
     r->workload = workload;
     r->clock = p->clock;
     r->threads = p->threads;
-    r->cpus = online_cpus();
+    r->cpus = (unsigned)rl_cpu_count();
     r->rep = rep;
     r->cfg = p->cfg;
     r->keys = p->trace->key_count;

@@ -2,8 +2,10 @@
  * count latency from when each was due (replay.h). The start line, the
  * per-thread buffers and the error policy follow stress.c; the pacing
  * follows wrk2's answer to coordinated omission (Gil Tene). */
+#include "harness/sys/cpus.h"
 #include "replay.h"
 
+#include "run_clock.h"
 #include "harness/sys/clock.h"
 #include "harness/sys/interrupt.h"
 
@@ -194,12 +196,10 @@ static void *worker_main(void *arg)
 static int check_params(const struct rl_replay_params *p, struct rl_clock *clock, char *err,
                         size_t err_len)
 {
-    if (rl_clock_init(clock, p->clock, err, err_len) != 0)
+    if (p->started_clock)
+        *clock = *p->started_clock;
+    else if (rl_run_clock_start(p->clock, "replay", clock, err, err_len) != 0)
         return -1;
-    if (strcmp(clock->name, "virtual") == 0) {
-        snprintf(err, err_len, "replay needs a real clock (monotonic, coarse or tsc)");
-        return -1;
-    }
     if (p->threads < 1 || p->threads > MAX_THREADS) {
         snprintf(err, err_len, "replay needs 1 to %u threads, not %u", MAX_THREADS, p->threads);
         return -1;
@@ -230,20 +230,6 @@ int rl_replay_check_trace(const struct rl_trace *trace, double speed, char *err,
     return 0;
 }
 
-static int copy_key_names(const struct rl_trace *trace, struct rl_event_log *log)
-{
-    log->key_count = trace->key_count ? trace->key_count : 1;
-    if (trace->key_names == NULL || trace->key_count == 0)
-        return 0;
-    log->key_names = calloc(trace->key_count, sizeof *log->key_names);
-    if (log->key_names == NULL)
-        return -1;
-    for (uint32_t k = 0; k < trace->key_count; k++)
-        if ((log->key_names[k] = strdup(trace->key_names[k])) == NULL)
-            return -1;
-    return 0;
-}
-
 /* Gathers every thread's decisions, counts and histograms into out. */
 static int collect(struct worker *workers, unsigned threads, const struct rl_trace *trace,
                    struct rl_replay_outcome *out)
@@ -253,7 +239,9 @@ static int collect(struct worker *workers, unsigned threads, const struct rl_tra
     for (unsigned i = 0; i < threads; i++)
         total += workers[i].len;
     log->events = malloc((total ? total : 1) * sizeof *log->events);
-    if (log->events == NULL || copy_key_names(trace, log) != 0)
+    log->key_count = trace->key_count ? trace->key_count : 1; /* a log names at least one key */
+    if (log->events == NULL ||
+        rl_event_log_copy_key_names(log, trace->key_names, trace->key_count) != 0)
         return -1;
     log->cap = total;
     log->complete = true;
@@ -366,10 +354,9 @@ int rl_replay_run(const struct rl_replay_params *p, struct rl_replay_outcome *ou
         snprintf(err, err_len, "out of memory for the latency histograms");
         return -1;
     }
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     struct replay_shared shared = {
         .threads = p->threads,
-        .oversubscribed = p->threads > (unsigned)(cpus > 0 ? cpus : 1),
+        .oversubscribed = p->threads > (unsigned)rl_cpu_count(),
         .stamps_on_mono = strcmp(clock.name, "monotonic") == 0,
         .speed = p->speed == 0 ? 1.0 : p->speed,
         .trace = p->trace,

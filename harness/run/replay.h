@@ -59,10 +59,13 @@ struct rl_replay_params {
     const struct rl_trace *trace; /* time-sorted; its keys go through the keyed container */
     unsigned threads;             /* 1..1024 */
     double speed;                 /* > 0; due time = t0 + t / speed; 0 means 1 */
-    const char *clock;            /* monotonic, coarse or tsc: the algorithm's and the stamps' */
+    const char *clock;            /* monotonic, coarse, tsc, cached: limiter's and stamps' */
     enum rl_keyed_expiry expiry;  /* for traces of more than one key */
     bool error_admits;            /* on RL_ERROR the caller admits (fail-open) or rejects */
     uint64_t client_skew_ns;      /* thread i's clock off by a share of ±skew, as in stress */
+    /* Already started, when a plan started it once for all its runs (the
+     * run copies the handle); NULL: the run starts `clock` itself. */
+    const struct rl_clock *started_clock;
 };
 
 struct rl_replay_outcome {

@@ -7,20 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int copy_key_names(const struct rl_trace *trace, struct rl_event_log *log)
-{
-    log->key_count = trace->key_count;
-    if (trace->key_names == NULL || trace->key_count == 0)
-        return 0;
-    log->key_names = calloc(trace->key_count, sizeof *log->key_names);
-    if (log->key_names == NULL)
-        return -1;
-    for (uint32_t k = 0; k < trace->key_count; k++)
-        if ((log->key_names[k] = strdup(trace->key_names[k])) == NULL)
-            return -1;
-    return 0;
-}
-
 struct rl_keyed_config rl_sim_keyed_config(const struct rl_algo *algo, const struct rl_config *cfg,
                                            const struct rl_sim_options *options)
 {
@@ -59,7 +45,9 @@ int rl_sim_run_keyed(const struct rl_algo *algo, const struct rl_config *cfg,
     rl_clock_init(&clock, "virtual", err, err_len);
 
     log->events = malloc((trace->len ? trace->len : 1) * sizeof *log->events);
-    if (log->events == NULL || copy_key_names(trace, log) != 0) {
+    log->key_count = trace->key_count;
+    if (log->events == NULL ||
+        rl_event_log_copy_key_names(log, trace->key_names, trace->key_count) != 0) {
         snprintf(err, err_len, "out of memory for a trace of %zu attempts", trace->len);
         rl_keyed_destroy(keyed);
         rl_event_log_free(log);

@@ -1,7 +1,9 @@
 /* stress.c — closed-loop threads on one shared limiter, with an optional
  * recorder that stamps every admit into a per-thread buffer. */
+#include "harness/sys/cpus.h"
 #include "stress.h"
 
+#include "run_clock.h"
 #include "harness/sys/clock.h"
 #include "harness/sys/interrupt.h"
 #include "harness/sys/rss.h"
@@ -245,10 +247,9 @@ static void *worker_main(void *arg)
 
 static void pin_to_cpu(pthread_t thread, unsigned index)
 {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
     cpu_set_t set;
     CPU_ZERO(&set);
-    CPU_SET(index % (unsigned)(cores > 0 ? cores : 1), &set);
+    CPU_SET(index % (unsigned)rl_cpu_count(), &set);
     pthread_setaffinity_np(thread, sizeof set, &set);
 }
 
@@ -279,6 +280,14 @@ static bool wait_for_duration(uint64_t duration_ns)
     }
 }
 
+/* The workers and their event buffers (those not yet merged). */
+static void free_workers(struct worker *workers, unsigned threads)
+{
+    for (unsigned i = 0; i < threads; i++)
+        free(workers[i].events);
+    free(workers);
+}
+
 static int merge_events(struct worker *workers, unsigned threads, uint32_t keys,
                         struct rl_event_log *log)
 {
@@ -303,66 +312,65 @@ static int merge_events(struct worker *workers, unsigned threads, uint32_t keys,
     return 0;
 }
 
-int rl_stress_run(const struct rl_stress_params *p, struct rl_stress_outcome *out, char *err,
-                  size_t err_len)
+/* The limiter the threads share: one instance, or the keyed container with
+ * its key sampler; epoch at the clock's now. Also the resident set before,
+ * for bytes per key. */
+static int create_limiter(const struct rl_stress_params *p, struct rl_clock *clock,
+                          struct stress_shared *shared, uint64_t *rss_before, char *err,
+                          size_t err_len)
 {
-    memset(out, 0, sizeof *out);
-    struct rl_clock clock;
-    if (rl_clock_init(&clock, p->clock, err, err_len) != 0)
-        return -1;
-    if (strcmp(clock.name, "virtual") == 0) {
-        snprintf(err, err_len, "stress needs a real clock (monotonic, coarse or tsc)");
-        return -1;
-    }
-
-    struct stress_shared shared = {.algo = p->algo,
-                                   .record = p->record,
-                                   .hold_ns = p->hold_ns,
-                                   .error_admits = p->error_admits};
-    atomic_init(&shared.stop, false);
-    atomic_init(&shared.go, false);
-    atomic_init(&shared.arrived, 0);
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    shared.threads = p->threads;
-    shared.oversubscribed = p->threads > (unsigned)(cpus > 0 ? cpus : 1);
-    atomic_init(&shared.in_flight, 0);
     struct rl_config cfg = p->cfg;
-    cfg.epoch_ns = shared.epoch_ns = clock.read(&clock);
-    uint64_t rss_before = 0;
-    if (p->keys > 1) {
-        malloc_trim(0); /* so that memory freed by earlier runs does not hide growth */
-        rss_before = rl_rss_bytes();
-        struct rl_keyed_config keyed_cfg = {
-            .algo = p->algo, .cfg = cfg, .expiry = p->expiry, .realtime = true};
-        enum rl_key_dist dist = p->zipf_s > 0 ? RL_KEYS_ZIPF : RL_KEYS_UNIFORM;
-        if (rl_key_sampler_init(&shared.sampler, dist, p->keys, p->zipf_s) != 0) {
-            snprintf(err, err_len, "out of memory for %u keys", p->keys);
-            return -1;
-        }
-        shared.keyed = rl_keyed_create(&keyed_cfg, err, err_len);
-        if (shared.keyed == NULL) {
-            rl_key_sampler_free(&shared.sampler);
-            return -1;
-        }
-    } else if ((shared.state = p->algo->create(&cfg, err, err_len)) == NULL) {
+    cfg.epoch_ns = shared->epoch_ns = clock->read(clock);
+    if (p->keys <= 1) {
+        shared->state = p->algo->create(&cfg, err, err_len);
+        return shared->state ? 0 : -1;
+    }
+    malloc_trim(0); /* so that memory freed by earlier runs does not hide growth */
+    *rss_before = rl_rss_bytes();
+    struct rl_keyed_config keyed_cfg = {
+        .algo = p->algo, .cfg = cfg, .expiry = p->expiry, .realtime = true};
+    enum rl_key_dist dist = p->zipf_s > 0 ? RL_KEYS_ZIPF : RL_KEYS_UNIFORM;
+    if (rl_key_sampler_init(&shared->sampler, dist, p->keys, p->zipf_s) != 0) {
+        snprintf(err, err_len, "out of memory for %u keys", p->keys);
         return -1;
     }
+    shared->keyed = rl_keyed_create(&keyed_cfg, err, err_len);
+    if (shared->keyed == NULL) {
+        rl_key_sampler_free(&shared->sampler);
+        return -1;
+    }
+    return 0;
+}
 
-    int rc = -1;
-    unsigned started = 0;
+/* What create_limiter made, on every path out of a run. */
+static void destroy_limiter(const struct rl_stress_params *p, struct stress_shared *shared)
+{
+    if (shared->keyed) {
+        rl_keyed_destroy(shared->keyed);
+        rl_key_sampler_free(&shared->sampler);
+    } else {
+        p->algo->destroy(shared->state);
+    }
+}
+
+/* Each worker gets the run's clock (skewed for --client-skew), its own key
+ * stream and, recorded, its event buffer. NULL with err on no memory. */
+static struct worker *make_workers(const struct rl_stress_params *p, struct stress_shared *shared,
+                                   const struct rl_clock *clock, char *err, size_t err_len)
+{
     struct worker *workers = aligned_alloc(RL_CACHE_LINE, p->threads * sizeof *workers);
     if (workers == NULL) {
         snprintf(err, err_len, "out of memory for %u threads", p->threads);
-        goto done_state;
+        return NULL;
     }
     memset(workers, 0, p->threads * sizeof *workers);
     size_t cap = p->record_capacity ? p->record_capacity : default_capacity(p);
     for (unsigned i = 0; i < p->threads; i++) {
         struct worker *w = &workers[i];
-        w->shared = &shared;
+        w->shared = shared;
         w->index = i;
-        w->clock = clock;
-        rl_stamp_clock_init(&w->stamp, &clock);
+        w->clock = *clock;
+        rl_stamp_clock_init(&w->stamp, clock);
         w->clock.reads = 0;
         rl_rng_seed(&w->rng, 1, i); /* thread i's own stream of keys */
         /* Thread i's clock is off by −skew + 2·skew·i/(T−1): evenly spread
@@ -376,11 +384,20 @@ int rl_stress_run(const struct rl_stress_params *p, struct rl_stress_outcome *ou
             w->events = malloc(cap * sizeof *w->events);
             if (w->events == NULL) {
                 snprintf(err, err_len, "out of memory for %zu recorded events a thread", cap);
-                goto done_workers;
+                free_workers(workers, p->threads);
+                return NULL;
             }
         }
     }
+    return workers;
+}
 
+/* Starts the threads together, lets them run for the duration (or until a
+ * signal), stops and joins them. -1 with err when a thread cannot start. */
+static int run_workers(const struct rl_stress_params *p, struct stress_shared *shared,
+                       struct worker *workers, bool *interrupted, char *err, size_t err_len)
+{
+    unsigned started = 0;
     for (; started < p->threads; started++) {
         int e = pthread_create(&workers[started].thread, NULL, worker_main, &workers[started]);
         if (e != 0) {
@@ -391,27 +408,33 @@ int rl_stress_run(const struct rl_stress_params *p, struct rl_stress_outcome *ou
             pin_to_cpu(workers[started].thread, started);
     }
     if (started < p->threads) { /* let the started ones run out at once */
-        atomic_store_explicit(&shared.stop, true, memory_order_relaxed);
-        shared.threads = started;
+        atomic_store_explicit(&shared->stop, true, memory_order_relaxed);
+        shared->threads = started;
     }
-    atomic_store_explicit(&shared.go, true, memory_order_release);
+    atomic_store_explicit(&shared->go, true, memory_order_release);
     /* The run's time starts when the last worker is past the start line,
      * so a worker the scheduler was slow to wake cannot miss a short run. */
-    while (atomic_load_explicit(&shared.arrived, memory_order_relaxed) < shared.threads)
+    while (atomic_load_explicit(&shared->arrived, memory_order_relaxed) < shared->threads)
         sched_yield();
     if (started == p->threads)
-        out->interrupted = !wait_for_duration(p->duration_ns);
+        *interrupted = !wait_for_duration(p->duration_ns);
     /* relaxed: workers need only notice the flag eventually, and join()
      * orders everything they wrote before we read it. */
-    atomic_store_explicit(&shared.stop, true, memory_order_relaxed);
+    atomic_store_explicit(&shared->stop, true, memory_order_relaxed);
     for (unsigned i = 0; i < started; i++)
         pthread_join(workers[i].thread, NULL);
-    if (started < p->threads)
-        goto done_workers;
+    return started == p->threads ? 0 : -1;
+}
 
+/* Sums the workers' counters into out; keyed runs add the container's
+ * stats and bytes per live key. */
+static void sum_outcome(const struct rl_stress_params *p, const struct stress_shared *shared,
+                        const struct worker *workers, uint64_t rss_before,
+                        struct rl_stress_outcome *out)
+{
     uint64_t first_start = UINT64_MAX, last_end = 0, busy_ns = 0;
     for (unsigned i = 0; i < p->threads; i++) {
-        struct worker *w = &workers[i];
+        const struct worker *w = &workers[i];
         out->admits += w->decisions[RL_ADMIT];
         out->rejects += w->decisions[RL_REJECT];
         out->errors += w->errors;
@@ -428,12 +451,46 @@ int rl_stress_run(const struct rl_stress_params *p, struct rl_stress_outcome *ou
     out->wall_ns = last_end - first_start;
     out->ns_per_op = out->attempts ? (double)busy_ns / (double)out->attempts : 0;
     out->mops = out->wall_ns ? (double)out->attempts * 1e3 / (double)out->wall_ns : 0;
-    if (shared.keyed) {
-        rl_keyed_stats(shared.keyed, &out->keyed);
+    if (shared->keyed) {
+        rl_keyed_stats(shared->keyed, &out->keyed);
         uint64_t rss_after = rl_rss_bytes();
         if (out->keyed.live_keys && rss_after > rss_before)
             out->bytes_per_key = (double)(rss_after - rss_before) / (double)out->keyed.live_keys;
     }
+}
+
+/* One measurement: clock, limiter, workers, run, sums; each step above. */
+int rl_stress_run(const struct rl_stress_params *p, struct rl_stress_outcome *out, char *err,
+                  size_t err_len)
+{
+    memset(out, 0, sizeof *out);
+    struct rl_clock clock;
+    if (p->started_clock)
+        clock = *p->started_clock;
+    else if (rl_run_clock_start(p->clock, "stress", &clock, err, err_len) != 0)
+        return -1;
+
+    struct stress_shared shared = {.algo = p->algo,
+                                   .record = p->record,
+                                   .hold_ns = p->hold_ns,
+                                   .error_admits = p->error_admits};
+    atomic_init(&shared.stop, false);
+    atomic_init(&shared.go, false);
+    atomic_init(&shared.arrived, 0);
+    shared.threads = p->threads;
+    shared.oversubscribed = p->threads > (unsigned)rl_cpu_count();
+    atomic_init(&shared.in_flight, 0);
+    uint64_t rss_before = 0;
+    if (create_limiter(p, &clock, &shared, &rss_before, err, err_len) != 0)
+        return -1;
+
+    int rc = -1;
+    struct worker *workers = make_workers(p, &shared, &clock, err, err_len);
+    if (workers == NULL)
+        goto done_state;
+    if (run_workers(p, &shared, workers, &out->interrupted, err, err_len) != 0)
+        goto done_workers;
+    sum_outcome(p, &shared, workers, rss_before, out);
     if (p->record && merge_events(workers, p->threads, p->keys, &out->log) != 0) {
         snprintf(err, err_len, "out of memory merging recorded events");
         goto done_workers;
@@ -441,15 +498,8 @@ int rl_stress_run(const struct rl_stress_params *p, struct rl_stress_outcome *ou
     rc = 0;
 
 done_workers:
-    for (unsigned i = 0; i < p->threads; i++)
-        free(workers[i].events);
-    free(workers);
+    free_workers(workers, p->threads);
 done_state:
-    if (shared.keyed) {
-        rl_keyed_destroy(shared.keyed);
-        rl_key_sampler_free(&shared.sampler);
-    } else {
-        p->algo->destroy(shared.state);
-    }
+    destroy_limiter(p, &shared);
     return rc;
 }

@@ -26,6 +26,9 @@ struct rl_stress_params {
     enum rl_keyed_expiry expiry; /* for keys > 1; the sweeper is a real thread here */
     bool error_admits;           /* on RL_ERROR the caller admits (fail-open) or rejects */
     uint64_t client_skew_ns;     /* thread i's clock is off by a share of ±skew (see stress.c) */
+    /* Already started, when a plan started it once for all its runs (the
+     * run copies the handle); NULL: the run starts `clock` itself. */
+    const struct rl_clock *started_clock;
 };
 
 struct rl_stress_outcome {

@@ -1,14 +1,13 @@
 /* stress_plan.h — a grid of stress measurements (algorithms × thread counts
- * × repetitions), run with repetitions interleaved across algorithms so a
- * slow spell of the machine does not land on one algorithm only. Shared by
- * `ratelab stress` and `ratelab bench`. */
+ * × repetitions), prepared once and run with repetitions interleaved across
+ * algorithms so a slow spell of the machine does not land on one algorithm
+ * only. Shared by `ratelab stress`, `ratelab bench` and the claims. */
 #ifndef RL_STRESS_PLAN_H
 #define RL_STRESS_PLAN_H
 
+#include "stress.h"
 #include "harness/keyed/keyed.h"
 #include "harness/report/result.h"
-
-struct rl_event_log;
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -20,25 +19,42 @@ struct rl_stress_plan {
     const uint64_t *threads;
     size_t thread_count;
     unsigned reps;
-    uint64_t duration_ns;
-    const char *clock;
-    struct rl_config cfg;
-    bool record; /* each run is paired with a recorded one: accuracy and overhead */
-    bool pin;
-    uint64_t hold_ns; /* limiters that need release hold each permit this long */
-    uint32_t keys;    /* > 1: keyed, through the container */
-    double zipf_s;
-    enum rl_keyed_expiry expiry;
-    bool error_admits;       /* fail-open on RL_ERROR */
-    uint64_t client_skew_ns; /* clients' clocks spread over ±skew */
-    /* When set, the admits of the recorded runs are handed here (each
-     * replacing the one before: a plan of one recorded run keeps its own). */
-    struct rl_event_log *keep_log;
+    /* What every run of the plan shares, as the run takes it: the plan sets
+     * algo, threads, record and started_clock per run. Here, run.record
+     * means each run is paired with a recorded one (accuracy and overhead). */
+    struct rl_stress_params run;
+    /* Started once by rl_stress_plan_prepare (clock_started); an unprepared
+     * plan (bench's suites) starts it once when it runs. */
+    struct rl_clock clock;
+    bool clock_started;
+    /* --decisions: the admits of the plan's one recorded run of its chosen
+     * algorithm are handed back in `decisions` (free with rl_stress_plan_free). */
+    bool keep_decisions;
+    struct rl_event_log decisions;
     /* Where progress goes: called with one line per run, then with NULL when
      * the plan ends. NULL: silent. The CLI passes its terminal line, so this
      * layer never includes the CLI. */
     void (*progress)(const char *line);
 };
+
+/* The algorithms a user asked for, before the plan adds its reference rows. */
+struct rl_stress_asked {
+    const struct rl_algo *const *algos;
+    size_t count;
+    bool all;    /* "all": leave out what cannot run here instead of refusing it */
+    bool unsafe; /* allow algorithms that are not thread-safe with > 1 thread */
+};
+
+/* Prepares plan (its threads, reps and run already set) for `ratelab
+ * stress`: starts the clock (refusing virtual), checks each asked algorithm
+ * (thread-safe for the thread counts, creatable with run.cfg), puts faa
+ * first and, when a Redis algorithm is asked for, redis_noop next (the
+ * floors every row is compared with, measured in the same run), and with
+ * keep_decisions applies the --decisions rule (one algorithm, one thread
+ * count, one repetition; recorded). The list goes into `list` (room for
+ * `room`, at least asked->count + 1). -1 with one line in err. */
+int rl_stress_plan_prepare(struct rl_stress_plan *plan, const struct rl_stress_asked *asked,
+                           const struct rl_algo **list, size_t room, char *err, size_t err_len);
 
 /* Rows the plan produces. */
 size_t rl_stress_plan_rows(const struct rl_stress_plan *plan);
@@ -49,12 +65,10 @@ size_t rl_stress_plan_rows(const struct rl_stress_plan *plan);
  * Redis server, say: *failed set and err says why). The finished rows are
  * whole either way, so the caller can still write them. ratio_faa is
  * filled. */
-size_t rl_stress_plan_run(const struct rl_stress_plan *plan, const char *label,
-                          struct rl_result *rows, bool *interrupted, bool *failed, char *err,
-                          size_t err_len);
+size_t rl_stress_plan_run(struct rl_stress_plan *plan, const char *label, struct rl_result *rows,
+                          bool *interrupted, bool *failed, char *err, size_t err_len);
 
-/* Prints the recorder's overhead: recorded ÷ unrecorded ns/op, median over
- * the paired runs of each algorithm and thread count. */
-void rl_stress_plan_print_overhead(FILE *out, const struct rl_result *rows, size_t count);
+/* Frees what a run handed back (the decisions). */
+void rl_stress_plan_free(struct rl_stress_plan *plan);
 
 #endif

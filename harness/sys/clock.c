@@ -133,6 +133,14 @@ int rl_clock_measure(const char *name, struct rl_clock_report *out, char *err, s
     struct rl_clock clock;
     if (rl_clock_init(&clock, name, err, err_len) != 0)
         return -1;
+    rl_clock_measure_started(&clock, out);
+    return 0;
+}
+
+void rl_clock_measure_started(const struct rl_clock *started, struct rl_clock_report *out)
+{
+    struct rl_clock clock = *started; /* the reads below advance a copy only */
+    const char *name = clock.name;
     memset(out, 0, sizeof *out);
     out->name = clock.name;
 
@@ -164,5 +172,4 @@ int rl_clock_measure(const char *name, struct rl_clock_report *out, char *err, s
     uint64_t tsc_mult = rl_clock_state(&clock)->tsc_mult;
     if (strcmp(name, "tsc") == 0 && tsc_mult) /* one tick, rounded up */
         out->resolution_ns = (tsc_mult + 0xffffffffu) >> 32;
-    return 0;
 }

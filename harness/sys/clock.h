@@ -88,6 +88,10 @@ struct rl_clock_report {
 /* Measures a clock (about 50 ms). -1 with one line in err as for init. */
 int rl_clock_measure(const char *name, struct rl_clock_report *out, char *err, size_t err_len);
 
+/* The same on a clock already started (a run's, so that measuring it does
+ * not start it again). */
+void rl_clock_measure_started(const struct rl_clock *clock, struct rl_clock_report *out);
+
 /* The cached clock: one thread a period T publishes CLOCK_MONOTONIC into
  * one word, and a read is one relaxed load of it (plus the handle's skew).
  * A read at true time t returns a value in [t − T − lag, t], where lag is how

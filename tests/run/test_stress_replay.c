@@ -309,7 +309,7 @@ static void test_bad_parameters(void)
     p.speed = 1;
     p.clock = "virtual";
     CU_ASSERT_EQUAL(rl_replay_run(&p, &out, err, sizeof err), -1);
-    CU_ASSERT_PTR_NOT_NULL(strstr(err, "real clock"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(err, "virtual is for sim"));
     p.clock = "monotonic";
     p.threads = 0;
     CU_ASSERT_EQUAL(rl_replay_run(&p, &out, err, sizeof err), -1);
