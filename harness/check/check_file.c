@@ -299,6 +299,8 @@ static int stream(struct pipeline *p, struct checking *c, bool measure, char *er
     return rc;
 }
 
+/* About 80 lines on purpose: the pipeline is set up, run and torn down in one
+ * place, so every path that frees a part is seen beside the one that made it. */
 enum rl_check_file_status rl_check_file(const char *path, const struct rl_check_params *params,
                                         bool complete, size_t reorder, struct rl_checked_file *out,
                                         char *err, size_t err_len)
