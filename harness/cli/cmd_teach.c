@@ -128,9 +128,9 @@ static void say_if_no_race(bool raced, const char *lesson)
                lesson);
     else
         printf("The race did not happen in this run: the two threads never met at the\n"
-               "wrong instant, so the counts above show no loss. Rerun the lesson\n"
-               "(ratelab teach %s), or use the teaching build, where the race is widest:\n"
-               "  make teach && build/ratelab-teach teach %s\n\n",
+               "wrong instant, so the counts above show no excess. Rerun the lesson\n"
+               "(ratelab teach %s) or run it in the teaching build, where the race\n"
+               "is widest: make teach && build/ratelab-teach teach %s\n\n",
                lesson, lesson);
 }
 
