@@ -457,11 +457,13 @@ paper:
 # ---- asm -----------------------------------------------------------------
 # make asm: the atomic and fence instructions of every memory-order variant
 # (fw_cas, fw_cas_acqrel, tb_cas, tb_cas_relaxed, and one fetch-add, store
-# and load per order in tests/asm/orders.c) on x86-64, AArch64 with and
-# without LSE, and POWER, read off objdump into build/asm/table.md, then
+# and load per order in tests/asm/orders.c) on x86-64, AArch64 (armv8-a
+# without LSE, armv8.1-a with it, armv8.3-a with RCpc) and POWER, read off
+# objdump into build/asm/table.md, then
 # asserted by tests/asm/check.sh; then tests/asm/cost.sh times the host's
 # orders.o into build/asm/cost.md (printed, never asserted). Installs the
-# Debian cross compilers when missing. See tests/asm/README.md.
+# Debian cross compilers and their headers when missing. See
+# tests/asm/README.md.
 asm:
 	$(Q)sh tests/asm/build.sh build/asm
 	$(Q)sh tests/asm/check.sh build/asm

@@ -1,5 +1,6 @@
 /* cmd_litmus.c — `ratelab litmus`: store buffering and message passing on
- * two real threads, at each memory order, counted per 10^6 trials. */
+ * two real threads, at each memory order, their non-SC outcome counted per
+ * 10^6 trials, with whether the order allows it and whether it was seen. */
 #include "cli.h"
 #include "commands.h"
 #include "parse.h"
@@ -15,9 +16,9 @@ struct rows {
     size_t count;
 };
 
-static const char *const columns[] = {"test", "order",      "trials", "forbidden", "per_1m",
-                                      "c11",  "x86_64_tso", "pinned", "r00",       "r01",
-                                      "r10",  "r11",        NULL};
+static const char *const columns[] = {"test", "orders",     "trials", "non_sc", "per_1m",
+                                      "c11",  "x86_64_tso", "pinned", "r00",    "r01",
+                                      "r10",  "r11",        "note",   NULL};
 
 static const char *allowed(bool yes)
 {
@@ -26,7 +27,7 @@ static const char *allowed(bool yes)
 
 static double per_million(const struct rl_litmus_result *r)
 {
-    return r->trials ? (double)r->forbidden * 1e6 / (double)r->trials : 0.0;
+    return r->trials ? (double)r->non_sc * 1e6 / (double)r->trials : 0.0;
 }
 
 static void fill(struct rl_cli_sheet *s, const void *data)
@@ -37,7 +38,7 @@ static void fill(struct rl_cli_sheet *s, const void *data)
         rl_cli_sheet_text(s, rl_litmus_test_name(r->test));
         rl_cli_sheet_text(s, rl_litmus_order_name(r->order));
         rl_cli_sheet_u64(s, r->trials);
-        rl_cli_sheet_u64(s, r->forbidden);
+        rl_cli_sheet_u64(s, r->non_sc);
         rl_cli_sheet_real(s, per_million(r));
         rl_cli_sheet_text(s, allowed(rl_litmus_allowed_c11(r->test, r->order)));
         rl_cli_sheet_text(s, allowed(rl_litmus_allowed_tso(r->test, r->order)));
@@ -46,6 +47,7 @@ static void fill(struct rl_cli_sheet *s, const void *data)
         rl_cli_sheet_u64(s, r->outcome[0][1]);
         rl_cli_sheet_u64(s, r->outcome[1][0]);
         rl_cli_sheet_u64(s, r->outcome[1][1]);
+        rl_cli_sheet_text(s, rl_litmus_note(r));
     }
 }
 
@@ -67,13 +69,15 @@ int rl_cmd_litmus(int argc, char **argv)
             printf("usage: ratelab litmus [--trials N] [--test sb|mp|all] [--format F] "
                    "[--out FILE.csv]\n\n"
                    "Hardware litmus tests on two threads pinned to two CPUs, each trial on a\n"
-                   "fresh pair of locations, at each C11 order (relaxed; release stores and\n"
-                   "acquire loads; seq_cst):\n"
-                   "  sb  thread 0: x=1; r0=y   thread 1: y=1; r1=x      forbidden: r0=0, r1=0\n"
+                   "fresh pair of locations, at each C11 order (store relaxed / load relaxed;\n"
+                   "store release / load acquire; store seq_cst / load seq_cst):\n"
+                   "  sb  thread 0: x=1; r0=y   thread 1: y=1; r1=x      non-SC: r0=0, r1=0\n"
                    "  mp  thread 0: data=1; flag=1   thread 1: r0=flag; r1=data\n"
-                   "                                                     forbidden: r0=1, r1=0\n"
-                   "Prints the forbidden outcome's count and rate per 10^6 trials, and whether\n"
-                   "C11 and x86-64 TSO allow it; r00..r11 count every outcome (r0, r1).\n\n"
+                   "      (the order is the flag's; data is relaxed)     non-SC: r0=1, r1=0\n"
+                   "Prints the count of the non-SC outcome (the one no sequentially consistent\n"
+                   "run gives) and its rate per 10^6 trials, whether C11 and x86-64 TSO allow\n"
+                   "it at that order, and a note: seen, or not seen in this run (rerun), or not\n"
+                   "observable here; r00..r11 count every outcome (r0, r1).\n\n"
                    "  --trials N  trials per test and order (default 1000000)\n"
                    "  --test T    sb, mp or all (default all)\n%s",
                    rl_cli_output_help);
@@ -105,26 +109,29 @@ int rl_cmd_litmus(int argc, char **argv)
                                  err);
 
     if (rl_cli_output_view(&output) == RL_FORMAT_TABLE) {
-        printf("%-4s %-8s %10s %10s %10s %10s %11s %6s\n", "test", "order", "trials", "forbidden",
-               "per_1m", "c11", "x86_64_tso", "pinned");
+        printf("%-4s %-28s %8s %7s %8s %9s %10s %6s  %s\n", "test", "orders", "trials", "non_sc",
+               "per_1m", "c11", "x86_64_tso", "pinned", "note");
         for (size_t i = 0; i < rows.count; i++) {
             const struct rl_litmus_result *r = &rows.r[i];
-            printf("%-4s %-8s %10llu %10llu %10.1f %10s %11s %6s\n", rl_litmus_test_name(r->test),
+            printf("%-4s %-28s %8llu %7llu %8.1f %9s %10s %6s  %s\n", rl_litmus_test_name(r->test),
                    rl_litmus_order_name(r->order), (unsigned long long)r->trials,
-                   (unsigned long long)r->forbidden, per_million(r),
+                   (unsigned long long)r->non_sc, per_million(r),
                    allowed(rl_litmus_allowed_c11(r->test, r->order)),
-                   allowed(rl_litmus_allowed_tso(r->test, r->order)), r->pinned ? "yes" : "no");
+                   allowed(rl_litmus_allowed_tso(r->test, r->order)), r->pinned ? "yes" : "no",
+                   rl_litmus_note(r));
         }
         printf(
-            "\nforbidden: trials that ended in the outcome sequential consistency forbids\n"
-            "(sb: r0=0, r1=0; mp: r0=1, r1=0); per_1m: per 10^6 trials; c11, x86_64_tso: whether\n"
-            "each memory model allows it at that order; a count of 0 does not prove it cannot "
-            "happen.\n"
+            "\nnon_sc: trials that ended in the outcome no sequentially consistent run gives\n"
+            "(sb: r0=0, r1=0; mp: r0=1, r1=0); per_1m: per 10^6 trials; c11, x86_64_tso:\n"
+            "whether each memory model allows it at that row's orders (mp: the flag's; data\n"
+            "is relaxed). A count of 0 does not prove it cannot happen: where the model\n"
+            "allows it, 0 means the race did not happen in this run; rerun.\n"
             "For limiters: a check that reads one word after writing another (a count and a\n"
             "window start, two shards' counters) can miss the other thread's write unless both\n"
             "sides are seq_cst or the decision is one read-modify-write on one word. MP holding\n"
-            "here at every order is x86-64's TSO, not C11: code that leans on it without\n"
-            "release/acquire breaks on ARM and POWER, and under the compiler.\n");
+            "here at every order is x86-64's TSO, not C11: C11 lets code that leans on it\n"
+            "without release/acquire break under the compiler, and on Arm and POWER (not\n"
+            "observable here).\n");
     }
     rl_cli_write_sheet(cmd, &output, columns, fill, &rows);
     return 0;

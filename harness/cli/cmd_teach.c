@@ -26,6 +26,10 @@ struct lesson {
     int (*run)(const struct lesson *lesson);
 };
 
+/* Threads that race in the lessons that count a race: 2, or 1 for the
+ * control run (`--threads 1`), in which no race can happen. */
+static unsigned teach_threads = 2;
+
 static const char atomicity[] =
     "Conclusion: this is atomicity, not ordering. The race is a check and an act\n"
     "that should have been one read-modify-write; it happens with every access\n"
@@ -50,7 +54,7 @@ static int stress_once(const char *name, uint64_t duration_ns, struct counts *c)
     struct rl_stress_params params = {
         .algo = algo,
         .cfg = {.limit = TEACH_L, .interval_ns = TEACH_I},
-        .threads = 2,
+        .threads = teach_threads,
         .duration_ns = duration_ns,
         .clock = "monotonic",
         .record = true,
@@ -89,11 +93,13 @@ static int stress_once(const char *name, uint64_t duration_ns, struct counts *c)
 
 static void print_counts(const char *name, const struct counts *c)
 {
-    printf("%s, 2 threads, L=%d per 10 ms window, recorded (%llu run%s):\n", name, TEACH_L,
-           (unsigned long long)c->runs, c->runs == 1 ? "" : "s");
+    printf("%s, %u thread%s, L=%d per 10 ms window, recorded (%llu run%s):\n", name, teach_threads,
+           teach_threads == 1 ? "" : "s", TEACH_L, (unsigned long long)c->runs,
+           c->runs == 1 ? "" : "s");
     printf("  attempts            %llu\n", (unsigned long long)c->attempts);
     printf("  admits              %llu\n", (unsigned long long)c->admits);
-    printf("  bound L*(windows)   %llu\n", (unsigned long long)c->bound);
+    printf("  bound L*(windows)   %llu (%llu windows up to the last event)\n",
+           (unsigned long long)c->bound, (unsigned long long)(c->bound / TEACH_L));
     printf("  beyond the bound    %llu\n",
            (unsigned long long)(c->admits > c->bound ? c->admits - c->bound : 0));
     printf("  window_excess       %llu\n", (unsigned long long)c->window_excess);
@@ -102,6 +108,30 @@ static void print_counts(const char *name, const struct counts *c)
     printf("  first_window        %llu admits stamped in [0, I)\n",
            (unsigned long long)c->first_window);
     printf("  held                %s\n\n", c->held ? "yes" : "no");
+    printf("beyond the bound is counted once, at the end of the run: all admits minus\n"
+           "L x (windows up to the last event). window_excess (from check) is the largest\n"
+           "excess at any instant: admits by time t minus L x (windows up to t). They differ\n"
+           "when windows after that instant admitted fewer than L, which the end count nets\n"
+           "off; window_excess >= beyond the bound always.\n\n");
+}
+
+/* Says so when the lesson's race did not happen in this run: with one
+ * thread it cannot (the control run); with two, the threads did not meet at
+ * the wrong instant, and a rerun (or the teaching build) may show it. */
+static void say_if_no_race(bool raced, const char *lesson)
+{
+    if (raced)
+        return;
+    if (teach_threads < 2)
+        printf("The race did not happen: one thread, so it cannot (the control run).\n"
+               "Run with two threads to see it: ratelab teach %s\n\n",
+               lesson);
+    else
+        printf("The race did not happen in this run: the two threads never met at the\n"
+               "wrong instant, so the counts above show no excess. Rerun the lesson\n"
+               "(ratelab teach %s) or run it in the teaching build, where the race\n"
+               "is widest: make teach && build/ratelab-teach teach %s\n\n",
+               lesson, lesson);
 }
 
 /* The ThreadSanitizer build of ratelab: RATELAB_TSAN_BIN, else
@@ -163,26 +193,32 @@ static bool show_tsan_report(const char *bin)
 
 static int lesson_data_race(const struct lesson *l)
 {
-    (void)l;
-    printf("Look at: two threads add 1 to one counter 10^6 times each, three ways. The\n"
+    printf("Look at: %s 1 to one counter 10^6 times, three ways. The\n"
            "plain increment is a data race; an atomic load then an atomic store has no\n"
-           "data race and still loses updates; only one read-modify-write loses none.\n\n");
+           "data race and still loses updates; only one read-modify-write loses none.\n\n",
+           teach_threads == 1 ? "one thread (the control run) adds" : "two threads each add");
     printf("  %-11s %-40s %10s %10s %10s\n", "way", "one increment", "expected", "final", "lost");
     char err[256];
+    const char *notes[RL_LOST_KINDS];
     for (int k = 0; k < RL_LOST_KINDS; k++) {
         struct rl_lost_update_result r;
-        if (rl_lost_update_run(k, 1000000, &r, err, sizeof err) != 0)
+        if (rl_lost_update_run(k, teach_threads, 1000000, &r, err, sizeof err) != 0)
             rl_cli_run_error("teach", "%s: %s", rl_lost_update_name(k), err);
         printf("  %-11s %-40s %10llu %10llu %10llu\n", rl_lost_update_name(k),
                rl_lost_update_code(k), (unsigned long long)r.expected, (unsigned long long)r.final,
                (unsigned long long)(r.expected - r.final));
+        notes[k] = rl_lost_update_note(&r);
     }
+    for (int k = 0; k < RL_LOST_KINDS; k++)
+        if (notes[k] != NULL)
+            printf("  %s: %s\n", rl_lost_update_name(k), notes[k]);
     printf("\nThe same race in a limiter: fw_plain (step 0) keeps its count and window start\n"
            "in plain memory; a lost increment is a ticket handed out twice, and admits pass\n"
            "the bound.\n\n");
     struct counts c = {0};
     stress_once("fw_plain", TEACH_RUN, &c);
     print_counts("fw_plain", &c);
+    say_if_no_race(!c.held, l->name);
     char buf[PATH_MAX];
     const char *bin = tsan_binary(buf, sizeof buf);
     if (bin == NULL)
@@ -210,13 +246,13 @@ static void widest(void)
 
 static int lesson_lost_reset(const struct lesson *l)
 {
-    (void)l;
     printf("Look at: fw_atomic_naive (step 1); two threads both find the window expired\n"
            "and both store count = 1, so a late reset erases tickets already handed out.\n"
            "held no and window_excess > 0 are the race.\n\n");
     struct counts c = {0};
     stress_once("fw_atomic_naive", TEACH_RUN, &c);
     print_counts("fw_atomic_naive", &c);
+    say_if_no_race(!c.held, l->name);
     widest();
     fputs(atomicity, stdout);
     return 0;
@@ -224,7 +260,6 @@ static int lesson_lost_reset(const struct lesson *l)
 
 static int lesson_first_window(const struct lesson *l)
 {
-    (void)l;
     printf("Look at: fw_cas_nofirst (step 2); the CAS on the window start is right, but a\n"
            "thread that read the count before the first reset still takes the fast path,\n"
            "so only the first window leaks: first_window > L is the race (up to 5 runs).\n\n");
@@ -232,6 +267,7 @@ static int lesson_first_window(const struct lesson *l)
     for (int run = 0; run < 5 && c.first_window <= TEACH_L; run++)
         stress_once("fw_cas_nofirst", TEACH_SHOT, &c);
     print_counts("fw_cas_nofirst", &c);
+    say_if_no_race(c.first_window > TEACH_L, l->name);
     widest();
     fputs(atomicity, stdout);
     return 0;
@@ -240,11 +276,12 @@ static int lesson_first_window(const struct lesson *l)
 static int lesson_litmus(const struct lesson *l)
 {
     (void)l;
-    printf("Look at: SB's forbidden r0=r1=0 at relaxed and acq_rel (x86-64 lets a load pass\n"
-           "a buffered store) and never at seq_cst; MP's r0=1, r1=0, which C11 allows at\n"
-           "relaxed but x86-64's TSO never shows.\n\n");
-    printf("%-4s %-8s %10s %10s %10s %11s %6s\n", "test", "order", "trials", "forbidden", "c11",
-           "x86_64_tso", "pinned");
+    printf("Look at: SB's non-SC outcome r0=r1=0 with relaxed accesses and with release\n"
+           "stores / acquire loads (x86-64 lets a load pass a buffered store), never with\n"
+           "seq_cst; MP's r0=1, r1=0, which C11 allows with relaxed accesses but x86-64's\n"
+           "TSO never shows.\n\n");
+    printf("%-4s %-28s %8s %7s %9s %10s %6s  %s\n", "test", "orders", "trials", "non_sc", "c11",
+           "x86_64_tso", "pinned", "note");
     char err[256];
     for (int t = 0; t < RL_LITMUS_TESTS; t++)
         for (int o = 0; o < RL_LITMUS_ORDERS; o++) {
@@ -252,23 +289,30 @@ static int lesson_litmus(const struct lesson *l)
             if (rl_litmus_run(t, o, 1000000, &r, err, sizeof err) != 0)
                 rl_cli_run_error("teach", "%s %s: %s", rl_litmus_test_name(t),
                                  rl_litmus_order_name(o), err);
-            printf("%-4s %-8s %10llu %10llu %10s %11s %6s\n", rl_litmus_test_name(t),
+            printf("%-4s %-28s %8llu %7llu %9s %10s %6s  %s\n", rl_litmus_test_name(t),
                    rl_litmus_order_name(o), (unsigned long long)r.trials,
-                   (unsigned long long)r.forbidden,
+                   (unsigned long long)r.non_sc,
                    rl_litmus_allowed_c11(t, o) ? "allowed" : "forbidden",
-                   rl_litmus_allowed_tso(t, o) ? "allowed" : "forbidden", r.pinned ? "yes" : "no");
+                   rl_litmus_allowed_tso(t, o) ? "allowed" : "forbidden", r.pinned ? "yes" : "no",
+                   rl_litmus_note(&r));
         }
-    printf("\nforbidden: trials ending in the outcome sequential consistency forbids\n"
-           "(sb: r0=0, r1=0; mp: r0=1, r1=0). A count of 0 does not prove it cannot happen.\n\n");
+    printf("\nnon_sc: trials ending in the outcome no sequentially consistent run gives\n"
+           "(sb: %s; mp: %s); c11, x86_64_tso: whether each model allows it with that\n"
+           "row's orders (mp: the flag's; data is relaxed). A count of 0 does not prove it\n"
+           "cannot happen: where the model allows it, the race did not happen in this run;\n"
+           "rerun the lesson (ratelab teach litmus).\n\n",
+           rl_litmus_non_sc_outcome(RL_LITMUS_SB), rl_litmus_non_sc_outcome(RL_LITMUS_MP));
     printf("In ratelab's limiters (docs/teaching.md, lesson 4, has the lines):\n"
            "  SB   wheel_atomic: the admitter CASes a slot then rereads the newest index;\n"
            "       the checker CASes the index then sums the slots. Only seq_cst on all\n"
            "       four forbids both missing each other (x86's lock cmpxchg hides it).\n"
            "  MP   freq_ctr publishes prev with release, read with acquire; fw_trylock's\n"
-           "       flag publishes its plain count. Relaxed, ARM and POWER may show a\n"
-           "       stale count to the next thread, and it admits past the limit.\n"
+           "       flag publishes its plain count. With relaxed accesses C11 lets the next\n"
+           "       thread see a stale count and admit past the limit; Arm and POWER may\n"
+           "       do it (not observable here).\n"
            "  one word  tb_cas_relaxed, gcra_cas, fw_aligned decide with one RMW on one\n"
-           "       word: relaxed keeps the limit on any machine.\n\n");
+           "       word: relaxed keeps the limit on any machine (C11's argument, in\n"
+           "       algorithms/buckets/tb_cas_relaxed.c).\n\n");
     fputs(ordering, stdout);
     return 0;
 }
@@ -289,10 +333,17 @@ static int lesson_tso_model(const struct lesson *l)
 static int lesson_asm(const struct lesson *l)
 {
     printf("Run: %s   (the table is written to build/asm/table.md)\n\n", l->command);
-    printf("Read, per order, the atomic and fence instructions on each target: on x86-64\n"
-           "every fetch-add is lock xadd whatever the order, and only a seq_cst store\n"
-           "differs (xchg against mov); on AArch64 acq_rel and seq_cst give the same\n"
-           "ldaddal and stlr; only POWER differs (lwsync in place of hwsync).\n"
+    printf("Read, per order, the atomic and fence instructions on each target (gcc 12):\n"
+           "- x86-64: every fetch-add is lock xadd whatever the order; only a seq_cst\n"
+           "  store differs (xchg against mov).\n"
+           "- AArch64 (armv8-a, armv8.1-a with LSE, armv8.3-a): acq_rel and seq_cst\n"
+           "  compile to the same instructions: fetch-add ldaxr/stlxr without LSE,\n"
+           "  ldaddal with it; stlr for both stores; ldar for both loads (gcc 12 emits\n"
+           "  no RCpc ldapr, even for armv8.3-a). fw_cas and fw_cas_acqrel are the same\n"
+           "  atomics there.\n"
+           "- POWER: they differ: seq_cst puts hwsync where acq_rel and release put\n"
+           "  lwsync (fw_cas_acqrel trades three of fw_cas's hwsyncs for lwsyncs).\n"
+           "  Whether that is faster is not observable here: the table is instructions.\n"
            "Then read its cost table (build/asm/cost.md), timed on this machine: every\n"
            "fetch-add order costs the same; a seq_cst store (xchg) costs more than a\n"
            "release store (mov), most with two threads on the word.\n\n");
@@ -311,7 +362,7 @@ static const struct lesson lessons[] = {
      "litmus --trials 1000000", lesson_litmus},
     {"tso-model", "SPIN on a store-buffer machine reaches SB's forbidden outcome", "~1 min",
      "make model-check", lesson_tso_model},
-    {"asm", "the instructions each order compiles to, four targets", "~1 min", "make asm",
+    {"asm", "the instructions each order compiles to, five targets", "~1 min", "make asm",
      lesson_asm},
 };
 
@@ -319,19 +370,29 @@ static const struct lesson lessons[] = {
 
 int rl_cmd_teach(int argc, char **argv)
 {
-    static const struct option options[] = {RL_CLI_HELP_OPTION, {0}};
+    static const struct option options[] = {
+        RL_CLI_HELP_OPTION, {"threads", required_argument, NULL, OPT_THREADS}, {0}};
     const char *cmd = "teach";
     int code;
     while ((code = rl_cli_getopt(cmd, argc, argv, options)) != -1) {
         if (code == OPT_HELP) {
-            printf("usage: ratelab teach [LESSON]\n\n"
+            printf("usage: ratelab teach [--threads 1|2] [LESSON]\n\n"
                    "Without LESSON, lists the lessons of docs/teaching.md in order; with one,\n"
                    "runs it (under ~30 s on 2 cores) and prints what to look at, the counts\n"
                    "and a conclusion: atomicity (data-race, lost-reset, first-window) or\n"
-                   "ordering (litmus, tso-model, asm).\n");
+                   "ordering (litmus, tso-model, asm). A run in which the lesson's race did\n"
+                   "not happen says so and suggests the rerun.\n\n"
+                   "  --threads N  threads that race in data-race, lost-reset, first-window:\n"
+                   "               2 (default), or 1 for the control run, where no race can\n"
+                   "               happen\n");
             return 0;
         }
-        rl_cli_bad_option(cmd, code, argv);
+        if (code == OPT_THREADS) {
+            if (strcmp(optarg, "1") != 0 && strcmp(optarg, "2") != 0)
+                rl_cli_usage_error(cmd, "--threads: '%s' is not 1 or 2", optarg);
+            teach_threads = (unsigned)(optarg[0] - '0');
+        } else
+            rl_cli_bad_option(cmd, code, argv);
     }
     if (optind == argc) {
         printf("%-13s %-70s %-7s %s\n", "lesson", "shows", "takes", "command");

@@ -211,7 +211,7 @@ int rl_litmus_run(enum rl_litmus_test test, enum rl_litmus_order order, uint64_t
 
     out->trials = trials;
     memcpy(out->outcome, s->outcome, sizeof out->outcome);
-    out->forbidden = test == RL_LITMUS_SB ? s->outcome[0][0] : s->outcome[1][0];
+    out->non_sc = test == RL_LITMUS_SB ? s->outcome[0][0] : s->outcome[1][0];
     out->pinned = s->cpu[0] >= 0;
     rc = 0;
 done:
@@ -230,8 +230,15 @@ const char *rl_litmus_test_name(enum rl_litmus_test test)
 
 const char *rl_litmus_order_name(enum rl_litmus_order order)
 {
-    static const char *const names[RL_LITMUS_ORDERS] = {"relaxed", "acq_rel", "seq_cst"};
+    static const char *const names[RL_LITMUS_ORDERS] = {"store relaxed / load relaxed",
+                                                        "store release / load acquire",
+                                                        "store seq_cst / load seq_cst"};
     return (unsigned)order < RL_LITMUS_ORDERS ? names[order] : "?";
+}
+
+const char *rl_litmus_non_sc_outcome(enum rl_litmus_test test)
+{
+    return test == RL_LITMUS_SB ? "r0=0, r1=0" : test == RL_LITMUS_MP ? "r0=1, r1=0" : "?";
 }
 
 bool rl_litmus_allowed_c11(enum rl_litmus_test test, enum rl_litmus_order order)
@@ -246,4 +253,21 @@ bool rl_litmus_allowed_tso(enum rl_litmus_test test, enum rl_litmus_order order)
     /* x86-64 lets a load pass an earlier store (the store buffer) and
      * nothing else; a seq_cst store is xchg or mov+mfence, which drains it. */
     return test == RL_LITMUS_SB && order != RL_LITMUS_SEQ_CST;
+}
+
+const char *rl_litmus_note(const struct rl_litmus_result *r)
+{
+    bool c11 = rl_litmus_allowed_c11(r->test, r->order);
+#if defined(__x86_64__)
+    bool here = rl_litmus_allowed_tso(r->test, r->order);
+#else
+    bool here = c11; /* a weakly ordered CPU may show what C11 allows */
+#endif
+    if (r->non_sc > 0)
+        return here ? "seen" : "seen, though forbidden here: a bug";
+    if (here)
+        return "not seen in this run (the threads may not have met): rerun";
+    if (c11)
+        return "x86-64 never shows it; Arm/POWER may: not observable here";
+    return "forbidden at this order";
 }

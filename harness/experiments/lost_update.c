@@ -11,7 +11,8 @@
 struct shared {
     _Alignas(64) volatile uint64_t plain;
     _Atomic uint64_t atomic;
-    _Atomic int ready; /* threads started; both spin until it is 2 */
+    _Atomic int ready; /* threads started; each spins until all are */
+    unsigned threads;
     enum rl_lost_update_kind kind;
     uint64_t per_thread;
 };
@@ -34,7 +35,7 @@ static void *increment(void *arg)
 {
     struct shared *s = arg;
     atomic_fetch_add(&s->ready, 1);
-    while (atomic_load(&s->ready) < 2)
+    while (atomic_load(&s->ready) < (int)s->threads)
         ;
     for (uint64_t i = 0; i < s->per_thread; i++)
         switch (s->kind) {
@@ -51,15 +52,20 @@ static void *increment(void *arg)
     return NULL;
 }
 
-int rl_lost_update_run(enum rl_lost_update_kind kind, uint64_t per_thread,
+int rl_lost_update_run(enum rl_lost_update_kind kind, unsigned threads, uint64_t per_thread,
                        struct rl_lost_update_result *out, char *err, size_t err_len)
 {
+    if (threads < 1 || threads > 2) {
+        snprintf(err, err_len, "threads must be 1 or 2, not %u", threads);
+        return -1;
+    }
     static struct shared s;
     memset(&s, 0, sizeof s);
     s.kind = kind;
     s.per_thread = per_thread;
+    s.threads = threads;
     pthread_t t[2];
-    for (int i = 0; i < 2; i++) {
+    for (unsigned i = 0; i < threads; i++) {
         int e = pthread_create(&t[i], NULL, increment, &s);
         if (e != 0) {
             snprintf(err, err_len, "cannot start a thread: %s", strerror(e));
@@ -70,10 +76,21 @@ int rl_lost_update_run(enum rl_lost_update_kind kind, uint64_t per_thread,
             return -1;
         }
     }
-    for (int i = 0; i < 2; i++)
+    for (unsigned i = 0; i < threads; i++)
         pthread_join(t[i], NULL);
     out->kind = kind;
-    out->expected = 2 * per_thread;
+    out->threads = threads;
+    out->expected = threads * per_thread;
     out->final = kind == RL_LOST_PLAIN ? s.plain : atomic_load(&s.atomic);
     return 0;
+}
+
+const char *rl_lost_update_note(const struct rl_lost_update_result *r)
+{
+    if (r->kind == RL_LOST_FETCH_ADD || r->final < r->expected)
+        return NULL;
+    if (r->threads < 2)
+        return "none lost: one thread, so no race can happen (the control run)";
+    return "none lost: the race did not happen in this run (the threads never overlapped "
+           "at the wrong instant); rerun the lesson";
 }

@@ -1,6 +1,7 @@
 #!/bin/sh
 # build.sh — make asm: compile the hot path of every memory-order variant for
-# four machines, pull each function's atomic and fence instructions out of
+# five targets (x86-64; AArch64 without LSE, with LSE, and ARMv8.3 with
+# RCpc's ldapr; POWER), pull each function's atomic and fence instructions out of
 # `objdump -d`, and write the table to build/asm/table.md (also printed).
 # Nothing in the table is typed by hand; tests/asm/check.sh asserts on the
 # same extracted files. Run from the repository root.
@@ -29,20 +30,27 @@ load_seq_cst|load seq_cst"
 TARGETS="x86-64|gcc||objdump|x86-64 (gcc)
 aarch64-lse|aarch64-linux-gnu-gcc|-march=armv8.1-a|aarch64-linux-gnu-objdump|AArch64 LSE (armv8.1-a)
 aarch64-nolse|aarch64-linux-gnu-gcc|-march=armv8-a -mno-outline-atomics|aarch64-linux-gnu-objdump|AArch64 no-LSE (armv8-a)
+aarch64-v83|aarch64-linux-gnu-gcc|-march=armv8.3-a|aarch64-linux-gnu-objdump|AArch64 RCpc (armv8.3-a)
 power|powerpc64le-linux-gnu-gcc||powerpc64le-linux-gnu-objdump|POWER (ppc64le)"
 
-# The cross tools, installed when missing (Debian package names).
+# The cross tools and their C library headers (the sources include
+# <stdint.h> and friends), installed when missing (Debian package names).
 missing=
 for t in aarch64-linux-gnu-gcc aarch64-linux-gnu-objdump powerpc64le-linux-gnu-gcc powerpc64le-linux-gnu-objdump; do
     command -v "$t" >/dev/null 2>&1 || missing=yes
 done
+for h in /usr/aarch64-linux-gnu/include/stdint.h /usr/powerpc64le-linux-gnu/include/stdint.h; do
+    [ -f "$h" ] || missing=yes
+done
 if [ -n "$missing" ]; then
     SUDO=
     [ "$(id -u)" -eq 0 ] || SUDO=sudo
-    echo "asm: installing cross compilers (gcc-aarch64-linux-gnu, gcc-powerpc64le-linux-gnu)" >&2
+    echo "asm: installing cross compilers and headers (gcc-aarch64-linux-gnu, gcc-powerpc64le-linux-gnu," \
+        "libc6-dev-arm64-cross, libc6-dev-ppc64el-cross)" >&2
     $SUDO apt-get update -qq
     $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gcc-aarch64-linux-gnu \
-        gcc-powerpc64le-linux-gnu binutils-aarch64-linux-gnu binutils-powerpc64le-linux-gnu >&2
+        gcc-powerpc64le-linux-gnu binutils-aarch64-linux-gnu binutils-powerpc64le-linux-gnu \
+        libc6-dev-arm64-cross libc6-dev-ppc64el-cross >&2
 fi
 
 # Prints the instruction text (mnemonic and operands) of function $2 in the
@@ -123,5 +131,21 @@ done
     echo "$TARGETS" | while IFS='|' read -r t cc flags _ _; do
         echo "$cc $($cc -dumpfullversion 2>/dev/null || $cc -dumpversion)"
     done | awk '!seen[$0]++' | paste -sd';' - | sed 's/;/; /g; s/^/ /; s/$/./'
+    # ARMv8.3's RCpc acquire load (ldapr) is what the armv8.3-a column is
+    # for; say which instruction this compiler chose, read off the table.
+    acq=$(paste -sd' ' - <"$OUT/aarch64-v83/load_acquire.atomics")
+    if [ "$acq" = ldapr ]; then
+        # shellcheck disable=SC2016 # the backquotes are Markdown
+        printf '\nAArch64 armv8.3-a: an acquire load compiles to RCpc `ldapr` (a seq_cst load stays `%s`).\n' \
+            "$(paste -sd' ' - <"$OUT/aarch64-v83/load_seq_cst.atomics")"
+    else
+        same=$(echo "$ROWS" | while IFS='|' read -r fn _; do
+            cmp -s "$OUT/aarch64-v83/$fn.atomics" "$OUT/aarch64-lse/$fn.atomics" || echo "$fn"
+        done)
+        if [ -z "$same" ]; then same='every cell matches armv8.1-a'; else same="cells differing from armv8.1-a: $(echo "$same" | paste -sd' ' -)"; fi
+        # shellcheck disable=SC2016 # the backquotes are Markdown
+        printf '\nAArch64 armv8.3-a: this compiler emits `%s` for an acquire load, not RCpc `ldapr`; %s.\n' \
+            "${acq:-—}" "$same"
+    fi
 } >"$OUT/table.md"
 cat "$OUT/table.md"
