@@ -16,7 +16,7 @@ function run(cmd,   script, out, line, n, rcfile, rc) {
     script = work "/cmd.sh"
     rcfile = work "/rc"
     gsub(/\/tmp\//, work "/", cmd)
-    printf "cd '%s' || exit 2\nexport TMPDIR='%s'\n%s\n", root, work, cmd > script
+    printf "cd '%s' || exit 2\nexport TMPDIR='%s'\nunset MAKEFLAGS MFLAGS MAKELEVEL\n%s\n", root, work, cmd > script
     close(script)
     out = ""
     n = 0
