@@ -94,7 +94,7 @@ TESTS         := $(BUILD)/ratelab-tests
 TEACH_BIN     := build/ratelab-teach
 TEACH_TESTS   := build/teach/ratelab-tests
 
-.PHONY: all teach jemalloc test check-unit check-teach check-tsan check-allocators bench plots paper paper-tables-check \
+.PHONY: all teach jemalloc test docs docs-check check-unit check-teach check-tsan check-allocators bench plots paper paper-tables-check \
         alloc-compare reference soak conformance conformance-quick conformance-selftest conformance-bracket conformance-speed deps clean format format-check layering-check decisions-check decisions-update fuzz fuzz-build \
         fuzz-deps asm orders-check mutants FORCE model-check
 .DEFAULT_GOAL := all
@@ -173,6 +173,7 @@ THREADED_SUITES := 'stress*'
 test: deps
 	$(MAKE) --no-print-directory format-check
 	$(MAKE) --no-print-directory layering-check
+	$(MAKE) --no-print-directory docs-check
 	$(MAKE) --no-print-directory decisions-check
 	$(MAKE) --no-print-directory orders-check
 	$(MAKE) --no-print-directory gbench
@@ -352,6 +353,21 @@ decisions-update: $(RATELAB)
 
 layering-check:
 	sh tests/layering.sh
+
+# docs: re-run every transcript the pages mark (<!-- run -->, docs/tools/regen.sh);
+# timing outputs are rendered from results/reference/*.csv by the command in
+# the page. docs-check rewrites nothing and fails naming each stale block; it
+# first proves the tool on tests/docs/fixture.md. Both need what the pages run:
+# ratelab, the gbench shim, spin (model-check installs it).
+DOCS_NEEDS = $(RATELAB) $(BUILD)/ratelab-gbench
+
+docs: $(DOCS_NEEDS)
+	$(Q)sh docs/tools/regen.sh
+
+docs-check: $(DOCS_NEEDS)
+	$(Q)sh tests/docs/selftest.sh
+	$(Q)sh docs/tools/regen.sh --check
+	@echo "docs-check: every marked block in README.md and docs/*.md is current"
 
 clean:
 	rm -rf build
