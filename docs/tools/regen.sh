@@ -27,20 +27,39 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/ratelab-docs.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 stale=$work/stale.txt
 : > "$stale"
-status=0
-for page in "$@"; do
-    [ -f "$page" ] || { echo "regen.sh: no page $page" >&2; exit 2; }
-    mkdir -p "$work/tmp"
-    if ! awk -v page="$page" -v work="$work/tmp" -v stale="$stale" -v root="$root" \
-        -f "$root/docs/tools/regen.awk" "$page" > "$work/page.md"; then
-        status=2
-        continue
+# One page: re-run its blocks into $work/N/page.md; the pages run at once
+# (a slow page, a long sim or the SPIN models, need not wait for the others).
+one_page() {
+    page=$1 dir=$2
+    mkdir -p "$dir/tmp"
+    if ! awk -v page="$page" -v work="$dir/tmp" -v stale="$dir/stale.txt" -v root="$root" \
+        -f "$root/docs/tools/regen.awk" "$page" > "$dir/page.md"; then
+        echo 2 > "$dir/rc"
+        return
     fi
-    rm -rf "$work/tmp"
-    if [ "$mode" = write ] && ! cmp -s "$work/page.md" "$page"; then
-        cat "$work/page.md" > "$page"
+    if [ "$mode" = write ] && ! cmp -s "$dir/page.md" "$page"; then
+        cat "$dir/page.md" > "$page"
         echo "regen.sh: $page rewritten"
     fi
+    echo 0 > "$dir/rc"
+}
+n=0
+for page in "$@"; do
+    [ -f "$page" ] || { echo "regen.sh: no page $page" >&2; exit 2; }
+done
+for page in "$@"; do
+    n=$((n + 1))
+    mkdir "$work/$n"
+    : > "$work/$n/stale.txt"
+    one_page "$page" "$work/$n" &
+done
+wait
+status=0
+i=0
+while [ $i -lt $n ]; do
+    i=$((i + 1))
+    [ "$(cat "$work/$i/rc" 2>/dev/null)" = 0 ] || status=2
+    cat "$work/$i/stale.txt" >> "$stale"
 done
 if [ -s "$stale" ]; then
     if [ "$mode" = check ]; then
