@@ -103,11 +103,18 @@ state == "block" {
 }
 # Outside any marker: a fenced block that shows `$ command` transcripts must
 # carry a marker, so no transcript escapes the check.
-state == "text" && /^```/ { print; state = "plain"; opened = NR; next }
+state == "text" && /^```/ {
+    print
+    state = "plain"
+    opened = NR
+    match($0, /^`+/)
+    fence = substr($0, 1, RLENGTH)     # a ```` fence quotes Markdown: not checked
+    next
+}
 state == "plain" {
     print
-    if ($0 ~ /^```/) state = "text"
-    else if (substr($0, 1, 2) == "$ ") fail("the ``` block opened at line " opened " shows a `$ ` transcript with no <!-- run --> or <!-- illustration --> marker before it")
+    if (index($0, fence) == 1 && $0 ~ /^`+ *$/) state = "text"
+    else if (fence == "```" && substr($0, 1, 2) == "$ ") fail("the ``` block opened at line " opened " shows a `$ ` transcript with no <!-- run --> or <!-- illustration --> marker before it")
     next
 }
 { print }
