@@ -7,9 +7,9 @@
 #       -v fmt='ns_per_op=%.1f' -f docs/tools/rows.awk results/reference/memory-order.csv
 #
 # cols: column names (results/README.md); a/b prints that ratio row by row
-# (3 decimals unless fmt says). where: name=value conditions, all must hold;
-# a value may list alternatives with |. fmt: name=printf-format pairs. Fields
-# may be quoted ("a, b"), as perf.csv's are. Rows print in file order; numeric
+# (3 decimals unless fmt says). where: conditions, all must hold: name=value
+# (alternatives separated by |) or name~regex (no commas). fmt: name=printf
+# pairs. Fields may be quoted ("a, b"), as perf.csv's are. Rows print in file order; numeric
 # columns align right, others left; a column the CSV lacks is an error (exit 2).
 function split_csv(line, f,    n, c, i, q, cur) {
     n = 0; cur = ""; q = 0
@@ -54,17 +54,20 @@ NR == 1 {
     }
     nwhere = split(where, conds, ",")
     for (i = 1; i <= nwhere; i++) {
-        split(conds[i], kv, "=")
-        if (!(kv[1] in col)) die("no column " kv[1])
-        wcol[i] = col[kv[1]]
-        wval[i] = "|" kv[2] "|"
+        if (match(conds[i], /[=~]/) == 0) die("where: name=value or name~regex, not " conds[i])
+        name = substr(conds[i], 1, RSTART - 1)
+        if (!(name in col)) die("no column " name)
+        wcol[i] = col[name]
+        wre[i] = substr(conds[i], RSTART, 1) == "~"
+        wval[i] = wre[i] ? substr(conds[i], RSTART + 1) : "|" substr(conds[i], RSTART + 1) "|"
     }
     next
 }
 {
     sub(/\r$/, "")
     split_csv($0, f)
-    for (i = 1; i <= nwhere; i++) if (index(wval[i], "|" f[wcol[i]] "|") == 0) next
+    for (i = 1; i <= nwhere; i++)
+        if (wre[i] ? f[wcol[i]] !~ wval[i] : index(wval[i], "|" f[wcol[i]] "|") == 0) next
     nrows++
     for (i = 1; i <= ncols; i++) {
         v = out[nrows, i] = cell(i)
