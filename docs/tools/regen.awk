@@ -12,24 +12,31 @@ function fail(msg) {
 }
 
 # Runs one command line from the page; returns its output, /tmp/ restored.
-function run(cmd,   script, out, line, n, rcfile, rc) {
+function run(cmd,   script, out, line, n, rcfile, rc, errfile, err) {
     script = work "/cmd.sh"
     rcfile = work "/rc"
+    errfile = work "/stderr"
     gsub(/\/tmp\//, work "/", cmd)
     printf "cd '%s' || exit 2\nexport TMPDIR='%s'\nunset MAKEFLAGS MFLAGS MAKELEVEL\n%s\n", root, work, cmd > script
     close(script)
     out = ""
     n = 0
-    while (("sh " script "; echo $? > " rcfile) | getline line > 0) {
+    while (("sh " script " 2>" errfile "; echo $? > " rcfile) | getline line > 0) {
         gsub(work "/", "/tmp/", line)
         out = out line "\n"
         n++
     }
-    close("sh " script "; echo $? > " rcfile)
+    close("sh " script " 2>" errfile "; echo $? > " rcfile)
     rc = ""
     getline rc < rcfile
     close(rcfile)
-    if (rc != "0") fail("`" shown "` exited with status " rc)
+    if (rc != "0") {
+        # A failing command's stderr says why; a passing one's (progress,
+        # "Broken pipe" under head) is not part of the page.
+        while ((getline line < errfile) > 0) err = err "\n  " line
+        close(errfile)
+        fail("`" shown "` exited with status " rc err)
+    }
     return out
 }
 
