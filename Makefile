@@ -94,7 +94,7 @@ TESTS         := $(BUILD)/ratelab-tests
 TEACH_BIN     := build/ratelab-teach
 TEACH_TESTS   := build/teach/ratelab-tests
 
-.PHONY: all teach jemalloc test check-unit check-teach check-tsan check-allocators bench plots paper paper-tables-check \
+.PHONY: all teach jemalloc test docs docs-check docs-tools check-unit check-teach check-tsan check-allocators bench plots paper paper-tables-check \
         alloc-compare reference soak conformance conformance-quick conformance-selftest conformance-bracket conformance-speed deps clean format format-check layering-check decisions-check decisions-update fuzz fuzz-build \
         fuzz-deps asm orders-check mutants FORCE model-check
 .DEFAULT_GOAL := all
@@ -173,6 +173,7 @@ THREADED_SUITES := 'stress*'
 test: deps
 	$(MAKE) --no-print-directory format-check
 	$(MAKE) --no-print-directory layering-check
+	$(MAKE) --no-print-directory docs-check
 	$(MAKE) --no-print-directory decisions-check
 	$(MAKE) --no-print-directory orders-check
 	$(MAKE) --no-print-directory gbench
@@ -352,6 +353,28 @@ decisions-update: $(RATELAB)
 
 layering-check:
 	sh tests/layering.sh
+
+# docs: re-run every transcript the pages mark (<!-- run -->, docs/tools/regen.sh);
+# timing outputs are rendered from results/reference/*.csv by the command in
+# the page. docs-check rewrites nothing and fails naming each stale block; it
+# first proves the tool on tests/docs/fixture.md. Both need what the pages run:
+# ratelab and the gbench shim (built first), spin for the models (installed,
+# as make deps installs its packages, when missing), objdump (build-essential).
+DOCS_NEEDS = $(RATELAB) $(BUILD)/ratelab-gbench
+
+docs-tools: deps
+	@dpkg -s spin >/dev/null 2>&1 || { echo "make docs: installing spin"; \
+	  SUDO=$$([ "$$(id -u)" -eq 0 ] || echo sudo); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends spin; }
+	$(Q)$(MAKE) --no-print-directory $(DOCS_NEEDS)
+
+docs: docs-tools
+	$(Q)sh docs/tools/regen.sh
+
+docs-check: docs-tools
+	$(Q)sh tests/docs/selftest.sh
+	$(Q)sh docs/tools/regen.sh --check
+	@echo "docs-check: every marked block in README.md and docs/*.md is current"
 
 clean:
 	rm -rf build
