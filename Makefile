@@ -478,7 +478,8 @@ paper-tables-check: $(RATELAB)
 	sh paper/check_tables.sh build/paper-tables paper/ratelab.tex
 
 # make paper: paper/ratelab.pdf from the committed results. The tools first
-# (one line naming what is missing), then the build, then paper/build.sh:
+# (LaTeX, gnuplot, poppler-utils: installed when missing, as make deps
+# does, naming what it installs), then the build, then paper/build.sh:
 # figures by plots/render.sh, tables and every number in the prose by
 # paper/tables.sh, checked by paper/check_tables.sh, then latexmk; all of
 # it under paper/out/ (ignored). Always runs: no file is named paper.

@@ -26,11 +26,12 @@ out=$here/out
 # command or LaTeX file, and the Debian package that brings it
 TOOLS="pdflatex:texlive-latex-base latexmk:latexmk bibtex:texlive-binaries gnuplot:gnuplot-nox awk:mawk
 kpsewhich:texlive-binaries pdftotext:poppler-utils sha256sum:coreutils"
-TOOLS="pdflatex:texlive-latex-base latexmk:latexmk bibtex:texlive-binaries gnuplot:gnuplot-nox awk:mawk kpsewhich:texlive-binaries"
 STYLES="xltabular.sty:texlive-latex-extra pdflscape.sty:texlive-latex-recommended booktabs.sty:texlive-latex-recommended
 enumitem.sty:texlive-latex-recommended xurl.sty:texlive-latex-extra microtype.sty:texlive-latex-recommended
 natbib.sty:texlive-latex-recommended unsrtnat.bst:texlive-latex-recommended mathptmx.sty:texlive-latex-base
-caption.sty:texlive-latex-recommended pifont.sty:texlive-latex-base placeins.sty:texlive-latex-extra"
+caption.sty:texlive-latex-recommended pifont.sty:texlive-latex-base placeins.sty:texlive-latex-extra
+ptmr8t.tfm:texlive-fonts-recommended phvr8t.tfm:texlive-fonts-recommended pcrr8t.tfm:texlive-fonts-recommended
+pzdr.tfm:texlive-fonts-recommended"
 missing_tools() { # sets $missing (names) and $pkgs (their packages)
     missing="" pkgs=""
     for tp in $TOOLS; do
