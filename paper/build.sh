@@ -83,7 +83,7 @@ for f in results/reference/*.csv; do
     case $(basename "$f") in claims.csv) continue ;; esac
     csvs="$csvs $root/$f"
 done
-FIGS="accuracy-accuracy boundary clocks keys latency-accuracy memory-order redis threads-threads"
+FIGS="accuracy-accuracy boundary clocks keys latency-accuracy memory-order pareto redis threads-threads"
 figs=$out/figs
 rm -rf "$figs"
 mkdir -p "$figs"

@@ -686,9 +686,16 @@ FNR == 1 { n = csv_split($0, f); header(f, n); next }
 {
     n = csv_split($0, f)
     u = get(f, "url"); sub(/\/$/, "", u)
-    src = (u in keyof) ? "\\cite{" keyof[u] "}" : tex(get(f, "source_org") " " get(f, "year"))
+    # org and year as the row gives them, less the "not found" placeholders
+    org = get(f, "source_org"); yr = get(f, "year")
+    if (org ~ /^(author )?not found/) org = "unattributed"
+    if (yr ~ /^not (found|checked)/) yr = "undated"
+    src = (u in keyof) ? "\\cite{" keyof[u] "}" : tex(org ", " yr)
     v = get(f, "verdict"); s = get(f, "seconds")
-    printf "%s & %s & %s & \\verdict{%s} & %s \\\\\n", tex(get(f, "id")), src, tex(get(f, "claim")), tex(v),
+    # an id may break after an underscore: one word wider than its column
+    # would run into the next
+    id = tex(get(f, "id")); gsub(/\\_/, "\\_\\allowbreak{}", id)
+    printf "%s & %s & %s & \\verdict{%s} & %s \\\\\n", id, src, tex(get(f, "claim")), tex(v),
         tex(get(f, "condition")) >> table
     printf "%s & %s & %s & %s & %s \\\\\n", tex(get(f, "id")), tex(get(f, "experiment")), tt(get(f, "command")),
         tex(get(f, "deterministic")), (s == "" ? "--" : s + 0 < 10 ? sprintf("%.1f", s) : sprintf("%.0f", s)) >> table2
@@ -744,7 +751,23 @@ prog commands <<'EOF'
     files = cell[2]; cmd = cell[3]
     gsub(/^[ \t]*`|`[ \t]*$/, "", cmd)
     gsub(/`/, "", files); gsub(/^[ \t]+|[ \t]+$/, "", files)
-    printf "\\item[%s] %s\n", tt(files), tt(cmd)
+    # the command is the cell's first code span; the rest is a note, its
+    # Markdown links as their text and code spans as typewriter
+    note = ""
+    if (match(cmd, /`/)) { note = substr(cmd, RSTART + 1); cmd = substr(cmd, 1, RSTART - 1) }
+    gsub(/\[[^]]*\]\([^)]*\)/, "\001&", note)
+    while (match(note, /\001\[[^]]*\]\([^)]*\)/)) {
+        link = substr(note, RSTART + 2, RLENGTH - 2); sub(/\].*/, "", link)
+        note = substr(note, 1, RSTART - 1) link substr(note, RSTART + RLENGTH)
+    }
+    gsub(/^[ \t]+|[ \t]+$/, "", note)
+    rest = ""
+    while (match(note, /`[^`]*`/)) {
+        rest = rest tex(substr(note, 1, RSTART - 1)) tt(substr(note, RSTART + 1, RLENGTH - 2))
+        note = substr(note, RSTART + RLENGTH)
+    }
+    rest = rest tex(note)
+    printf "\\item[%s] %s%s\n", tt(files), tt(cmd), (rest == "" ? "" : " " rest)
     items++
 }
 END { if (!items) print "\\item[] \\emph{No command found in results/README.md.}" }
