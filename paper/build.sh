@@ -93,6 +93,10 @@ vector_copy() { # the copy of plots/ that draws PDF, or a failure
     rm -rf "$vec"
     mkdir -p "$vec/plots"
     cp plots/*.gp plots/*.awk plots/render.sh "$vec/plots/"
+    # render.sh records each figure's sources with tests/provenance.sh
+    mkdir -p "$vec/tests" "$vec/paper"
+    cp tests/provenance.sh "$vec/tests/"
+    cp paper/lib.awk "$vec/paper/"
     n_svg=$(cat plots/*.gp | grep -c "set terminal svg size .* dynamic noenhanced font" || true)
     [ "$n_svg" -gt 0 ] || return 1
     # 144 pixels an inch: pngcairo sets a point size about 1.5 times as large,

@@ -519,6 +519,46 @@ stress_table "$ref/clocks.csv" clocks clocks
 stress_table "$ref/keys.csv" keys keys
 stress_table "$ref/redis.csv" redis redis
 
+# pareto.csv: the accuracy/cost frontier, one row an algorithm at its
+# cheapest clock, numbered as in plots/pareto.gp's figure (plots/pareto.awk
+# computes both: the points, the frontiers and the numbering)
+prog pareto <<'EOF'
+# inputs: labels (algo number ...), points (algo family clock ns lo hi
+# sliding util), the two frontiers (ns value algo clock)
+FILENAME ~ /labels/ { order[$2] = $1; if ($2 > n) n = $2; next }
+FILENAME ~ /points/ && NF >= 8 {
+    if (!($1 in cost) || $4 + 0 < cost[$1] + 0) { cost[$1] = $4; lo[$1] = $5; hi[$1] = $6; clk[$1] = $3; sl[$1] = $7; ut[$1] = $8 }
+    next
+}
+FILENAME ~ /frontier-sliding/ { fs[$3] = 1; nfs++; next }
+FILENAME ~ /frontier-util/ { fu[$3] = 1; nfu++; next }
+END {
+    printf "%% columns: 8\n%% numeric: 4-6\n" > table
+    printf "\\begin{tabular}{@{}r l l r r r r l@{}}\n\\toprule\n" > table
+    printf "\\# & algorithm & cheapest clock & ns & sliding$/L$ & utilization & ns min--max & on the frontier of \\\\\n\\midrule\n" > table
+    for (i = 1; i <= n; i++) {
+        a = order[i]
+        f = (a in fs ? "sliding" : "") (a in fs && a in fu ? ", " : "") (a in fu ? "utilization" : "")
+        printf "%d & %s & %s & %s & %s & %s & %s--%s & %s \\\\\n", i, tt(a), tex(clk[a]), num(cost[a], 1), num(sl[a], 2),
+            num(ut[a], 2), num(lo[a], 1), num(hi[a], 1), (f == "" ? "--" : f) > table
+    }
+    printf "\\bottomrule\n\\end{tabular}\n" > table
+    def("pareto/algos", n); def("pareto/frontsliding", nfs + 0); def("pareto/frontutil", nfu + 0)
+}
+EOF
+if [ -f "$ref/pareto.csv" ]; then
+    pa=$out/pareto
+    mkdir -p "$pa"
+    for part in points frontier labels; do
+        awk -F, -v part=$part -v metric=sliding -f "$here/../plots/pareto.awk" "$ref/pareto.csv" > "$pa/$part-sliding.dat"
+    done
+    awk -F, -v part=frontier -v metric=util -f "$here/../plots/pareto.awk" "$ref/pareto.csv" > "$pa/frontier-util.dat"
+    run_awk "$out/awk/pareto.awk" -v table="$out/tab-pareto.tex" \
+        "$pa/labels-sliding.dat" "$pa/points-sliding.dat" "$pa/frontier-sliding.dat" "$pa/frontier-util.dat"
+else
+    missing "$ref/pareto.csv" "$out/tab-pareto.tex"
+fi
+
 # ---- conformance against the peers' own code ---------------------------
 prog conformance <<'EOF'
 NR == 1 { n = csv_split($0, f); header(f, n); next }
