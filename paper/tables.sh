@@ -715,12 +715,14 @@ printf '\\bottomrule\n\\end{tabular}\n' >> "$out/tab-noise.tex"
 
 # ---- the claims registry -------------------------------------------------
 # reference/claims.csv: one row a claim of a source, the experiment that
-# checks it, its verdict. A claim's source is cited by the BibTeX key whose
-# url matches the row's (paper/ratelab.bib); otherwise by org and year.
+# checks it, its verdict. A claim's source is cited by the BibTeX entry
+# whose url the row's url is or contains, or whose `claims` field names the
+# claim (paper/ratelab.bib); otherwise by org and year.
 prog claims <<'EOF'
 FNR == 1 { bib = (FILENAME ~ /\.bib$/) }
 bib && /^@/ { k = $0; sub(/^@[a-zA-Z]*\{/, "", k); sub(/,.*/, "", k); next }
 bib && /^[ \t]*url[ \t]*=/ { u = $0; sub(/^[^{]*\{/, "", u); sub(/\}.*$/, "", u); sub(/\/$/, "", u); keyof[u] = k; next }
+bib && /^[ \t]*claims[ \t]*=/ { c = $0; sub(/^[^{]*\{/, "", c); sub(/\}.*$/, "", c); nc = split(c, cl, /[ ,]+/); for (i = 1; i <= nc; i++) keyofid[cl[i]] = k; next }
 bib { next }
 FNR == 1 { n = csv_split($0, f); header(f, n); next }
 {
@@ -730,14 +732,23 @@ FNR == 1 { n = csv_split($0, f); header(f, n); next }
     org = get(f, "source_org"); yr = get(f, "year")
     if (org ~ /^(author )?not found/) org = "unattributed"
     if (yr ~ /^not (found|checked)/) yr = "undated"
-    src = (u in keyof) ? "\\cite{" keyof[u] "}" : tex(org ", " yr)
+    # the bib entry whose url the row names, alone or inside a note such as
+    # "URL not found (original); republished copy: URL", or that names the
+    # claim in its `claims` field (a source without a URL)
+    key = (u in keyof) ? keyof[u] : ""
+    if (key == "") for (bu in keyof) if (bu != "" && index(u, bu)) key = keyof[bu]
+    if (key == "" && get(f, "id") in keyofid) key = keyofid[get(f, "id")]
+    src = key != "" ? "\\cite{" key "}" : tex(org ", " yr)
     v = get(f, "verdict"); s = get(f, "seconds")
     # an id may break after an underscore: one word wider than its column
     # would run into the next
     id = tex(get(f, "id")); gsub(/\\_/, "\\_\\allowbreak{}", id)
     printf "%s & %s & %s & \\verdict{%s} & %s \\\\\n", id, src, tex(get(f, "claim")), tex(v),
         tex(get(f, "condition")) >> table
-    printf "%s & %s & %s & %s & %s \\\\\n", tex(get(f, "id")), tex(get(f, "experiment")), tt(get(f, "command")),
+    # a command may break after a comma too: a long printf argument has
+    # neither space nor underscore
+    cmd = tt(get(f, "command")); gsub(/,/, ",\\allowbreak{}", cmd)
+    printf "%s & %s & %s & %s & %s \\\\\n", tex(get(f, "id")), tex(get(f, "experiment")), cmd,
         tex(get(f, "deterministic")), (s == "" ? "--" : s + 0 < 10 ? sprintf("%.1f", s) : sprintf("%.0f", s)) >> table2
     total++; by[v]++
     if (!(v in vseen)) { vseen[v] = 1; vl[++nv] = v }

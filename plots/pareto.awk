@@ -126,7 +126,7 @@ END {
             ox[p] = (log(p_ns[p]) - xlo) / (xhi - xlo); oy[p] = (p_value[p] - low) / (high - low)
         }
         # a label's half width and half height, a point's half size
-        hw = 0.011; hh = 0.024; pw = 0.006; ph = 0.014
+        hw = 0.011; hh = 0.024; pw = 0.008; ph = 0.02
         nd = split("1 0 -1 0 0 1 0 -1 1 1 -1 1 1 -1 -1 -1", dir, " ")
         placed = 0
         for (x = 1; x <= n; x++) {
