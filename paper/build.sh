@@ -165,8 +165,8 @@ echo "  PDF    paper/ratelab.pdf: ${pages:-?} pages, $(wc -c < ratelab.pdf) byte
 # reference-check: the CSVs its tables and figures read and its sources.
 sh "$here/check_commands.sh" ratelab.pdf "$root/docs/commands.md"
 cd "$root"
-# shellcheck disable=SC2086 # paths without spaces
+# shellcheck disable=SC2086,SC2046 # paths without spaces
 sh tests/provenance.sh record paper/ratelab.pdf paper/ratelab.pdf.src $csvs results/reference/claims.csv \
     $(ls results/conformance.csv results/conformance-speed.csv 2>/dev/null) \
-    -- paper/ratelab.tex paper/ratelab.bib paper/tables.sh paper/lib.awk paper/check_tables.sh paper/build.sh \
+    -- paper/ratelab.tex paper/ratelab.bib paper/tables.sh paper/lib.awk paper/check_tables.sh paper/build.sh results/README.md \
     plots/render.sh plots/*.gp plots/*.awk
