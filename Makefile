@@ -4,8 +4,10 @@
 #   make test         make deps, then format and layering checks, the Google
 #                     Benchmark build, every CUnit suite, the teaching build's
 #                     suite, a ThreadSanitizer pass over the threaded suites,
-#                     both allocators, and the quick conformance subset
-#                     (installs the peers' packages when missing)
+#                     both allocators, the quick conformance subset
+#                     (installs the peers' packages when missing), the paper's
+#                     tables, and reference-check (the committed figures and
+#                     paper made from the reference CSVs as they are)
 #   make bench        make deps, then the quick suite: results/quick-<host>.csv,
 #                     its tables, and its figures in plots/out/
 #   make teach        build/ratelab-teach, race points widened
@@ -14,7 +16,8 @@
 #                     copy, rebuilt, and killed by its named suites (CI)
 #   make alloc-compare  allocation-heavy runs under glibc and jemalloc, ratios
 #   make conformance  the peers' own code, decision by decision (docs/conformance.md)
-#   make fuzz, make soak, make plots, make paper: see their sections below
+#   make fuzz, make soak, make plots, make paper, make reference: see their
+#                     sections below
 #   SAN=address|thread make …   sanitized build under build/san-<kind>/
 #   MALLOC=jemalloc make …      linked with jemalloc, under build/jemalloc/
 
