@@ -4,8 +4,10 @@
 #   make test         make deps, then format and layering checks, the Google
 #                     Benchmark build, every CUnit suite, the teaching build's
 #                     suite, a ThreadSanitizer pass over the threaded suites,
-#                     both allocators, and the quick conformance subset
-#                     (installs the peers' packages when missing)
+#                     both allocators, the quick conformance subset
+#                     (installs the peers' packages when missing), the paper's
+#                     tables, and reference-check (the committed figures and
+#                     paper made from the reference CSVs as they are)
 #   make bench        make deps, then the quick suite: results/quick-<host>.csv,
 #                     its tables, and its figures in plots/out/
 #   make teach        build/ratelab-teach, race points widened
@@ -14,7 +16,8 @@
 #                     copy, rebuilt, and killed by its named suites (CI)
 #   make alloc-compare  allocation-heavy runs under glibc and jemalloc, ratios
 #   make conformance  the peers' own code, decision by decision (docs/conformance.md)
-#   make fuzz, make soak, make plots, make paper: see their sections below
+#   make fuzz, make soak, make plots, make paper, make reference: see their
+#                     sections below
 #   SAN=address|thread make …   sanitized build under build/san-<kind>/
 #   MALLOC=jemalloc make …      linked with jemalloc, under build/jemalloc/
 
@@ -95,6 +98,7 @@ TEACH_BIN     := build/ratelab-teach
 TEACH_TESTS   := build/teach/ratelab-tests
 
 .PHONY: all teach jemalloc test docs docs-check docs-tools check-unit check-teach check-tsan check-allocators bench plots paper paper-tables-check \
+        reference-manifest reference-plots reference-check reference-revision-check \
         alloc-compare reference soak conformance conformance-quick conformance-selftest conformance-bracket conformance-speed deps clean format format-check layering-check decisions-check decisions-update fuzz fuzz-build \
         fuzz-deps asm orders-check mutants FORCE model-check
 .DEFAULT_GOAL := all
@@ -184,6 +188,7 @@ test: deps
 	$(MAKE) --no-print-directory SAN= MALLOC= conformance-selftest
 	$(MAKE) --no-print-directory SAN= MALLOC= conformance-quick
 	$(MAKE) --no-print-directory paper-tables-check
+	$(MAKE) --no-print-directory reference-check
 
 # The data-race lesson's test reads ThreadSanitizer's report from the
 # sanitized ratelab (ratelab teach data-race runs it).
@@ -238,6 +243,37 @@ reference:
 	$(Q)$(MAKE) --no-print-directory conformance conformance-speed
 	set -e; for s in $(REFERENCE_SUITES); do \
 	    $(RATELAB) bench --suite $$s --reps 3 --out results/reference/$$s.csv; done
+	$(Q)$(MAKE) --no-print-directory reference-manifest reference-plots
+	$(Q)$(MAKE) --no-print-directory reference-revision-check
+
+# results/reference/MANIFEST: each reference CSV's sha256, revision, host
+# and dates (tests/provenance.sh). make reference writes it; run it alone
+# only for CSVs committed on purpose without rerunning the suites.
+reference-manifest:
+	sh tests/provenance.sh manifest .
+
+# plots/reference/: the figures of results/reference/*.csv, each with its
+# .src (the sha256 of every CSV and script it was drawn from).
+reference-plots: $(RATELAB)
+	rm -rf build/reference-plots
+	plots/render.sh build/reference-plots $(RATELAB) $(wildcard results/reference/*.csv) > /dev/null
+	rm -f plots/reference/*.png plots/reference/*.png.src
+	cp build/reference-plots/*.png build/reference-plots/*.png.src plots/reference/
+
+# make test: a committed artefact (paper/ratelab.pdf, plots/reference/*.png,
+# a generated docs block's .src) is made from the reference CSVs as they are
+# now and names their revisions; the CSVs are the MANIFEST's. Seconds, no
+# LaTeX. Then the check's own test on scratch copies.
+reference-check:
+	$(Q)sh tests/provenance.sh check .
+	$(Q)mkdir -p build && sh tests/provenance_test.sh > build/provenance-test.log 2>&1 || { cat build/provenance-test.log; exit 1; }
+	$(Q)tail -n 1 build/provenance-test.log
+
+# Every reference CSV at one clean revision (make reference ends with it).
+# Not yet in make test: the committed CSVs come from several revisions
+# until make reference is run once on a quiet machine; then add it there.
+reference-revision-check:
+	$(Q)sh tests/provenance.sh revisions .
 
 # Conformance against the peers' own code (tests/conformance/README.md):
 # x/time/rate, Guava, Linux ___ratelimit, nginx limit_req. Installs their
@@ -468,7 +504,8 @@ paper-tables-check: $(RATELAB)
 	sh paper/check_tables.sh build/paper-tables paper/ratelab.tex
 
 # make paper: paper/ratelab.pdf from the committed results. The tools first
-# (one line naming what is missing), then the build, then paper/build.sh:
+# (LaTeX, gnuplot, poppler-utils: installed when missing, as make deps
+# does, naming what it installs), then the build, then paper/build.sh:
 # figures by plots/render.sh, tables and every number in the prose by
 # paper/tables.sh, checked by paper/check_tables.sh, then latexmk; all of
 # it under paper/out/ (ignored). Always runs: no file is named paper.

@@ -1,6 +1,8 @@
 #!/bin/sh
 # build.sh — `make paper`'s recipe: paper/ratelab.pdf from the results.
 #
+#   sh paper/build.sh tools      installs what is missing (Debian packages,
+#                                apt-get update first, as make deps does)
 #   sh paper/build.sh tools      one line naming what is missing, exit 1
 #   sh paper/build.sh RATELAB    figures, tables, check, LaTeX, the PDF
 #
@@ -22,12 +24,15 @@ out=$here/out
 
 # ---- tools --------------------------------------------------------------
 # command or LaTeX file, and the Debian package that brings it
-TOOLS="pdflatex:texlive-latex-base latexmk:latexmk bibtex:texlive-binaries gnuplot:gnuplot-nox awk:mawk kpsewhich:texlive-binaries"
+TOOLS="pdflatex:texlive-latex-base latexmk:latexmk bibtex:texlive-binaries gnuplot:gnuplot-nox awk:mawk
+kpsewhich:texlive-binaries pdftotext:poppler-utils sha256sum:coreutils"
 STYLES="xltabular.sty:texlive-latex-extra pdflscape.sty:texlive-latex-recommended booktabs.sty:texlive-latex-recommended
 enumitem.sty:texlive-latex-recommended xurl.sty:texlive-latex-extra microtype.sty:texlive-latex-recommended
 natbib.sty:texlive-latex-recommended unsrtnat.bst:texlive-latex-recommended mathptmx.sty:texlive-latex-base
-caption.sty:texlive-latex-recommended pifont.sty:texlive-latex-base placeins.sty:texlive-latex-extra"
-check_tools() {
+caption.sty:texlive-latex-recommended pifont.sty:texlive-latex-base placeins.sty:texlive-latex-extra
+ptmr8t.tfm:texlive-fonts-recommended phvr8t.tfm:texlive-fonts-recommended pcrr8t.tfm:texlive-fonts-recommended
+pzdr.tfm:texlive-fonts-recommended"
+missing_tools() { # sets $missing (names) and $pkgs (their packages)
     missing="" pkgs=""
     for tp in $TOOLS; do
         command -v "${tp%%:*}" > /dev/null 2>&1 || { missing="$missing ${tp%%:*}"; pkgs="$pkgs ${tp#*:}"; }
@@ -37,15 +42,31 @@ check_tools() {
             [ -n "$(kpsewhich "${sp%%:*}" 2>/dev/null)" ] || { missing="$missing ${sp%%:*}"; pkgs="$pkgs ${sp#*:}"; }
         done
     fi
-    if [ -n "$missing" ]; then
-        # shellcheck disable=SC2086 # one word a package
-        pkgs=$(printf '%s\n' $pkgs | sort -u | tr '\n' ' ')
-        echo "make paper: missing:$missing (Debian: apt-get install ${pkgs% })"
-        exit 1
-    fi
+    # shellcheck disable=SC2086 # one word a package
+    pkgs=$(printf '%s\n' $pkgs | grep . | sort -u | tr '\n' ' ' || true)
+    pkgs=${pkgs% }
 }
-check_tools
-[ "${1:-}" = tools ] && exit 0
+# Installs what is missing, as make deps does. The styles are looked up
+# once kpsewhich is there, so a second round installs their packages.
+install_tools() {
+    for round in 1 2; do
+        missing_tools
+        [ -n "$missing" ] || return 0
+        echo "make paper: missing:$missing; installing $pkgs (round $round)"
+        if [ "$(id -u)" -ne 0 ]; then SUDO=sudo; else SUDO=; fi
+        # shellcheck disable=SC2086 # one word a package
+        { $SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq \
+            --no-install-recommends $pkgs > /dev/null; } || { echo "make paper: apt-get install $pkgs failed"; exit 1; }
+    done
+    missing_tools
+    [ -z "$missing" ] || { echo "make paper: still missing after installing:$missing"; exit 1; }
+}
+if [ "${1:-}" = tools ]; then
+    install_tools
+    exit 0
+fi
+missing_tools
+[ -z "$missing" ] || { echo "make paper: missing:$missing (sh paper/build.sh tools installs $pkgs)"; exit 1; }
 
 ratelab=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 [ -x "$ratelab" ] || { echo "make paper: $1 is not an executable ratelab"; exit 1; }
@@ -62,7 +83,7 @@ for f in results/reference/*.csv; do
     case $(basename "$f") in claims.csv) continue ;; esac
     csvs="$csvs $root/$f"
 done
-FIGS="accuracy-accuracy boundary clocks keys latency-accuracy memory-order redis threads-threads"
+FIGS="accuracy-accuracy boundary clocks keys latency-accuracy memory-order pareto redis threads-threads"
 figs=$out/figs
 rm -rf "$figs"
 mkdir -p "$figs"
@@ -72,6 +93,10 @@ vector_copy() { # the copy of plots/ that draws PDF, or a failure
     rm -rf "$vec"
     mkdir -p "$vec/plots"
     cp plots/*.gp plots/*.awk plots/render.sh "$vec/plots/"
+    # render.sh records each figure's sources with tests/provenance.sh
+    mkdir -p "$vec/tests" "$vec/paper"
+    cp tests/provenance.sh "$vec/tests/"
+    cp paper/lib.awk "$vec/paper/"
     n_svg=$(cat plots/*.gp | grep -c "set terminal svg size .* dynamic noenhanced font" || true)
     [ "$n_svg" -gt 0 ] || return 1
     # 144 pixels an inch: pngcairo sets a point size about 1.5 times as large,
@@ -136,3 +161,12 @@ overfull=$(grep -c '^Overfull' "$log" || true)
 [ "$overfull" -eq 0 ] || echo "paper: $overfull overfull boxes (paper/out/ratelab.log)"
 pages=$(sed -n 's/^Output written on .* (\([0-9]*\) pages.*/\1/p' "$log" | tail -n 1)
 echo "  PDF    paper/ratelab.pdf: ${pages:-?} pages, $(wc -c < ratelab.pdf) bytes"
+# Every command copyable from the PDF; then the PDF's provenance for make
+# reference-check: the CSVs its tables and figures read and its sources.
+sh "$here/check_commands.sh" ratelab.pdf "$root/docs/commands.md"
+cd "$root"
+# shellcheck disable=SC2086,SC2046 # paths without spaces
+sh tests/provenance.sh record paper/ratelab.pdf paper/ratelab.pdf.src $csvs results/reference/claims.csv \
+    $(ls results/conformance.csv results/conformance-speed.csv 2>/dev/null) \
+    -- paper/ratelab.tex paper/ratelab.bib paper/tables.sh paper/lib.awk paper/check_tables.sh paper/build.sh results/README.md \
+    plots/render.sh plots/*.gp plots/*.awk

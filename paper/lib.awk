@@ -63,6 +63,8 @@ function tex(s,    out, i, c, n) {
 # tt(S): S in the typewriter font, breakable after underscores.
 function tt(s) {
     s = tex(s); gsub(/\\_/, "\\\\_\\\\allowbreak{}", s)
+    # straight quotes, as a shell needs them when the text is copied
+    gsub(/'/, "\\textquotesingle{}", s); gsub(/`/, "\\textasciigrave{}", s)
     return "\\texttt{" s "}"
 }
 

@@ -519,6 +519,46 @@ stress_table "$ref/clocks.csv" clocks clocks
 stress_table "$ref/keys.csv" keys keys
 stress_table "$ref/redis.csv" redis redis
 
+# pareto.csv: the accuracy/cost frontier, one row an algorithm at its
+# cheapest clock, numbered as in plots/pareto.gp's figure (plots/pareto.awk
+# computes both: the points, the frontiers and the numbering)
+prog pareto <<'EOF'
+# inputs: labels (algo number ...), points (algo family clock ns lo hi
+# sliding util), the two frontiers (ns value algo clock)
+FILENAME ~ /labels/ { order[$2] = $1; if ($2 > n) n = $2; next }
+FILENAME ~ /points/ && NF >= 8 {
+    if (!($1 in cost) || $4 + 0 < cost[$1] + 0) { cost[$1] = $4; lo[$1] = $5; hi[$1] = $6; clk[$1] = $3; sl[$1] = $7; ut[$1] = $8 }
+    next
+}
+FILENAME ~ /frontier-sliding/ { fs[$3] = 1; nfs++; next }
+FILENAME ~ /frontier-util/ { fu[$3] = 1; nfu++; next }
+END {
+    printf "%% columns: 8\n%% numeric: 4-6\n" > table
+    printf "\\begin{tabular}{@{}r l l r r r r l@{}}\n\\toprule\n" > table
+    printf "\\# & algorithm & cheapest clock & ns & sliding$/L$ & utilization & ns min--max & on the frontier of \\\\\n\\midrule\n" > table
+    for (i = 1; i <= n; i++) {
+        a = order[i]
+        f = (a in fs ? "sliding" : "") (a in fs && a in fu ? ", " : "") (a in fu ? "utilization" : "")
+        printf "%d & %s & %s & %s & %s & %s & %s--%s & %s \\\\\n", i, tt(a), tex(clk[a]), num(cost[a], 1), num(sl[a], 2),
+            num(ut[a], 2), num(lo[a], 1), num(hi[a], 1), (f == "" ? "--" : f) > table
+    }
+    printf "\\bottomrule\n\\end{tabular}\n" > table
+    def("pareto/algos", n); def("pareto/frontsliding", nfs + 0); def("pareto/frontutil", nfu + 0)
+}
+EOF
+if [ -f "$ref/pareto.csv" ]; then
+    pa=$out/pareto
+    mkdir -p "$pa"
+    for part in points frontier labels; do
+        awk -F, -v part=$part -v metric=sliding -f "$here/../plots/pareto.awk" "$ref/pareto.csv" > "$pa/$part-sliding.dat"
+    done
+    awk -F, -v part=frontier -v metric=util -f "$here/../plots/pareto.awk" "$ref/pareto.csv" > "$pa/frontier-util.dat"
+    run_awk "$out/awk/pareto.awk" -v table="$out/tab-pareto.tex" \
+        "$pa/labels-sliding.dat" "$pa/points-sliding.dat" "$pa/frontier-sliding.dat" "$pa/frontier-util.dat"
+else
+    missing "$ref/pareto.csv" "$out/tab-pareto.tex"
+fi
+
 # ---- conformance against the peers' own code ---------------------------
 prog conformance <<'EOF'
 NR == 1 { n = csv_split($0, f); header(f, n); next }
@@ -675,22 +715,40 @@ printf '\\bottomrule\n\\end{tabular}\n' >> "$out/tab-noise.tex"
 
 # ---- the claims registry -------------------------------------------------
 # reference/claims.csv: one row a claim of a source, the experiment that
-# checks it, its verdict. A claim's source is cited by the BibTeX key whose
-# url matches the row's (paper/ratelab.bib); otherwise by org and year.
+# checks it, its verdict. A claim's source is cited by the BibTeX entry
+# whose url the row's url is or contains, or whose `claims` field names the
+# claim (paper/ratelab.bib); otherwise by org and year.
 prog claims <<'EOF'
 FNR == 1 { bib = (FILENAME ~ /\.bib$/) }
 bib && /^@/ { k = $0; sub(/^@[a-zA-Z]*\{/, "", k); sub(/,.*/, "", k); next }
 bib && /^[ \t]*url[ \t]*=/ { u = $0; sub(/^[^{]*\{/, "", u); sub(/\}.*$/, "", u); sub(/\/$/, "", u); keyof[u] = k; next }
+bib && /^[ \t]*claims[ \t]*=/ { c = $0; sub(/^[^{]*\{/, "", c); sub(/\}.*$/, "", c); nc = split(c, cl, /[ ,]+/); for (i = 1; i <= nc; i++) keyofid[cl[i]] = k; next }
 bib { next }
 FNR == 1 { n = csv_split($0, f); header(f, n); next }
 {
     n = csv_split($0, f)
     u = get(f, "url"); sub(/\/$/, "", u)
-    src = (u in keyof) ? "\\cite{" keyof[u] "}" : tex(get(f, "source_org") " " get(f, "year"))
+    # org and year as the row gives them, less the "not found" placeholders
+    org = get(f, "source_org"); yr = get(f, "year")
+    if (org ~ /^(author )?not found/) org = "unattributed"
+    if (yr ~ /^not (found|checked)/) yr = "undated"
+    # the bib entry whose url the row names, alone or inside a note such as
+    # "URL not found (original); republished copy: URL", or that names the
+    # claim in its `claims` field (a source without a URL)
+    key = (u in keyof) ? keyof[u] : ""
+    if (key == "") for (bu in keyof) if (bu != "" && index(u, bu)) key = keyof[bu]
+    if (key == "" && get(f, "id") in keyofid) key = keyofid[get(f, "id")]
+    src = key != "" ? "\\cite{" key "}" : tex(org ", " yr)
     v = get(f, "verdict"); s = get(f, "seconds")
-    printf "%s & %s & %s & \\verdict{%s} & %s \\\\\n", tex(get(f, "id")), src, tex(get(f, "claim")), tex(v),
+    # an id may break after an underscore: one word wider than its column
+    # would run into the next
+    id = tex(get(f, "id")); gsub(/\\_/, "\\_\\allowbreak{}", id)
+    printf "%s & %s & %s & \\verdict{%s} & %s \\\\\n", id, src, tex(get(f, "claim")), tex(v),
         tex(get(f, "condition")) >> table
-    printf "%s & %s & %s & %s & %s \\\\\n", tex(get(f, "id")), tex(get(f, "experiment")), tt(get(f, "command")),
+    # a command may break after a comma too: a long printf argument has
+    # neither space nor underscore
+    cmd = tt(get(f, "command")); gsub(/,/, ",\\allowbreak{}", cmd)
+    printf "%s & %s & %s & %s & %s \\\\\n", tex(get(f, "id")), tex(get(f, "experiment")), cmd,
         tex(get(f, "deterministic")), (s == "" ? "--" : s + 0 < 10 ? sprintf("%.1f", s) : sprintf("%.0f", s)) >> table2
     total++; by[v]++
     if (!(v in vseen)) { vseen[v] = 1; vl[++nv] = v }
@@ -744,7 +802,23 @@ prog commands <<'EOF'
     files = cell[2]; cmd = cell[3]
     gsub(/^[ \t]*`|`[ \t]*$/, "", cmd)
     gsub(/`/, "", files); gsub(/^[ \t]+|[ \t]+$/, "", files)
-    printf "\\item[%s] %s\n", tt(files), tt(cmd)
+    # the command is the cell's first code span; the rest is a note, its
+    # Markdown links as their text and code spans as typewriter
+    note = ""
+    if (match(cmd, /`/)) { note = substr(cmd, RSTART + 1); cmd = substr(cmd, 1, RSTART - 1) }
+    gsub(/\[[^]]*\]\([^)]*\)/, "\001&", note)
+    while (match(note, /\001\[[^]]*\]\([^)]*\)/)) {
+        link = substr(note, RSTART + 2, RLENGTH - 2); sub(/\].*/, "", link)
+        note = substr(note, 1, RSTART - 1) link substr(note, RSTART + RLENGTH)
+    }
+    gsub(/^[ \t]+|[ \t]+$/, "", note)
+    rest = ""
+    while (match(note, /`[^`]*`/)) {
+        rest = rest tex(substr(note, 1, RSTART - 1)) tt(substr(note, RSTART + 1, RLENGTH - 2))
+        note = substr(note, RSTART + RLENGTH)
+    }
+    rest = rest tex(note)
+    printf "\\item[%s] %s%s\n", tt(files), tt(cmd), (rest == "" ? "" : " " rest)
     items++
 }
 END { if (!items) print "\\item[] \\emph{No command found in results/README.md.}" }

@@ -1,13 +1,14 @@
 # accuracy.awk — sim rows of a results CSV as one line an (algorithm,
-# workload), each promise judged on the metric its promise_held is judged
-# on (results/README.md), as a fraction of its bound from the row's own L
-# and B:
+# workload): max_sliding ÷ L on one scale for every promise, and the most
+# the promise allows it to reach, from the row's own L and B:
 #
-#   index algo promise workload measured/bound utilization held judged metric
+#   index algo promise workload sliding/L utilization held judged metric bound/L
 #
-# strong: max_sliding ÷ L; window: max_sliding ÷ 2L; bucket: max_sliding ÷
-# (B + L); weak: max_aligned ÷ L. approx promises nothing checkable: its
-# max_sliding ÷ L is given with judged 0. index numbers the algorithms in
+# bound: strong 1; window 2; bucket (B + L) ÷ L; weak 2 (a weak limiter
+# may admit 2L in a sliding window: Proposition weak2l). The verdict
+# (promise_held) is judged on the metric named (results/README.md: weak on
+# max_aligned ÷ L). approx promises nothing checkable: judged 0, no bound.
+# index numbers the algorithms in
 # first-seen order (the x position), metric names the measure for a tic
 # label. Algorithms that promise no rate (baselines, the concurrency
 # limiter) are left out: they would only flatten the scale.
@@ -17,13 +18,16 @@ $(col["mode"]) == "sim" && $(col["promise"]) != "none" && $(col["promise"]) != "
     L = $(col["limit"]); B = $(col["burst"]); p = $(col["promise"])
     sliding = $(col["max_sliding"]); aligned = $(col["max_aligned"])
     judged = 1
-    if (p == "strong")      { v = sliding / L;       metric = "sliding/L" }
-    else if (p == "window") { v = sliding / (2 * L); metric = "sliding/2L" }
-    else if (p == "bucket") { v = sliding / (B + L); metric = "sliding/(B+L)" }
-    else if (p == "weak")   { v = aligned / L;       metric = "aligned/L" }
-    else                    { v = sliding / L;       metric = "sliding/L"; judged = 0 }
+    # v: max_sliding ÷ L for every promise (one scale); bound: what the
+    # promise allows max_sliding ÷ L to reach (weak: 2, Proposition weak2l)
+    v = sliding / L
+    if (p == "strong")      { bound = 1;           metric = "sliding/L" }
+    else if (p == "window") { bound = 2;           metric = "sliding/2L" }
+    else if (p == "bucket") { bound = (B + L) / L; metric = "sliding/(B+L)" }
+    else if (p == "weak")   { bound = 2;           metric = "aligned/L" }
+    else                    { bound = "NaN";       metric = "sliding/L"; judged = 0 }
     a = $(col["algo"])
     if (!(a in index_of)) index_of[a] = n++
     u = $(col["utilization"]); if (u == "") u = "NaN"
-    print index_of[a], a, p, $(col["workload"]), v, u, $(col["promise_held"]), judged, metric
+    print index_of[a], a, p, $(col["workload"]), v, u, $(col["promise_held"]), judged, metric, bound
 }

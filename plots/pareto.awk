@@ -11,9 +11,11 @@
 # part=frontier  the points no other beats on both cost and metric M
 #                (sliding or util; distance from 1, the exact limiter's
 #                value, in steps of 0.01), cheapest first: "ns value algo clock"
-# part=labels    one line an algorithm for M: "algo x y label_y", (x, y) its
-#                cheapest point, label_y spread so that labels `gap` apart
-#                (a fraction of the range, default 0.045) never overlap
+# part=labels    one line an algorithm for M, numbered from the top:
+#                "algo number x y label_x label_y leader", (x, y) its
+#                cheapest point, (label_x, label_y) where its number goes,
+#                clear of every point and other number; leader 1 when the
+#                number is far enough from the point to need a line
 # part=floors    "algo clock ns" of faa and clock_faa (a clock read and a
 #                fetch-add: the floor of a limiter that reads that clock)
 # part=range     "low high" of M over every point, for the y axis
@@ -29,7 +31,6 @@ function median_of(list, n,    i, j, t, a) {
 function abs(v) { return v < 0 ? -v : v }
 NR == 1 {
     for (i = 1; i <= NF; i++) col[$i] = i
-    if (!gap) gap = 0.045
     next
 }
 $(col["mode"]) == "stress" && $(col["recorded"]) == "no" && $(col["threads"]) == 1 {
@@ -56,6 +57,7 @@ END {
             np++
             p_algo[np] = a; p_clock[np] = clocks[c]; p_ns[np] = m; p_lo[np] = lo; p_hi[np] = hi
             p_value[np] = metric == "util" ? util[k] : sliding[k]
+            p_sl[np] = sliding[k]
             p_line[np] = a " " family[a] " " clocks[c] " " m " " lo " " hi " " sliding[k] " " util[k]
         }
     }
@@ -92,23 +94,65 @@ END {
         if (low > 0) low = 0
         high = high * 1.08
         if (part == "range") { print low, high; exit }
+        # one number an algorithm, at its cheapest point; numbered by
+        # max_sliding ÷ L from the top (then cheapest first) in both panels,
+        # so an algorithm keeps its number and the legend reads like the top
         n = 0
         for (i = 1; i <= nalgos; i++) {
             cheapest = 0
             for (p = 1; p <= np; p++)
                 if (p_algo[p] == algos[i] && (!cheapest || p_ns[p] < p_ns[cheapest])) cheapest = p
-            if (!cheapest) continue
-            lab[++n] = cheapest; ly[n] = p_value[cheapest]
+            if (cheapest) lab[++n] = cheapest
         }
-        for (x = 2; x <= n; x++)   # by value
-            for (y = x; y > 1 && ly[y - 1] > ly[y]; y--) {
-                t = ly[y]; ly[y] = ly[y - 1]; ly[y - 1] = t; t = lab[y]; lab[y] = lab[y - 1]; lab[y - 1] = t
+        for (x = 2; x <= n; x++)
+            for (y = x; y > 1 && (p_sl[lab[y - 1]] < p_sl[lab[y]] ||
+                                  (p_sl[lab[y - 1]] == p_sl[lab[y]] && p_ns[lab[y - 1]] > p_ns[lab[y]])); y--) {
+                t = lab[y]; lab[y] = lab[y - 1]; lab[y - 1] = t
             }
-        step = gap * (high - low)
-        for (x = 2; x <= n; x++) if (ly[x] < ly[x - 1] + step) ly[x] = ly[x - 1] + step
-        if (n && ly[n] > high) ly[n] = high   # pushed past the top: push back down
-        for (x = n - 1; x >= 1; x--) if (ly[x] > ly[x + 1] - step) ly[x] = ly[x + 1] - step
-        for (x = 1; x <= n; x++) print p_algo[lab[x]], p_ns[lab[x]], p_value[lab[x]], ly[x]
+        # Placement in the plot's unit square: x on pareto.gp's log axis
+        # (from the label column at cheapest / 3.2 to the costliest
+        # whisker × 1.3), y on [low, high], below the floors' names at the
+        # top. Every point is an obstacle;
+        # each number takes the first free spot in rings around its point,
+        # so it sits beside its point and its leader line (drawn only when
+        # the number had to move away) is short.
+        xmin = xmax = ""
+        for (p = 1; p <= np; p++) {
+            if (xmin == "" || p_ns[p] < xmin) xmin = p_ns[p]
+            if (xmax == "" || p_hi[p] > xmax) xmax = p_hi[p]
+        }
+        xlo = log(xmin / 3.2 * 0.97); xhi = log(xmax * 1.3)
+        for (p = 1; p <= np; p++) {
+            ox[p] = (log(p_ns[p]) - xlo) / (xhi - xlo); oy[p] = (p_value[p] - low) / (high - low)
+        }
+        # a label's half width and half height, a point's half size
+        hw = 0.011; hh = 0.024; pw = 0.008; ph = 0.02
+        nd = split("1 0 -1 0 0 1 0 -1 1 1 -1 1 1 -1 -1 -1", dir, " ")
+        placed = 0
+        for (x = 1; x <= n; x++) {
+            p = lab[x]; w = hw * (x >= 10 ? 1.5 : 1)
+            done = 0
+            for (ring = 1; ring <= 8 && !done; ring++)
+                for (d = 1; d < nd && !done; d += 2) {
+                    cx = ox[p] + dir[d] * ring * (w + pw + 0.002)
+                    cy = oy[p] + dir[d + 1] * ring * (hh + ph + 0.002)
+                    if (cx - w < 0.16 || cx + w > 1 || cy - hh < 0 || cy + hh > 0.93) continue
+                    free = 1
+                    # the frontier's text box (pareto.gp: at graph 0.2, 0.36 or
+                    # 0.40, left, six or seven lines): no number under it
+                    if (cx + w > 0.19 && cx - w < 0.54 && cy + hh > 0.18 && cy - hh < 0.50) free = 0
+                    for (q = 1; q <= np && free; q++)
+                        if (abs(cx - ox[q]) < w + pw && abs(cy - oy[q]) < hh + ph) free = 0
+                    for (q = 1; q <= placed && free; q++)
+                        if (abs(cx - lx[q]) < w + lw[q] && abs(cy - lyy[q]) < 2 * hh) free = 0
+                    if (free) done = 1
+                }
+            if (!done) { cx = ox[p] + w + pw; cy = oy[p] }   # nowhere free: beside it anyway
+            lx[++placed] = cx; lyy[placed] = cy; lw[placed] = w
+            # algo number x y label_x label_y leader (1: draw a line to it)
+            print p_algo[p], x, p_ns[p], p_value[p], exp(xlo + cx * (xhi - xlo)), low + cy * (high - low), \
+                (abs(cx - ox[p]) > w + pw + 0.003 || abs(cy - oy[p]) > hh + ph + 0.003) ? 1 : 0
+        }
     } else if (part == "floors") {
         for (c = 1; c <= nclocks; c++)
             for (f = 1; f <= 2; f++) {

@@ -4,9 +4,10 @@
 # the most it admitted in a sliding window of length I ÷ L and, below, its
 # utilization against the exact sliding log, both from the boundary
 # workload replayed by 2 threads on the same clock. Colour is the clock,
-# the marker the design; each algorithm is named at its cheapest point
-# (its other clocks lie to the right at about the same height). The dashed
-# staircase is the Pareto frontier (no point both cheaper and closer to 1,
+# the marker the design; each algorithm is numbered at its cheapest point
+# (its other clocks lie to the right at about the same height), the numbers
+# placed clear of every point and of each other (pareto.awk) and named in
+# the column on the left. The dashed staircase is the Pareto frontier (no point both cheaper and closer to 1,
 # the exact limiter's value); dotted verticals are each clock's floor,
 # clock_faa (a read and a fetch-add), and the black one faa's.
 # Data (pareto.awk): `points`, `floors`, and for sliding and util
@@ -57,6 +58,9 @@ do for [panel = 1:2] {
     labels = panel == 1 ? labels_sliding : labels_util
     frontier = panel == 1 ? frontier_sliding : frontier_util
     range = panel == 1 ? range_sliding : range_util
+    n_labels = system('wc -l < '.labels) + 0
+    # the legend column: number and name, top to bottom in number order
+    legend_y(i) = high - (i - 0.5) * (high - low) / n_labels
     low = real(system("awk '{print $1}' ".range))
     high = real(system("awk '{print $2}' ".range))
     set yrange [low:high]
@@ -81,6 +85,7 @@ do for [panel = 1:2] {
         line = system('sed -n '.k.'p '.frontier)
         frontier_text = frontier_text.sprintf("\n%s on %s: %.1f ns, %.2f", word(line, 3), word(line, 4), real(word(line, 1)), real(word(line, 2)))
     }
+    # pareto.awk keeps the numbers out of this box's area
     set label 1 "Pareto frontier, cheapest first (ns per decision, ".(panel == 1 ? 'max_sliding ÷ L' : 'utilization')."):".frontier_text \
         at graph 0.2, graph (panel == 1 ? 0.36 : 0.40) left front boxed font ',10'
     # each floor named just above the panel, at two heights so that near
@@ -94,9 +99,8 @@ do for [panel = 1:2] {
              with vectors nohead dt 3 lw 2 lc rgb paint(c) notitle, \
          floors using (strcol(1) eq 'faa' && strcol(2) eq word(clocks, 1) ? $3 : NaN):(low):(0):(high - low) \
              with vectors nohead dt 2 lw 1 lc rgb 'black' notitle, \
-         labels using 2:3:(label_x * 1.75 - $2):($4 - $3) with vectors nohead lw 0.5 lc rgb '#999999' notitle, \
-         labels using (label_x * 1.75):4:(0):(0) with vectors nohead notitle, \
-         labels using (label_x):4:1 with labels left font ',10' notitle, \
+         labels using ($7 == 1 ? $3 : NaN):4:($5 - $3):($6 - $4) with vectors nohead lw 0.8 lc rgb '#777777' notitle, \
+         labels using (label_x):(legend_y($2)):(sprintf('%2d  %s', $2, strcol(1))) with labels left font ',10' notitle, \
          for [c = 1:nc] for [d = 1:4] points \
              using (strcol(3) eq word(clocks, c) && design(strcol(2)) == d ? $4 : NaN):column_y \
              with points pt design_point[d] ps 1.3 lc rgb paint(c) notitle, \
@@ -106,6 +110,7 @@ do for [panel = 1:2] {
          for [d = 1:4] NaN with points pt design_point[d] ps 1.3 lc rgb 'black' title word(designs, d), \
          NaN with linespoints pt 6 ps 1.5 dt 2 lw 1.5 lc rgb 'black' title 'Pareto frontier', \
          NaN with lines dt 3 lw 2 lc rgb 'black' title 'clock_faa (the clock’s floor)', \
-         NaN with lines dt 2 lw 1 lc rgb 'black' title 'faa'
+         NaN with lines dt 2 lw 1 lc rgb 'black' title 'faa', \
+         labels using 5:6:(sprintf('%d', $2)) with labels center boxed font ',9' notitle
 }
 unset multiplot

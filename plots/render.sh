@@ -19,9 +19,14 @@ data=$out/data
 mkdir -p "$data"
 here=$(dirname "$0")
 
-draw() { # draw NAME SCRIPT GNUPLOT-ASSIGNMENTS
+draw() { # draw NAME SCRIPT GNUPLOT-ASSIGNMENTS; $inputs: the CSVs it reads
     for ext in png svg; do
         gnuplot -e "$3; out='$out/$1.$ext'" "$here/$2"
+        # NAME.EXT.src: the CSVs and scripts it was drawn from, by sha256
+        # (make reference-check compares them with today's)
+        # shellcheck disable=SC2086 # paths without spaces
+        [ ! -f "$out/$1.$ext" ] || sh "$here/../tests/provenance.sh" record "$out/$1.$ext" "$out/$1.$ext.src" \
+            $inputs -- "$here/render.sh" "$here/common.gp" "$here/$2" "$here"/*.awk
     done
     echo "  $out/$1.png, .svg"
 }
@@ -39,6 +44,7 @@ cpus_of() { # cpus_of FILE: the CPUs its stress rows ran on, for marking oversub
 
 for csv in "$@"; do
     [ -f "$csv" ] || { echo "render: $csv: no such file" >&2; exit 2; }
+    inputs=$csv
     name=$(basename "$csv" .csv)
     case $name in
     quick* | accuracy*)
@@ -64,6 +70,7 @@ for csv in "$@"; do
                          print $(col["workload"]), $(col["algo"]), $(col["svc_p50_ns"]), $(col["svc_p99_ns"]),
                                $(col["late_p99_ns"]), $(col["lat_p99_ns"]), $(col["lat_max_ns"]) }' "$results" > "$rows"
             [ -s "$rows" ] || rows=""
+            [ -z "$rows" ] || inputs="$csv $results"
         fi
         draw "$name" latency.gp "data='$data/$name.dat'; rows='$rows'"
         ;;
@@ -179,4 +186,5 @@ for size in L 7; do
     done
     cases="$cases$size "
 done
+inputs="" # the sims above read no CSV
 draw boundary boundary.gp "stem='$data/boundary'; cases='$cases'; algos='fw_expiry sliding_log tb_mutex'"
