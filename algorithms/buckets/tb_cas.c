@@ -25,7 +25,8 @@
  *   failure acquire  the reloaded TAT is decided on, so as for the load.
  *
  * On x86-64 these compile to the same instructions as relaxed ones (a locked
- * cmpxchg and a plain load); on weakly ordered machines they cost barriers.
+ * cmpxchg and a plain load); on AArch64 the CAS is casal against cas, and
+ * on POWER the orders add lwsync barriers (make asm's table).
  *
  * Races accepted: a stale clock read sees the bucket as it stood at its own
  * time, with fewer tokens, never more (tb_tat.h); a failed CAS decides
