@@ -364,7 +364,8 @@ static void rate_text(char *buf, size_t len, double per_s)
 }
 
 const char *rl_cli_offered_text(char *buf, size_t len, const struct rl_trace *trace,
-                                uint64_t span_ns, const struct rl_workload_params *params,
+                                uint64_t span_ns, double speed,
+                                const struct rl_workload_params *params,
                                 const struct rl_config *cfg)
 {
     char each[32], offered[32], limit[32], mean[32];
@@ -381,7 +382,7 @@ const char *rl_cli_offered_text(char *buf, size_t len, const struct rl_trace *tr
     }
     if (span_ns > 0 && cfg->interval_ns > 0 && used < len) {
         const char *a_key = keys > 1 ? " a key" : "";
-        rate_text(mean, sizeof mean, (double)trace->len * 1e9 / (double)span_ns / keys);
+        rate_text(mean, sizeof mean, (double)trace->len * 1e9 / (double)span_ns / keys * speed);
         rate_text(limit, sizeof limit, (double)cfg->limit * 1e9 / (double)cfg->interval_ns);
         /* onoff and flash are offered their rate only part of the time:
          * that rate, and the mean over the whole trace beside it. */
@@ -391,7 +392,7 @@ const char *rl_cli_offered_text(char *buf, size_t len, const struct rl_trace *tr
         else if (params && strcmp(params->name, "flash") == 0)
             part = "outside the spike";
         if (part) {
-            rate_text(offered, sizeof offered, params->rate_per_s / keys);
+            rate_text(offered, sizeof offered, params->rate_per_s / keys * speed);
             used += (size_t)snprintf(buf + used, len - used, "%soffered %s/s%s %s, %s/s on average",
                                      used ? "; " : " (", offered, a_key, part, mean);
         } else

@@ -176,9 +176,11 @@ void rl_cli_workload_build(const char *cmd, const struct rl_cli_workload *w,
  * the limit as a rate. For onoff and flash (params, NULL for a trace file)
  * also the rate while on / outside the spike, which the mean hides. The
  * per-key part only for more than one key, rates only for a span > 0.
- * Returns buf. */
+ * speed: replay's --speed, which sends the trace that much faster (1
+ * elsewhere). Returns buf. */
 const char *rl_cli_offered_text(char *buf, size_t len, const struct rl_trace *trace,
-                                uint64_t span_ns, const struct rl_workload_params *params,
+                                uint64_t span_ns, double speed,
+                                const struct rl_workload_params *params,
                                 const struct rl_config *cfg);
 
 /* The span an offered rate is averaged over: the workload's duration, or

@@ -71,7 +71,7 @@ static void print_table(const struct rl_replay_params *p, const char *trace_name
         used += (size_t)snprintf(thread_list + used, sizeof thread_list - used, "%s%llu",
                                  t ? "," : "", (unsigned long long)threads[t]);
     bool one = thread_count == 1 && threads[0] == 1;
-    /* The rates offered are the trace's; --speed sends them that much faster. */
+    /* The rates offered in real time: --speed sends the trace that much faster. */
     printf("replay: L=%llu per %s, %s: %zu attempts over %u key%s%s due within %.3f s, "
            "%s thread%s, speed %g, clock %s, %ld cpus\n\n",
            (unsigned long long)p->cfg.limit,
@@ -80,7 +80,7 @@ static void print_table(const struct rl_replay_params *p, const char *trace_name
            trace->key_count == 1 ? "" : "s",
            rl_cli_offered_text(offered, sizeof offered, trace,
                                rl_cli_trace_span_ns(trace, generated ? generated->duration_ns : 0),
-                               generated, &p->cfg),
+                               p->speed, generated, &p->cfg),
            last_s / p->speed, thread_list, one ? "" : "s", p->speed, p->clock, rl_cpu_count());
     rl_table_replay(stdout, rows, count);
 }

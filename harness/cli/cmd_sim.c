@@ -189,7 +189,7 @@ static void print_heading(const struct sim_plan *plan)
            rl_table_text(shown, sizeof shown, plan->trace_name), trace->len, trace->key_count,
            trace->key_count == 1 ? "" : "s",
            rl_cli_offered_text(offered, sizeof offered, trace,
-                               rl_cli_trace_span_ns(trace, plan->params.duration_ns),
+                               rl_cli_trace_span_ns(trace, plan->params.duration_ns), 1.0,
                                plan->trace_path ? NULL : &plan->params, &plan->cfg));
 }
 

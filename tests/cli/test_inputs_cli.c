@@ -70,6 +70,12 @@ static void test_headers_offer_a_key(void)
     EXPECT(strstr(o.out, "40 attempts over 4 keys (10 a key; offered 50/s a key, against L/I = "
                          "10/s) due within") != NULL,
            "header: %.300s", o.out);
+    /* --speed 2 sends the trace twice as fast: each key is offered twice as much */
+    rl_cli_run(&o, "replay --algo fw_cas --workload uniform --keys 4 --rate-per-key 50 --limit 10 "
+                   "--interval 1s --duration 200ms --speed 2");
+    CU_ASSERT_EQUAL_FATAL(o.status, 0);
+    EXPECT(strstr(o.out, "(10 a key; offered 100/s a key, against L/I = 10/s)") != NULL,
+           "header: %.300s", o.out);
     rl_cli_run(&o, "trace --workload poisson --rate 5000 --keys 100 --out "
                    "/tmp/ratelab-inputs-t.csv");
     CU_ASSERT_EQUAL_FATAL(o.status, 0);
