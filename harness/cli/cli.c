@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #define HELP_LIMIT    "  --limit L         admitted cost per interval (default 1000)\n"
-#define HELP_INTERVAL "  --interval DUR    interval I, e.g. 100ms, 1s (default 100ms)\n"
+#define HELP_INTERVAL "  --interval DUR    interval I, e.g. 100ms, 1s, 1min, 1h (default 100ms)\n"
 
 const char rl_cli_limiter_help[] =
     "Limiter (the same (L, I) configures every algorithm):\n" HELP_LIMIT HELP_INTERVAL
@@ -39,9 +39,9 @@ const char rl_cli_workload_help[] =
     "  --cost N | A-B    cost of each attempt (default 1)\n"
     "  --seed N          random seed (default 1)\n"
     "  --on DUR --off DUR     onoff: burst and silence lengths (200ms / 800ms)\n"
-    "  --size N --spread DUR  boundary: attempts each side of an edge, how close (L, I/20);\n"
-    "                    boundary takes no --rate\n"
-    "  --at DUR --spike DUR --factor F   flash: start, length, rate multiple (1s, I, 10)\n";
+    "  --size N --spread DUR  boundary: attempts each side of an edge, how close (L, I/20)\n"
+    "  --at DUR --spike DUR --factor F   flash: start, length, rate multiple (1s, I, 10)\n"
+    "An option the workload does not use is refused (boundary takes no rate).\n";
 
 const char rl_cli_remote_help[] =
     "Redis algorithms (redis_*):\n"
