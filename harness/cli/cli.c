@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #define HELP_LIMIT    "  --limit L         admitted cost per interval (default 1000)\n"
-#define HELP_INTERVAL "  --interval DUR    interval I, e.g. 100ms, 1s (default 100ms)\n"
+#define HELP_INTERVAL "  --interval DUR    interval I, e.g. 100ms, 1s, 1min, 1h (default 100ms)\n"
 
 const char rl_cli_limiter_help[] =
     "Limiter (the same (L, I) configures every algorithm):\n" HELP_LIMIT HELP_INTERVAL
@@ -30,14 +30,18 @@ const char rl_cli_workload_help[] =
     "Workload (seeded, deterministic; defaults scale with L and I):\n"
     "  --workload W      uniform | poisson | onoff | boundary | flash\n"
     "  --duration DUR    trace length (default 2s)\n"
-    "  --rate R          attempts per second (default 4·L per interval)\n"
+    "  --rate R          attempts per second over all keys together, not a key's:\n"
+    "                    with --keys K each key gets R/K (default 4·L per interval)\n"
+    "  --rate-per-key R  attempts per second to each key: R·K in all (with --zipf, R\n"
+    "                    is the mean over the keys); instead of --rate\n"
     "  --keys K          number of keys (default 1)\n"
     "  --zipf S          keys Zipf(S) over K instead of uniform\n"
     "  --cost N | A-B    cost of each attempt (default 1)\n"
     "  --seed N          random seed (default 1)\n"
     "  --on DUR --off DUR     onoff: burst and silence lengths (200ms / 800ms)\n"
     "  --size N --spread DUR  boundary: attempts each side of an edge, how close (L, I/20)\n"
-    "  --at DUR --spike DUR --factor F   flash: start, length, rate multiple (1s, I, 10)\n";
+    "  --at DUR --spike DUR --factor F   flash: start, length, rate multiple (1s, I, 10)\n"
+    "An option the workload does not use is refused (boundary takes no rate).\n";
 
 const char rl_cli_remote_help[] =
     "Redis algorithms (redis_*):\n"
@@ -165,7 +169,52 @@ enum {
     SET_AT = 1 << 10,
     SET_SPIKE = 1 << 11,
     SET_FACTOR = 1 << 12,
+    SET_RATE_PER_KEY = 1 << 13,
 };
+
+/* The options only some workloads use, with the workloads that use them;
+ * the others (--duration, --keys, --zipf, --cost, --seed) shape every one. */
+static const struct {
+    unsigned bit;
+    const char *option;
+    const char *workloads; /* " name name " */
+} workload_only[] = {
+    {SET_RATE, "--rate", " uniform poisson onoff flash "},
+    {SET_RATE_PER_KEY, "--rate-per-key", " uniform poisson onoff flash "},
+    {SET_ON, "--on", " onoff "},
+    {SET_OFF, "--off", " onoff "},
+    {SET_SIZE, "--size", " boundary "},
+    {SET_SPREAD, "--spread", " boundary "},
+    {SET_AT, "--at", " flash "},
+    {SET_SPIKE, "--spike", " flash "},
+    {SET_FACTOR, "--factor", " flash "},
+};
+
+static bool workload_uses(size_t option, const char *name)
+{
+    char word[32];
+    snprintf(word, sizeof word, " %s ", name);
+    return strstr(workload_only[option].workloads, word) != NULL;
+}
+
+/* Exits 2 naming the first option given that the workload does not use,
+ * and the options it does take, so that nothing is silently ignored. */
+static void refuse_unused_options(const char *cmd, const struct rl_cli_workload *w)
+{
+    const char *name = w->given.name;
+    for (size_t i = 0; i < sizeof workload_only / sizeof workload_only[0]; i++) {
+        if (!(w->set & workload_only[i].bit) || workload_uses(i, name))
+            continue;
+        char takes[96] = "";
+        size_t used = 0;
+        for (size_t j = 0; j < sizeof workload_only / sizeof workload_only[0]; j++)
+            if (workload_uses(j, name) && used < sizeof takes)
+                used += (size_t)snprintf(takes + used, sizeof takes - used, "%s%s",
+                                         used ? ", " : "", workload_only[j].option);
+        rl_cli_usage_error(cmd, "%s does nothing with --workload %s (which takes %s): leave it out",
+                           workload_only[i].option, name, takes);
+    }
+}
 
 static void parse_cost(const char *cmd, const char *arg, struct rl_workload_params *p)
 {
@@ -202,8 +251,18 @@ bool rl_cli_workload_option(const char *cmd, int code, const char *arg, struct r
         w->set |= SET_DURATION;
         return true;
     case OPT_RATE:
-        p->rate_per_s = need_double(cmd, "rate", arg);
-        w->set |= SET_RATE;
+    case OPT_RATE_PER_KEY:
+        /* One of the two: a total and a per-key rate would contradict each other. */
+        if (w->set & (SET_RATE | SET_RATE_PER_KEY))
+            rl_cli_usage_error(cmd, "give --rate (all keys together) or --rate-per-key (each "
+                                    "key), not both");
+        if (code == OPT_RATE) {
+            p->rate_per_s = need_double(cmd, "rate", arg);
+            w->set |= SET_RATE;
+        } else {
+            w->rate_per_key = need_double(cmd, "rate-per-key", arg);
+            w->set |= SET_RATE_PER_KEY;
+        }
         return true;
     case OPT_KEYS:
         p->keys = (uint32_t)need_u64(cmd, "keys", arg, 1, 100000000);
@@ -258,6 +317,7 @@ void rl_cli_workload_build(const char *cmd, const struct rl_cli_workload *w,
                            struct rl_trace *trace)
 {
     const struct rl_workload_params *g = &w->given;
+    refuse_unused_options(cmd, w);
     rl_workload_defaults(p, cfg->limit, cfg->interval_ns);
     p->name = g->name;
     if (w->set & SET_DURATION) {
@@ -290,9 +350,73 @@ void rl_cli_workload_build(const char *cmd, const struct rl_cli_workload *w,
         p->flash_len_ns = g->flash_len_ns;
     if (w->set & SET_FACTOR)
         p->flash_factor = g->flash_factor;
+    if (w->set & SET_RATE_PER_KEY)
+        p->rate_per_s = w->rate_per_key * (double)p->keys;
     char err[512];
     if (rl_workload_generate(p, trace, err, sizeof err) != 0)
         rl_cli_usage_error(cmd, "%s", err);
+}
+
+/* A rate for people: whole above 100, else three significant digits. */
+static void rate_text(char *buf, size_t len, double per_s)
+{
+    snprintf(buf, len, per_s >= 100 ? "%.0f" : "%.3g", per_s);
+}
+
+const char *rl_cli_offered_text(char *buf, size_t len, const struct rl_trace *trace,
+                                uint64_t span_ns, double speed,
+                                const struct rl_workload_params *params,
+                                const struct rl_config *cfg)
+{
+    char each[32], offered[32], limit[32], mean[32];
+    uint32_t keys = trace->key_count;
+    size_t used = 0;
+    if (len == 0)
+        return buf;
+    buf[0] = '\0';
+    if (keys == 0)
+        return buf;
+    if (keys > 1) {
+        rate_text(each, sizeof each, (double)trace->len / keys);
+        used += (size_t)snprintf(buf, len, " (%s a key", each);
+    }
+    if (span_ns > 0 && cfg->interval_ns > 0 && used < len) {
+        const char *a_key = keys > 1 ? " a key" : "";
+        rate_text(mean, sizeof mean, (double)trace->len * 1e9 / (double)span_ns / keys * speed);
+        rate_text(limit, sizeof limit, (double)cfg->limit * 1e9 / (double)cfg->interval_ns);
+        /* onoff and flash are offered their rate only part of the time:
+         * that rate, and the mean over the whole trace beside it. */
+        const char *part = NULL;
+        if (params && strcmp(params->name, "onoff") == 0)
+            part = "while on";
+        else if (params && strcmp(params->name, "flash") == 0)
+            part = "outside the spike";
+        if (part) {
+            rate_text(offered, sizeof offered, params->rate_per_s / keys * speed);
+            used += (size_t)snprintf(buf + used, len - used, "%soffered %s/s%s %s, %s/s on average",
+                                     used ? "; " : " (", offered, a_key, part, mean);
+        } else
+            used += (size_t)snprintf(buf + used, len - used, "%soffered %s/s%s", used ? "; " : " (",
+                                     mean, a_key);
+        if (used < len)
+            used += (size_t)snprintf(buf + used, len - used, ", against L/I = %s/s", limit);
+    }
+    if (used > 0 && used < len)
+        snprintf(buf + used, len - used, ")");
+    return buf;
+}
+
+uint64_t rl_cli_trace_span_ns(const struct rl_trace *trace, uint64_t duration_ns)
+{
+    if (duration_ns > 0 || trace->len == 0)
+        return duration_ns;
+    uint64_t first = trace->attempts[0].t_ns, last = first;
+    for (size_t i = 1; i < trace->len; i++) { /* an --unsorted trace may go back */
+        uint64_t t = trace->attempts[i].t_ns;
+        first = t < first ? t : first;
+        last = t > last ? t : last;
+    }
+    return last - first;
 }
 
 size_t rl_cli_parse_algos(const char *cmd, const char *list, const struct rl_algo **algos,

@@ -63,6 +63,7 @@ enum rl_cli_option {
     OPT_UNSORTED,
     OPT_TRIALS,
     OPT_TEST,
+    OPT_RATE_PER_KEY,
 };
 
 #define RL_CLI_HELP_OPTION                                                                         \
@@ -87,10 +88,12 @@ enum rl_cli_option {
 #define RL_CLI_WORKLOAD_OPTIONS                                                                    \
     {"workload", required_argument, NULL, OPT_WORKLOAD},                                           \
         {"duration", required_argument, NULL, OPT_DURATION},                                       \
-        {"rate", required_argument, NULL, OPT_RATE}, {"keys", required_argument, NULL, OPT_KEYS},  \
-        {"zipf", required_argument, NULL, OPT_ZIPF}, {"cost", required_argument, NULL, OPT_COST},  \
-        {"seed", required_argument, NULL, OPT_SEED}, {"on", required_argument, NULL, OPT_ON},      \
-        {"off", required_argument, NULL, OPT_OFF}, {"size", required_argument, NULL, OPT_SIZE},    \
+        {"rate", required_argument, NULL, OPT_RATE},                                               \
+        {"rate-per-key", required_argument, NULL, OPT_RATE_PER_KEY},                               \
+        {"keys", required_argument, NULL, OPT_KEYS}, {"zipf", required_argument, NULL, OPT_ZIPF},  \
+        {"cost", required_argument, NULL, OPT_COST}, {"seed", required_argument, NULL, OPT_SEED},  \
+        {"on", required_argument, NULL, OPT_ON}, {"off", required_argument, NULL, OPT_OFF},        \
+        {"size", required_argument, NULL, OPT_SIZE},                                               \
         {"spread", required_argument, NULL, OPT_SPREAD}, {"at", required_argument, NULL, OPT_AT},  \
         {"spike", required_argument, NULL, OPT_SPIKE},                                             \
     {                                                                                              \
@@ -153,15 +156,36 @@ void rl_cli_limiter_defaults(struct rl_config *cfg);
  * defaults scale with L and I (generators.h). */
 struct rl_cli_workload {
     struct rl_workload_params given;
-    unsigned set; /* bit per option given */
-    bool named;   /* --workload was given */
+    double rate_per_key; /* --rate-per-key: given.rate_per_s is then this × K */
+    unsigned set;        /* bit per option given */
+    bool named;          /* --workload was given */
 };
+/* Exits 2 on a bad value, and on --rate with --rate-per-key. */
 bool rl_cli_workload_option(const char *cmd, int code, const char *arg, struct rl_cli_workload *w);
 
-/* Defaults for cfg, then the options given; generates the trace or exits 2. */
+/* Defaults for cfg, then the options given; generates the trace or exits 2.
+ * An option the workload does not use (--rate with boundary, --on with
+ * uniform) is refused in one line naming both, before anything is made. */
 void rl_cli_workload_build(const char *cmd, const struct rl_cli_workload *w,
                            const struct rl_config *cfg, struct rl_workload_params *params,
                            struct rl_trace *trace);
+
+/* The run header's " (40 a key; offered 4/s a key, against L/I = 100/s)":
+ * attempts a key and the rate offered to each key, averaged over span_ns
+ * (the workload's duration, or a trace file's first to last attempt), beside
+ * the limit as a rate. For onoff and flash (params, NULL for a trace file)
+ * also the rate while on / outside the spike, which the mean hides. The
+ * per-key part only for more than one key, rates only for a span > 0.
+ * speed: replay's --speed, which sends the trace that much faster (1
+ * elsewhere). Returns buf. */
+const char *rl_cli_offered_text(char *buf, size_t len, const struct rl_trace *trace,
+                                uint64_t span_ns, double speed,
+                                const struct rl_workload_params *params,
+                                const struct rl_config *cfg);
+
+/* The span an offered rate is averaged over: the workload's duration, or
+ * for a trace file (duration_ns 0) its first to last attempt. */
+uint64_t rl_cli_trace_span_ns(const struct rl_trace *trace, uint64_t duration_ns);
 
 /* "all" or comma-separated names; exits 2 naming the valid ones on an
  * unknown name. Returns how many were written into algos (at most max). */

@@ -4,6 +4,14 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+
+/* What the baselines of promise none do in sim, where they sit beside
+ * limiters in the same table: their decisions are not a limit. */
+static const char none_legend[] =
+    "none: baselines that promise nothing. In sim (one instance per key) null and\n"
+    "redis_noop admit every attempt; faa and clock_faa admit each key's first L of\n"
+    "cost and reject every later attempt (their count never refills); held is n/a.\n";
 
 /* Where an algorithm runs, as the list says it. */
 static const char *runs(const struct rl_algo *a)
@@ -40,14 +48,16 @@ int rl_cmd_list(int argc, char **argv)
         if (code == OPT_HELP) {
             printf("usage: ratelab list [--format F] [--out FILE.csv]\n\n"
                    "One algorithm per line: name, family, promise, where it runs (thread-safe,\n"
-                   "one-thread, or remote: on a Redis server), summary. The table has no header\n"
-                   "or footer, so that a script can take the first word of every line; csv and\n"
-                   "json add the memory orders each algorithm uses (orders).\n"
+                   "one-thread, or remote: on a Redis server), summary. The table has no header,\n"
+                   "and no footer unless standard output is a terminal, so that a script can\n"
+                   "take the first word of every line; csv and json add the memory orders each\n"
+                   "algorithm uses (orders).\n"
                    "Promises: strong (≤ L in every sliding window), weak (≤ L in every\n"
                    "epoch-aligned window), window (≤ L in each of its own windows, so ≤ 2L\n"
                    "sliding), bucket (≤ B + L sliding), concurrency (≤ L in flight), approx,\n"
-                   "none.\n\n%s",
-                   rl_cli_output_help);
+                   "none.\n%s"
+                   "At a terminal, the table is followed by that paragraph.\n\n%s",
+                   none_legend, rl_cli_output_help);
             return 0;
         }
         if (!rl_cli_output_option(cmd, code, optarg, &output))
@@ -63,6 +73,9 @@ int rl_cmd_list(int argc, char **argv)
         for (const struct rl_algo *const *a = rl_registry; *a; a++)
             printf("%-*s %-16s %-11s %-11s %s\n", width, (*a)->name, (*a)->family,
                    rl_promise_name((*a)->promise), runs(*a), (*a)->summary);
+        /* For a person only: a script's lines each start with a name. */
+        if (isatty(STDOUT_FILENO))
+            printf("\n%s", none_legend);
     }
     rl_cli_write_sheet(cmd, &output, columns, fill, NULL);
     return 0;

@@ -60,10 +60,10 @@ static void replay_help(void)
 
 /* The header line and the latency table. */
 static void print_table(const struct rl_replay_params *p, const char *trace_name,
-                        const uint64_t *threads, size_t thread_count, const struct rl_result *rows,
-                        size_t count)
+                        const struct rl_workload_params *generated, const uint64_t *threads,
+                        size_t thread_count, const struct rl_result *rows, size_t count)
 {
-    char interval[RL_DURATION_BUF_LEN], shown[1024];
+    char interval[RL_DURATION_BUF_LEN], shown[1024], offered[192];
     const struct rl_trace *trace = p->trace;
     double last_s = trace->len ? (double)trace->attempts[trace->len - 1].t_ns / 1e9 : 0;
     char thread_list[MAX_THREAD_COUNTS * 6] = "";
@@ -71,13 +71,17 @@ static void print_table(const struct rl_replay_params *p, const char *trace_name
         used += (size_t)snprintf(thread_list + used, sizeof thread_list - used, "%s%llu",
                                  t ? "," : "", (unsigned long long)threads[t]);
     bool one = thread_count == 1 && threads[0] == 1;
-    printf("replay: L=%llu per %s, %s: %zu attempts over %u key%s due within %.3f s, "
+    /* The rates offered in real time: --speed sends the trace that much faster. */
+    printf("replay: L=%llu per %s, %s: %zu attempts over %u key%s%s due within %.3f s, "
            "%s thread%s, speed %g, clock %s, %ld cpus\n\n",
            (unsigned long long)p->cfg.limit,
            rl_format_duration_ns(p->cfg.interval_ns, interval, sizeof interval),
            rl_table_text(shown, sizeof shown, trace_name), trace->len, trace->key_count,
-           trace->key_count == 1 ? "" : "s", last_s / p->speed, thread_list, one ? "" : "s",
-           p->speed, p->clock, rl_cpu_count());
+           trace->key_count == 1 ? "" : "s",
+           rl_cli_offered_text(offered, sizeof offered, trace,
+                               rl_cli_trace_span_ns(trace, generated ? generated->duration_ns : 0),
+                               p->speed, generated, &p->cfg),
+           last_s / p->speed, thread_list, one ? "" : "s", p->speed, p->clock, rl_cpu_count());
     rl_table_replay(stdout, rows, count);
 }
 
@@ -88,6 +92,7 @@ struct replay_options {
     uint64_t threads[MAX_THREAD_COUNTS], reps;
     struct rl_cli_output output;
     struct rl_cli_workload workload;
+    struct rl_workload_params generated; /* from --workload (name NULL for --trace) */
     struct rl_replay_plan plan;
 };
 
@@ -199,7 +204,7 @@ static void load_trace(struct replay_options *o, struct rl_trace *trace, char *n
                        size_t name_len)
 {
     const char *cmd = "replay";
-    struct rl_workload_params generated = {.seed = 0};
+    struct rl_workload_params *generated = &o->generated;
     char err[512];
     if (o->trace_path) {
         if (rl_trace_read_csv(o->trace_path, trace, err, sizeof err) != 0)
@@ -207,8 +212,8 @@ static void load_trace(struct replay_options *o, struct rl_trace *trace, char *n
         const char *slash = strrchr(o->trace_path, '/'); /* the file's name is the workload */
         snprintf(name, name_len, "%s", slash ? slash + 1 : o->trace_path);
     } else {
-        rl_cli_workload_build(cmd, &o->workload, &o->plan.run.cfg, &generated, trace);
-        snprintf(name, name_len, "%s", generated.name);
+        rl_cli_workload_build(cmd, &o->workload, &o->plan.run.cfg, generated, trace);
+        snprintf(name, name_len, "%s", generated->name);
     }
     if (trace->len == 0)
         rl_cli_usage_error(cmd, "the trace has no attempts");
@@ -216,7 +221,7 @@ static void load_trace(struct replay_options *o, struct rl_trace *trace, char *n
         rl_cli_usage_error(cmd, "%s", err);
     o->plan.run.trace = trace;
     o->plan.workload = name;
-    o->plan.seed = generated.seed;
+    o->plan.seed = generated->seed;
 }
 
 /* The table (table view only), the rows, the latency distributions and the
@@ -226,7 +231,8 @@ static int report(struct replay_options *o, const struct rl_result *rows, size_t
     const char *cmd = "replay";
     const struct rl_replay_plan *plan = &o->plan;
     if (rl_cli_output_view(&o->output) == RL_FORMAT_TABLE)
-        print_table(&plan->run, plan->workload, plan->threads, plan->thread_count, rows, done);
+        print_table(&plan->run, plan->workload, o->generated.name ? &o->generated : NULL,
+                    plan->threads, plan->thread_count, rows, done);
     rl_cli_write_rows(cmd, &o->output, rows, done);
     char err[512];
     if (o->latency_path &&

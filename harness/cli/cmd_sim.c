@@ -44,8 +44,9 @@ struct sim_plan {
     const struct rl_algo *algos[RL_CLI_MAX_ALGOS];
     size_t algo_count;
     struct rl_trace trace;
-    uint64_t seed;        /* the workload's; 0 for a trace file */
-    char trace_name[256]; /* the workload's name, or the trace file's */
+    uint64_t seed;                    /* the workload's; 0 for a trace file */
+    struct rl_workload_params params; /* the workload's (duration_ns 0 for a trace file) */
+    char trace_name[256];             /* the workload's name, or the trace file's */
 };
 
 /* The options into plan; false when --help was asked (and shown). */
@@ -144,10 +145,10 @@ static void load_trace(const char *cmd, struct sim_plan *plan)
         snprintf(plan->trace_name, sizeof plan->trace_name, "%s",
                  slash ? slash + 1 : plan->trace_path);
     } else {
-        struct rl_workload_params params = {.seed = 0};
-        rl_cli_workload_build(cmd, &plan->workload, &plan->cfg, &params, &plan->trace);
-        snprintf(plan->trace_name, sizeof plan->trace_name, "%s", params.name);
-        plan->seed = params.seed;
+        struct rl_workload_params *params = &plan->params;
+        rl_cli_workload_build(cmd, &plan->workload, &plan->cfg, params, &plan->trace);
+        snprintf(plan->trace_name, sizeof plan->trace_name, "%s", params->name);
+        plan->seed = params->seed;
     }
 }
 
@@ -176,15 +177,20 @@ static struct rl_result *run_all(const char *cmd, const struct sim_plan *plan)
     return rows;
 }
 
-/* The table's heading: the configuration and what was replayed. */
+/* The table's heading: the configuration and what was replayed, with the
+ * rate each key was offered beside the limit (--rate is a total). */
 static void print_heading(const struct sim_plan *plan)
 {
-    char interval[RL_DURATION_BUF_LEN], shown[1024];
-    printf("sim: L=%llu per %s, %s: %zu attempts over %u key%s\n\n",
+    char interval[RL_DURATION_BUF_LEN], shown[1024], offered[192];
+    const struct rl_trace *trace = &plan->trace;
+    printf("sim: L=%llu per %s, %s: %zu attempts over %u key%s%s\n\n",
            (unsigned long long)plan->cfg.limit,
            rl_format_duration_ns(plan->cfg.interval_ns, interval, sizeof interval),
-           rl_table_text(shown, sizeof shown, plan->trace_name), plan->trace.len,
-           plan->trace.key_count, plan->trace.key_count == 1 ? "" : "s");
+           rl_table_text(shown, sizeof shown, plan->trace_name), trace->len, trace->key_count,
+           trace->key_count == 1 ? "" : "s",
+           rl_cli_offered_text(offered, sizeof offered, trace,
+                               rl_cli_trace_span_ns(trace, plan->params.duration_ns), 1.0,
+                               plan->trace_path ? NULL : &plan->params, &plan->cfg));
 }
 
 int rl_cmd_sim(int argc, char **argv)

@@ -197,6 +197,44 @@ static void prepare_plan(struct stress_options *o, const struct rl_algo **list, 
         rl_cli_usage_error(cmd, "%s", err);
 }
 
+/* Keyed runs (--keys K): the calls a second each key was offered, beside
+ * L/I, since L is a key's limit. A closed loop offers what the threads
+ * manage, so this is measured: one line per algorithm and thread count,
+ * the mean over its reps (the unrecorded ones when there are any). */
+static void print_offered_per_key(FILE *out, const struct rl_result *rows, size_t count)
+{
+    bool any = false;
+    for (size_t i = 0; i < count; i++) {
+        const struct rl_result *lead = &rows[i];
+        bool first = strcmp(lead->mode, "stress") == 0 && lead->keys > 1;
+        for (size_t j = 0; first && j < i; j++)
+            first = !(rows[j].algo == lead->algo && rows[j].threads == lead->threads);
+        if (!first)
+            continue;
+        bool any_unrecorded = false;
+        for (size_t j = i; j < count; j++)
+            any_unrecorded |=
+                rows[j].algo == lead->algo && rows[j].threads == lead->threads && !rows[j].checked;
+        double mops = 0;
+        size_t reps = 0;
+        for (size_t j = i; j < count; j++)
+            if (rows[j].algo == lead->algo && rows[j].threads == lead->threads &&
+                !(rows[j].checked && any_unrecorded)) {
+                mops += rows[j].mops;
+                reps++;
+            }
+        double per_key = mops / (double)reps * 1e6 / (double)lead->keys;
+        double limit = (double)lead->cfg.limit * 1e9 / (double)lead->cfg.interval_ns;
+        fprintf(out,
+                "%s x%u: offered %.0f/s a key (%.3f Mops/s over %llu keys), against L/I = %.*f/s\n",
+                lead->algo->name, lead->threads, per_key, mops / (double)reps,
+                (unsigned long long)lead->keys, limit >= 100 ? 0 : 3, limit);
+        any = true;
+    }
+    if (any)
+        fputc('\n', out);
+}
+
 /* The tables (table view only), the rows, the decisions and the warnings;
  * returns the exit status the rows call for. */
 static int report(struct stress_options *o, const struct rl_clock_report *clock_report,
@@ -206,6 +244,7 @@ static int report(struct stress_options *o, const struct rl_clock_report *clock_
     const struct rl_stress_plan *plan = &o->plan;
     if (rl_cli_output_view(&o->output) == RL_FORMAT_TABLE) {
         rl_print_stress_header(stdout, plan, clock_report);
+        print_offered_per_key(stdout, rows, done);
         rl_table_speed(stdout, rows, done);
         if (plan->run.record)
             rl_print_recorder_overhead(stdout, rows, done);

@@ -54,9 +54,12 @@ int rl_cmd_trace(int argc, char **argv)
     char err[512];
     if (rl_trace_write_csv(&trace, out_path, err, sizeof err) != 0)
         rl_cli_run_error(cmd, "%s", err);
-    fprintf(stderr, "wrote %zu attempts over %u key%s to %s\n", trace.len, trace.key_count,
+    /* The rate each key is offered, after the file's name: --rate is a total. */
+    char offered[192];
+    rl_cli_offered_text(offered, sizeof offered, &trace, params.duration_ns, 1.0, &params, &cfg);
+    fprintf(stderr, "wrote %zu attempts over %u key%s to %s%s\n", trace.len, trace.key_count,
             trace.key_count == 1 ? "" : "s",
-            strcmp(out_path, "-") == 0 ? "standard output" : out_path);
+            strcmp(out_path, "-") == 0 ? "standard output" : out_path, offered);
     rl_trace_free(&trace);
     return 0;
 }

@@ -10,14 +10,16 @@
 #include <string.h>
 
 /* s[0..len) as a plain decimal, digits [. digits], converted exactly to
- * ns for a unit of 10^unit_digits ns, rounded half up at the nanosecond.
- * 1 done, 0 when s is not a plain decimal, -1 when it is too long. */
-static int exact_decimal_ns(const char *s, size_t len, unsigned unit_digits, uint64_t unit_ns,
+ * ns for a unit of multiple·10^unit_digits ns, rounded half up at the
+ * nanosecond. The fraction is multiplied by the multiple digit by digit
+ * from its right end, so "0.0000000001min" is 6 ns, not 0·60. 1 done, 0
+ * when s is not a plain decimal, -1 when it is too long. */
+static int exact_decimal_ns(const char *s, size_t len, unsigned unit_digits, unsigned multiple,
                             uint64_t *out_ns)
 {
-    size_t i = 0, digits = 0, frac_digits = 0;
-    uint64_t whole = 0, frac = 0;
-    bool too_big = false, round_up = false;
+    size_t i = 0, digits = 0;
+    uint64_t whole = 0;
+    bool too_big = false;
     for (; i < len && isdigit((unsigned char)s[i]); i++, digits++) {
         unsigned d = (unsigned)(s[i] - '0');
         if (whole > (UINT64_MAX - d) / 10)
@@ -25,19 +27,32 @@ static int exact_decimal_ns(const char *s, size_t len, unsigned unit_digits, uin
         else
             whole = whole * 10 + d;
     }
+    size_t frac_start = i;
     if (i < len && s[i] == '.')
-        for (i++; i < len && isdigit((unsigned char)s[i]); i++, digits++, frac_digits++) {
-            unsigned d = (unsigned)(s[i] - '0');
-            if (frac_digits < unit_digits)
-                frac = frac * 10 + d;
-            else if (frac_digits == unit_digits)
-                round_up = d >= 5;
-        }
+        for (frac_start = ++i; i < len && isdigit((unsigned char)s[i]); i++, digits++)
+            ;
     if (i != len || digits == 0)
         return 0;
-    for (size_t k = frac_digits; k < unit_digits; k++)
-        frac *= 10;
-    frac += round_up; /* at most 10^9: no wrap below */
+    /* multiple · 0.f1f2…fn = carry + 0.e1e2…en; only e1..e(unit_digits+1) matter. */
+    uint64_t carry = 0, frac = 0, scale = 1;
+    bool round_up = false;
+    for (size_t k = len; k > frac_start; k--) {
+        size_t place = k - frac_start; /* 1 for the first digit after the point */
+        uint64_t v = (uint64_t)(s[k - 1] - '0') * multiple + carry;
+        carry = v / 10;
+        if (place == unit_digits + 1)
+            round_up = v % 10 >= 5;
+        else if (place <= unit_digits) {
+            frac += v % 10 * scale;
+            scale *= 10;
+        }
+    }
+    for (size_t k = len > frac_start ? len - frac_start : 0; k < unit_digits; k++)
+        frac *= 10; /* fewer digits than the unit has: scale them up */
+    uint64_t unit_ns = multiple, one = 1;
+    for (unsigned k = 0; k < unit_digits; k++)
+        unit_ns *= 10, one *= 10;
+    frac += carry * one + round_up; /* below multiple·10^9 + 1: no wrap */
     if (too_big || whole > (UINT64_MAX - frac) / unit_ns)
         return -1;
     *out_ns = whole * unit_ns + frac;
@@ -48,11 +63,17 @@ int rl_parse_duration_ns(const char *text, uint64_t *out_ns, char *err, size_t e
 {
     static const struct {
         const char *suffix;
-        unsigned digits; /* the unit is 10^digits ns */
+        unsigned digits, multiple; /* the unit is multiple·10^digits ns */
         uint64_t ns;
-    } units[] = {
-        {"ns", 0, 1}, {"us", 3, 1000}, {"µs", 3, 1000}, {"ms", 6, 1000000}, {"s", 9, 1000000000}};
-    const char *accepted = "a number with a unit: ns, us, ms or s, e.g. 250ms";
+    } units[] = {{"ns", 0, 1, 1},
+                 {"us", 3, 1, 1000},
+                 {"µs", 3, 1, 1000},
+                 {"ms", 6, 1, 1000000},
+                 {"s", 9, 1, 1000000000},
+                 {"min", 9, 60, 60000000000},
+                 {"h", 9, 3600, 3600000000000}};
+    /* No "m": a minute or a mistyped "ms" could not be told apart. */
+    const char *accepted = "a number with a unit: ns, us, ms, s, min or h, e.g. 250ms";
     if (text == NULL || *text == '\0' || isspace((unsigned char)*text) || *text == '-' ||
         *text == '+') {
         snprintf(err, err_len, "duration '%s' is not valid (expected %s)", text ? text : "",
@@ -70,8 +91,8 @@ int rl_parse_duration_ns(const char *text, uint64_t *out_ns, char *err, size_t e
     for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
         if (strcmp(end, units[i].suffix) != 0)
             continue;
-        int exact =
-            exact_decimal_ns(text, (size_t)(end - text), units[i].digits, units[i].ns, out_ns);
+        int exact = exact_decimal_ns(text, (size_t)(end - text), units[i].digits, units[i].multiple,
+                                     out_ns);
         if (exact == 1)
             return 0;
         /* Not a plain decimal: an exponent form through a double. Hex

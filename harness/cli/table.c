@@ -182,9 +182,28 @@ static struct speed_group speed_group(const struct rl_result *rows, size_t count
     return g;
 }
 
+/* rej%: the share of the group's calls that were rejects, in percent, over
+ * the runs its timings come from (unrecorded when there are any): which
+ * path of the limiter ns/op timed. -1 when no call was made. */
+static double reject_share(const struct rl_result *rows, size_t count, const struct rl_result *lead)
+{
+    bool any_unrecorded = false;
+    for (size_t j = 0; j < count; j++)
+        any_unrecorded |= strcmp(rows[j].mode, "stress") == 0 && rows[j].algo == lead->algo &&
+                          rows[j].threads == lead->threads && !rows[j].checked;
+    uint64_t attempts = 0, rejects = 0;
+    for (size_t j = 0; j < count; j++)
+        if (strcmp(rows[j].mode, "stress") == 0 && rows[j].algo == lead->algo &&
+            rows[j].threads == lead->threads && !(rows[j].checked && any_unrecorded)) {
+            attempts += rows[j].attempts;
+            rejects += rows[j].rejects;
+        }
+    return attempts ? 100.0 * (double)rejects / (double)attempts : -1;
+}
+
 /* One line of the speed table, for the group rows[lead] leads. */
 static void print_speed_line(FILE *out, int width, bool errors, const struct rl_result *lead,
-                             const struct speed_group *g)
+                             const struct speed_group *g, double rejected)
 {
     char range[48], x_faa[16] = "-", x_noop[16] = "-", sliding[16] = "-", aligned[16] = "-",
                     uncert[24] = "-";
@@ -201,10 +220,17 @@ static void print_speed_line(FILE *out, int width, bool errors, const struct rl_
     char errs[32] = "";
     if (errors)
         snprintf(errs, sizeof errs, " %11llu", g->errors);
-    fprintf(out, "%-*s %6u%s %9.1f %17s %9.3f %7s %7s%s %9s %9s %5s %9s\n", width, lead->algo->name,
-            lead->threads, lead->threads > lead->cpus ? "!" : " ", g->ns.median, range,
-            g->mops.median, x_faa, x_noop, errs, sliding, aligned, rl_held_tally_name(&g->held),
-            uncert);
+    char rej[16] = "-";
+    if (rejected > 99.99 && rejected < 100) /* some admits: not "100.00" */
+        snprintf(rej, sizeof rej, ">99.99");
+    else if (rejected > 0 && rejected < 0.01)
+        snprintf(rej, sizeof rej, "<0.01");
+    else if (rejected >= 0)
+        snprintf(rej, sizeof rej, "%.2f", rejected);
+    fprintf(out, "%-*s %6u%s %9.1f %17s %9.3f %6s %7s %7s%s %9s %9s %5s %9s\n", width,
+            lead->algo->name, lead->threads, lead->threads > lead->cpus ? "!" : " ", g->ns.median,
+            range, g->mops.median, rej, x_faa, x_noop, errs, sliding, aligned,
+            rl_held_tally_name(&g->held), uncert);
 }
 
 /* The lines under the table for keyed runs and for limiters that need
@@ -235,8 +261,8 @@ void rl_table_speed(FILE *out, const struct rl_result *rows, size_t count)
 {
     int width = name_width(rows, count);
     bool errors = any_errors(rows, count, "stress");
-    fprintf(out, "%-*s %7s %9s %17s %9s %7s %7s%s %9s %9s %5s %9s\n", width, "algo", "threads",
-            "ns/op", "(min-max)", "Mops/s", "x faa", "x noop", errors ? "      errors" : "",
+    fprintf(out, "%-*s %7s %9s %17s %9s %6s %7s %7s%s %9s %9s %5s %9s\n", width, "algo", "threads",
+            "ns/op", "(min-max)", "Mops/s", "rej%", "x faa", "x noop", errors ? "      errors" : "",
             "sliding/L", "aligned/L", "held", "uncert");
     double *ns = malloc((count ? count : 1) * sizeof *ns);
     double *mops = malloc((count ? count : 1) * sizeof *mops);
@@ -248,7 +274,7 @@ void rl_table_speed(FILE *out, const struct rl_result *rows, size_t count)
         if (strcmp(rows[i].mode, "stress") != 0 || seen_before(rows, i))
             continue;
         struct speed_group g = speed_group(rows, count, i, ns, mops, faa, noop);
-        print_speed_line(out, width, errors, &rows[i], &g);
+        print_speed_line(out, width, errors, &rows[i], &g, reject_share(rows, count, &rows[i]));
     }
     print_speed_notes(out, rows, count);
     fputs("\nns/op: the time for one call, per thread, median over reps (min-max); Mops/s:\n"
@@ -259,6 +285,7 @@ void rl_table_speed(FILE *out, const struct rl_result *rows, size_t count)
           "certainly inside a window (stamp − gap); uncert: the largest gap, the time before\n"
           "a stamp within which its admit was decided; -: not recorded (stress --record).\n",
           out);
+    fputs("rej%: the share of calls rejected, so which path of the limiter ns/op timed.\n", out);
 done:
     free(ns);
     free(mops);

@@ -136,7 +136,17 @@ static void test_durations_exact(void)
                 {"5.ms", 5000000},
                 {"1e3ms", 1000000000},
                 {"2.5e-3s", 2500000},
-                {"3µs", 3000}};
+                {"3µs", 3000},
+                {"1min", 60000000000u},
+                {"1.5min", 90000000000u},
+                {"2h", 7200000000000u},
+                {"0.25h", 900000000000u},
+                {"0.0000000001min", 6},  /* 6 ns, not 0.0000000001 s rounded, then × 60 */
+                {"0.00000000001min", 1}, /* 0.6 ns: half up */
+                {"0.000000000001h", 4},  /* 3.6 ns */
+                {"5124095.576030431h", 18446744073709551600u}, /* 2^64 - 1 - 15 */
+                {"1e-9h", 3600},
+                {"2.5e-1min", 15000000000u}};
     for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
         char err[256] = "";
         uint64_t ns = 0;
@@ -153,7 +163,13 @@ static void test_durations_exact(void)
                                       "infs",
                                       "nans",
                                       ".s",
-                                      "1.5e"};
+                                      "1.5e",
+                                      "1m", /* a minute or a mistyped ms: refused */
+                                      "1hr",
+                                      "1mins",
+                                      "5124095.576030432h",
+                                      "5124096h",
+                                      "0x1h"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         char err[256] = "";
         uint64_t ns = 0;

@@ -55,17 +55,18 @@ BEGIN {
 
 while read -r i L I B w keys cost duration rate kind; do
     name=$(printf 't%03d' "$i")
-    extra=""
+    extra="--rate $rate"
     case "$w" in
-    onoff) extra="--on $((I / 2))ns --off $((I * 3))ns" ;; # idle gaps of three intervals
-    flash) extra="--at $((duration / 3))ns --spike ${I}ns" ;;
+    onoff) extra="$extra --on $((I / 2))ns --off $((I * 3))ns" ;; # idle gaps of three intervals
+    flash) extra="$extra --at $((duration / 3))ns --spike ${I}ns" ;;
+    boundary) extra="" ;; # L each side of the edges: no rate (ratelab refuses one)
     esac
     # shellcheck disable=SC2086 # extra is a list of words
     "$ratelab" trace --workload "$w" --limit "$L" --interval "${I}ns" --burst "$B" --keys "$keys" \
-        --cost "$cost" --duration "${duration}ns" --rate "$rate" --seed "$((seed * 1000 + i))" \
+        --cost "$cost" --duration "${duration}ns" --seed "$((seed * 1000 + i))" \
         $extra --out "$out/$name.csv" >/dev/null 2>&1 ||
         "$ratelab" trace --workload "$w" --limit "$L" --interval "${I}ns" --burst "$B" --keys "$keys" \
-            --cost "$cost" --duration "${duration}ns" --rate "$rate" --seed "$((seed * 1000 + i))" \
+            --cost "$cost" --duration "${duration}ns" --seed "$((seed * 1000 + i))" \
             $extra --out "$out/$name.csv" # again, to show why it failed
     if [ "$kind" = backwards ]; then
         # Swap the times of every 7th attempt and its successor: a late

@@ -63,8 +63,9 @@ while [ "$i" -lt "$count" ]; do
         idx=$((i % 5 + 1))
         wl=$(echo $workloads | cut -d' ' -f$idx)
         extra=""
-        if [ "$under" = 1 ]; then
-            # underload: about L/I attempts per second or less, so the bucket refills
+        if [ "$under" = 1 ] && [ "$wl" != boundary ]; then
+            # underload: about L/I attempts per second or less, so the bucket
+            # refills (boundary takes no rate: ratelab refuses one)
             extra="--rate $(awk -v L="$L" -v I="$I" 'BEGIN { printf "%.6f", L * 1e9 / I * 0.8 }')"
         fi
         case $wl in

@@ -71,15 +71,16 @@ for set in uniform poisson onoff boundary flash backwards; do
     }' >"$dir/configs.txt"
     while read -r i L I cost keys duration rate w gap; do
         [ "$set" = backwards ] || w=$set
-        extra=""
+        extra="--rate $rate"
         case "$w" in
-        onoff) extra="--on $((I / 2 > 0 ? I / 2 : 1))ns --off $((I * gap))ns" ;;
-        flash) extra="--at $((duration / 3))ns --spike ${I}ns" ;;
+        onoff) extra="$extra --on $((I / 2 > 0 ? I / 2 : 1))ns --off $((I * gap))ns" ;;
+        flash) extra="$extra --at $((duration / 3))ns --spike ${I}ns" ;;
+        boundary) extra="" ;; # no rate: ratelab refuses one for boundary
         esac
         t=$dir/t$i
         # shellcheck disable=SC2086 # extra is a list of words
         "$ratelab" trace --workload "$w" --limit "$L" --interval "${I}ns" --keys "$keys" \
-            --cost "$cost" --duration "${duration}ns" --rate "$rate" --seed "$((seed * 1000 + setno * 100 + i))" \
+            --cost "$cost" --duration "${duration}ns" --seed "$((seed * 1000 + setno * 100 + i))" \
             $extra --out "$t.csv" >/dev/null 2>"$t.err" || { cat "$t.err" >&2; exit 1; }
         if [ "$set" = backwards ]; then
             awk -F, -v OFS=, 'NR == 1 {print; next} {line[NR] = $0; t[NR] = $1} END {

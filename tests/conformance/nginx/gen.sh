@@ -57,15 +57,16 @@ while read -r i L I B w keys rate; do
             }
         }' >"$out/$name.csv"
     else
-        extra=""
+        extra="--rate $rate"
         case "$w" in
-        onoff) extra="--on 100ms --off 150ms" ;;
-        flash) extra="--at 300ms --spike 100ms" ;;
+        onoff) extra="$extra --on 100ms --off 150ms" ;;
+        flash) extra="$extra --at 300ms --spike 100ms" ;;
+        boundary) extra="" ;; # no rate: ratelab refuses one for boundary
         esac
         lg=$((rate / 10)); [ "$lg" -lt 1 ] && lg=1
         # shellcheck disable=SC2086 # extra is a list of words
         set -- trace --workload "$w" --limit "$lg" --interval 100ms --keys "$keys" \
-            --duration 800ms --rate "$rate" --seed "$s" $extra --out "$out/$name.csv"
+            --duration 800ms --seed "$s" $extra --out "$out/$name.csv"
         "$ratelab" "$@" >/dev/null 2>&1 || "$ratelab" "$@" # again, to show why it failed
     fi
     echo "$L $I $B sorted" >"$out/$name.cfg"
