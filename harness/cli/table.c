@@ -140,9 +140,17 @@ static bool seen_before(const struct rl_result *rows, size_t i)
 struct speed_group {
     struct rl_spread ns, mops, faa, noop;
     unsigned long long errors;     /* over every repetition */
-    const struct rl_result *worst; /* the recorded rep with the largest max_sliding */
-    struct rl_held_tally held;     /* the verdict over the reps (harness/check/verdict.h) */
+    const struct rl_result *worst; /* a recorded rep, NULL when none was recorded */
+    /* each the largest over the recorded reps: the plain maxima, the one the
+     * verdict reads (certain), the admits it left out, the largest gap */
+    uint64_t sliding, certain, aligned, excluded, uncertainty_ns;
+    struct rl_held_tally held; /* the verdict over the reps (harness/check/verdict.h) */
 };
+
+static uint64_t most(uint64_t a, uint64_t b)
+{
+    return a > b ? a : b;
+}
 
 /* Gathers the reps of rows[lead]'s algorithm and threads; the buffers hold
  * count values each. The timings come from the unrecorded runs when there
@@ -161,8 +169,14 @@ static struct speed_group speed_group(const struct rl_result *rows, size_t count
         const struct rl_result *r = &rows[j];
         if (strcmp(r->mode, "stress") != 0 || r->algo != l->algo || r->threads != l->threads)
             continue;
-        if (r->checked && (g.worst == NULL || r->m.max_sliding > g.worst->m.max_sliding))
+        if (r->checked) {
             g.worst = r;
+            g.sliding = most(g.sliding, r->m.max_sliding);
+            g.certain = most(g.certain, rl_result_verdict_measure(r));
+            g.aligned = most(g.aligned, r->m.max_aligned);
+            g.excluded = most(g.excluded, r->m.uncertain_admits);
+            g.uncertainty_ns = most(g.uncertainty_ns, r->uncertainty_ns);
+        }
         g.errors += r->errors;
         rl_held_tally_add(&g.held, rl_result_held(r), r->checked, r->errors);
         if (r->checked && any_unrecorded)
@@ -182,29 +196,75 @@ static struct speed_group speed_group(const struct rl_result *rows, size_t count
     return g;
 }
 
+/* The ns/op spread of `floor` at lead's thread count, count 0 when the
+ * table has no such line. */
+static struct rl_spread floor_spread(const struct rl_result *rows, size_t count,
+                                     const struct rl_result *lead, const char *floor, double *ns,
+                                     double *mops, double *faa, double *noop)
+{
+    for (size_t j = 0; j < count; j++)
+        if (strcmp(rows[j].mode, "stress") == 0 && rows[j].threads == lead->threads &&
+            strcmp(rows[j].algo->name, floor) == 0)
+            return speed_group(rows, count, j, ns, mops, faa, noop).ns;
+    return (struct rl_spread){.count = 0};
+}
+
+/* Whether two ns/op ranges meet: a difference between them is within the
+ * noise of these runs. */
+static bool overlap(const struct rl_spread *a, const struct rl_spread *b)
+{
+    return a->count && b->count && a->min <= b->max && b->min <= a->max;
+}
+
+/* "3.55 (3.10-4.02)", with "~" after the median when the algorithm's
+ * ns/op range meets its floor's; "-" without ratios. */
+static void ratio_spread(char *buf, size_t len, const struct rl_spread *r, bool within_noise)
+{
+    if (r->count == 0) {
+        snprintf(buf, len, "-");
+        return;
+    }
+    const char *fmt = r->max < 1000 ? "%.2f%s (%.2f-%.2f)" : "%.0f%s (%.0f-%.0f)";
+    snprintf(buf, len, fmt, r->median, within_noise ? "~" : "", r->min, r->max);
+}
+
+/* What one line compares against: the floors' ns/op spreads. */
+struct speed_floors {
+    struct rl_spread faa, noop;
+    bool show_noop; /* some line has a ratio to redis_noop */
+};
+
 /* One line of the speed table, for the group rows[lead] leads. */
 static void print_speed_line(FILE *out, int width, bool errors, const struct rl_result *lead,
-                             const struct speed_group *g)
+                             const struct speed_group *g, const struct speed_floors *f)
 {
-    char range[48], x_faa[16] = "-", x_noop[16] = "-", sliding[16] = "-", aligned[16] = "-",
-                    uncert[24] = "-";
+    char range[48], mops[48], x_faa[48], x_noop[48] = "", sliding[16] = "-", certain[16] = "-",
+                                         aligned[16] = "-", excluded[24] = "-", uncert[24] = "-";
     snprintf(range, sizeof range, "(%.1f-%.1f)", g->ns.min, g->ns.max);
-    if (g->faa.count)
-        snprintf(x_faa, sizeof x_faa, g->faa.median < 1000 ? "%.2f" : "%.0f", g->faa.median);
-    if (g->noop.count)
-        snprintf(x_noop, sizeof x_noop, "%.2f", g->noop.median);
+    snprintf(mops, sizeof mops, "%.3f (%.1f-%.1f)", g->mops.median, g->mops.min, g->mops.max);
+    bool is_faa = strcmp(lead->algo->name, "faa") == 0;
+    bool is_noop = strcmp(lead->algo->name, "redis_noop") == 0;
+    ratio_spread(x_faa, sizeof x_faa, &g->faa, !is_faa && overlap(&g->ns, &f->faa));
+    if (f->show_noop) {
+        char cell[40];
+        ratio_spread(cell, sizeof cell, &g->noop, !is_noop && overlap(&g->ns, &f->noop));
+        snprintf(x_noop, sizeof x_noop, " %18s", cell);
+    }
     if (g->worst) {
-        ratio(sliding, sizeof sliding, g->worst->m.max_sliding, g->worst->cfg.limit);
-        ratio(aligned, sizeof aligned, g->worst->m.max_aligned, g->worst->cfg.limit);
-        rl_format_duration_human(g->worst->uncertainty_ns, uncert, sizeof uncert);
+        uint64_t limit = g->worst->cfg.limit;
+        ratio(sliding, sizeof sliding, g->sliding, limit);
+        ratio(certain, sizeof certain, g->certain, limit);
+        ratio(aligned, sizeof aligned, g->aligned, limit);
+        snprintf(excluded, sizeof excluded, "%llu", (unsigned long long)g->excluded);
+        rl_format_duration_human(g->uncertainty_ns, uncert, sizeof uncert);
     }
     char errs[32] = "";
     if (errors)
         snprintf(errs, sizeof errs, " %11llu", g->errors);
-    fprintf(out, "%-*s %6u%s %9.1f %17s %9.3f %7s %7s%s %9s %9s %5s %9s\n", width, lead->algo->name,
-            lead->threads, lead->threads > lead->cpus ? "!" : " ", g->ns.median, range,
-            g->mops.median, x_faa, x_noop, errs, sliding, aligned, rl_held_tally_name(&g->held),
-            uncert);
+    fprintf(out, "%-*s %6u%s %4zu %9.1f %17s %22s %18s%s%s %9s %9s %9s %8s %9s %9s\n", width,
+            lead->algo->name, lead->threads, lead->threads > lead->cpus ? "!" : " ", g->ns.count,
+            g->ns.median, range, mops, x_faa, x_noop, errs, sliding, certain, aligned, excluded,
+            rl_held_tally_name(&g->held), uncert);
 }
 
 /* The lines under the table for keyed runs and for limiters that need
@@ -235,9 +295,19 @@ void rl_table_speed(FILE *out, const struct rl_result *rows, size_t count)
 {
     int width = name_width(rows, count);
     bool errors = any_errors(rows, count, "stress");
-    fprintf(out, "%-*s %7s %9s %17s %9s %7s %7s%s %9s %9s %5s %9s\n", width, "algo", "threads",
-            "ns/op", "(min-max)", "Mops/s", "x faa", "x noop", errors ? "      errors" : "",
-            "sliding/L", "aligned/L", "held", "uncert");
+    struct speed_floors floors = {.show_noop = false};
+    unsigned cpus = 0;
+    bool oversubscribed = false;
+    for (size_t i = 0; i < count; i++)
+        if (strcmp(rows[i].mode, "stress") == 0) {
+            floors.show_noop |= isfinite(rows[i].ratio_noop);
+            oversubscribed |= rows[i].threads > rows[i].cpus;
+            cpus = rows[i].cpus;
+        }
+    fprintf(out, "%-*s %7s %4s %9s %17s %22s %18s%s%s %9s %9s %9s %8s %9s %9s\n", width, "algo",
+            "threads", "runs", "ns/op", "(min-max)", "Mops/s (min-max)", "x faa (min-max)",
+            floors.show_noop ? "    x noop (min-max)" : "", errors ? "      errors" : "",
+            "sliding/L", "certain/L", "aligned/L", "excluded", "held", "uncert");
     double *ns = malloc((count ? count : 1) * sizeof *ns);
     double *mops = malloc((count ? count : 1) * sizeof *mops);
     double *faa = malloc((count ? count : 1) * sizeof *faa);
@@ -247,18 +317,31 @@ void rl_table_speed(FILE *out, const struct rl_result *rows, size_t count)
     for (size_t i = 0; i < count; i++) {
         if (strcmp(rows[i].mode, "stress") != 0 || seen_before(rows, i))
             continue;
+        floors.faa = floor_spread(rows, count, &rows[i], "faa", ns, mops, faa, noop);
+        floors.noop = floor_spread(rows, count, &rows[i], "redis_noop", ns, mops, faa, noop);
         struct speed_group g = speed_group(rows, count, i, ns, mops, faa, noop);
-        print_speed_line(out, width, errors, &rows[i], &g);
+        print_speed_line(out, width, errors, &rows[i], &g, &floors);
     }
     print_speed_notes(out, rows, count);
-    fputs("\nns/op: the time for one call, per thread, median over reps (min-max); Mops/s:\n"
+    fputs("\nruns: the timed runs each median and (min-max) is taken over (the unrecorded ones\n"
+          "when a run was also recorded); ns/op: the time for one call, per thread; Mops/s:\n"
           "million attempts a second, all threads; x faa, x noop: ns/op ÷ that of faa (of\n"
-          "redis_noop, the server's floor) in the same rep and thread count; ! after threads:\n"
-          "more threads than CPUs. sliding/L, aligned/L: the worst rep's most cost admitted in\n"
-          "a sliding and in an aligned window, ÷ L, from the stamps; held: judged on the admits\n"
-          "certainly inside a window (stamp − gap); uncert: the largest gap, the time before\n"
-          "a stamp within which its admit was decided; -: not recorded (stress --record).\n",
+          "redis_noop, the server's floor) in the same rep and thread count, ~ after the median:\n"
+          "its ns/op range meets the floor's, a difference within the noise of these runs.\n"
+          "sliding/L, aligned/L: the most cost admitted in a sliding and in an aligned window,\n"
+          "÷ L, from the stamps; certain/L: the maximum held is judged on (aligned for a weak\n"
+          "promise, sliding for the others), counting only admits certainly inside a window\n"
+          "(stamp − gap); excluded: admits it left out (their gap crosses an aligned window's\n"
+          "start); uncert: the largest gap, the time before a stamp within which its admit was\n"
+          "decided; each the largest over the recorded reps. held: yes, no, n/a, or uncertain:\n"
+          "no violation among the certain admits, but uncert is above I/10, too wide for a\n"
+          "yes. -: not recorded (stress --record).\n",
           out);
+    if (oversubscribed)
+        fprintf(out,
+                "! after threads: more threads than the %u CPUs: oversubscribed, not a scaling "
+                "point.\n",
+                cpus);
 done:
     free(ns);
     free(mops);
