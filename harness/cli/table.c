@@ -306,7 +306,7 @@ void rl_table_speed(FILE *out, const struct rl_result *rows, size_t count)
         }
     fprintf(out, "%-*s %7s %4s %9s %17s %22s %18s%s%s %9s %9s %9s %8s %9s %9s\n", width, "algo",
             "threads", "runs", "ns/op", "(min-max)", "Mops/s (min-max)", "x faa (min-max)",
-            floors.show_noop ? "    x noop (min-max)" : "", errors ? "      errors" : "",
+            floors.show_noop ? "   x noop (min-max)" : "", errors ? "      errors" : "",
             "sliding/L", "certain/L", "aligned/L", "excluded", "held", "uncert");
     double *ns = malloc((count ? count : 1) * sizeof *ns);
     double *mops = malloc((count ? count : 1) * sizeof *mops);
@@ -369,6 +369,54 @@ static const char *latency(char *buf, size_t len, uint64_t ns)
     return buf;
 }
 
+/* One latency's median and (min-max) over the runs in values[0..n). */
+static const char *latency_spread(char *buf, size_t len, double *values, size_t n)
+{
+    struct rl_spread s = rl_spread_of(values, n);
+    char median[16], min[16], max[16];
+    snprintf(buf, len, "%s (%s-%s)", latency(median, sizeof median, (uint64_t)s.median),
+             latency(min, sizeof min, (uint64_t)s.min), latency(max, sizeof max, (uint64_t)s.max));
+    return buf;
+}
+
+/* With reps, one line per algorithm and thread count under the table: the
+ * latencies' medians and spreads over its runs. */
+static void print_replay_spreads(FILE *out, const struct rl_result *rows, size_t count)
+{
+    double *v[4];
+    for (int c = 0; c < 4; c++)
+        v[c] = malloc((count ? count : 1) * sizeof *v[c]);
+    if (v[0] && v[1] && v[2] && v[3]) {
+        fputs("over the reps, median (min-max):\n", out);
+        for (size_t i = 0; i < count; i++) {
+            bool first = rows[i].has_latency;
+            for (size_t j = 0; first && j < i; j++)
+                first = !(rows[j].has_latency && rows[j].algo == rows[i].algo &&
+                          rows[j].threads == rows[i].threads);
+            if (!first)
+                continue;
+            size_t n = 0;
+            for (size_t j = i; j < count; j++)
+                if (rows[j].has_latency && rows[j].algo == rows[i].algo &&
+                    rows[j].threads == rows[i].threads) {
+                    v[0][n] = (double)rows[j].lat_p50_ns;
+                    v[1][n] = (double)rows[j].lat_p99_ns;
+                    v[2][n] = (double)rows[j].lat_max_ns;
+                    v[3][n] = (double)rows[j].svc_p99_ns;
+                    n++;
+                }
+            char p50[48], p99[48], max[48], call[48];
+            fprintf(
+                out, "%s x%u, %zu runs: p50 %s, p99 %s, max %s, call_p99 %s\n", rows[i].algo->name,
+                rows[i].threads, n, latency_spread(p50, sizeof p50, v[0], n),
+                latency_spread(p99, sizeof p99, v[1], n), latency_spread(max, sizeof max, v[2], n),
+                latency_spread(call, sizeof call, v[3], n));
+        }
+    }
+    for (int c = 0; c < 4; c++)
+        free(v[c]);
+}
+
 void rl_table_replay(FILE *out, const struct rl_result *rows, size_t count)
 {
     int width = name_width(rows, count);
@@ -378,7 +426,7 @@ void rl_table_replay(FILE *out, const struct rl_result *rows, size_t count)
         errors |= rows[i].has_latency && rows[i].errors > 0;
         threads |= rows[i].threads != rows[0].threads;
     }
-    fprintf(out, "%-*s%s%s %8s %8s %8s %8s %8s %8s %8s%s %9s %9s %9s %9s %6s %5s\n", width, "algo",
+    fprintf(out, "%-*s%s%s %8s %8s %8s %8s %8s %8s %8s%s %9s %9s %9s %9s %6s %9s\n", width, "algo",
             threads ? " threads" : "", reps ? " rep" : "", "p50", "p90", "p99", "p99.9", "max",
             "late_max", "call_p99", errors ? "     errors" : "", "sliding/L", "aligned/L",
             "false_adm", "false_rej", "util", "held");
@@ -406,7 +454,7 @@ void rl_table_replay(FILE *out, const struct rl_result *rows, size_t count)
             snprintf(thr, sizeof thr, " %6u%s", r->threads, r->threads > r->cpus ? "!" : " ");
         if (errors)
             snprintf(errs, sizeof errs, " %10llu", (unsigned long long)r->errors);
-        fprintf(out, "%-*s%s%s %8s %8s %8s %8s %8s %8s %8s%s %9s %9s %9s %9s %6s %5s\n", width,
+        fprintf(out, "%-*s%s%s %8s %8s %8s %8s %8s %8s %8s%s %9s %9s %9s %9s %6s %9s\n", width,
                 r->algo->name, thr, rep, latency(p50, sizeof p50, r->lat_p50_ns),
                 latency(p90, sizeof p90, r->lat_p90_ns), latency(p99, sizeof p99, r->lat_p99_ns),
                 latency(p999, sizeof p999, r->lat_p999_ns), latency(max, sizeof max, r->lat_max_ns),
@@ -414,16 +462,25 @@ void rl_table_replay(FILE *out, const struct rl_result *rows, size_t count)
                 latency(call, sizeof call, r->svc_p99_ns), errs, sliding, aligned, fa, fr, util,
                 rl_result_promise_held(r));
     }
+    if (reps)
+        print_replay_spreads(out, rows, count);
     fputs("\np50, p90, p99, p99.9, max: decision latency from each attempt's due time\n"
           "(t0 + t/speed) to its decision, all threads; late_max: the latest send after its due\n"
           "time (the harness's own delay); call_p99: the call alone, what a closed-loop tool\n"
           "would report. sliding/L, aligned/L, held: every decision at the time it was known\n"
           "(stamp, gap = the call), most cost in a sliding and an aligned window ÷ L, and the\n"
-          "promise kept; false_adm, false_rej: against the exact sliding log on the same\n"
-          "attempts; util: cost admitted ÷ that oracle's.\n",
+          "promise kept (uncertain: none broken, but a gap above I/10); false_adm, false_rej:\n"
+          "against the exact sliding log on the same attempts; util: cost admitted ÷ that\n"
+          "oracle's.\n",
           out);
     if (reps)
         fputs("rep: the repetition.\n", out);
+    else
+        fputs("Each line is one run: no spread to show (--reps R gives the min-max over R).\n",
+              out);
     if (threads)
-        fputs("threads: sending threads (! more than CPUs).\n", out);
+        fprintf(out,
+                "threads: sending threads (! more than the %u CPUs: oversubscribed, not a "
+                "scaling point).\n",
+                rows[0].cpus);
 }
