@@ -216,16 +216,29 @@ static bool overlap(const struct rl_spread *a, const struct rl_spread *b)
     return a->count && b->count && a->min <= b->max && b->min <= a->max;
 }
 
-/* "3.55 (3.10-4.02)", with "~" after the median when the algorithm's
- * ns/op range meets its floor's; "-" without ratios. */
-static void ratio_spread(char *buf, size_t len, const struct rl_spread *r, bool within_noise)
+/* How a ratio compares with the noise of its runs: the algorithm's ns/op
+ * range meets the floor's (within noise), or one of them is a single run
+ * (no range to judge by), or neither. The floor itself is never marked. */
+static const char *noise_mark(const struct rl_spread *a, const struct rl_spread *floor,
+                              bool is_floor)
+{
+    if (is_floor || a->count == 0 || floor->count == 0)
+        return "";
+    if (a->count < 2 || floor->count < 2)
+        return "?";
+    return overlap(a, floor) ? "~" : "";
+}
+
+/* "3.55 (3.10-4.02)", the mark (noise_mark) after the median; "-" without
+ * ratios. */
+static void ratio_spread(char *buf, size_t len, const struct rl_spread *r, const char *mark)
 {
     if (r->count == 0) {
         snprintf(buf, len, "-");
         return;
     }
     const char *fmt = r->max < 1000 ? "%.2f%s (%.2f-%.2f)" : "%.0f%s (%.0f-%.0f)";
-    snprintf(buf, len, fmt, r->median, within_noise ? "~" : "", r->min, r->max);
+    snprintf(buf, len, fmt, r->median, mark, r->min, r->max);
 }
 
 /* What one line compares against: the floors' ns/op spreads. */
@@ -244,10 +257,10 @@ static void print_speed_line(FILE *out, int width, bool errors, const struct rl_
     snprintf(mops, sizeof mops, "%.3f (%.1f-%.1f)", g->mops.median, g->mops.min, g->mops.max);
     bool is_faa = strcmp(lead->algo->name, "faa") == 0;
     bool is_noop = strcmp(lead->algo->name, "redis_noop") == 0;
-    ratio_spread(x_faa, sizeof x_faa, &g->faa, !is_faa && overlap(&g->ns, &f->faa));
+    ratio_spread(x_faa, sizeof x_faa, &g->faa, noise_mark(&g->ns, &f->faa, is_faa));
     if (f->show_noop) {
         char cell[40];
-        ratio_spread(cell, sizeof cell, &g->noop, !is_noop && overlap(&g->ns, &f->noop));
+        ratio_spread(cell, sizeof cell, &g->noop, noise_mark(&g->ns, &f->noop, is_noop));
         snprintf(x_noop, sizeof x_noop, " %18s", cell);
     }
     if (g->worst) {
@@ -327,7 +340,8 @@ void rl_table_speed(FILE *out, const struct rl_result *rows, size_t count)
           "when a run was also recorded); ns/op: the time for one call, per thread; Mops/s:\n"
           "million attempts a second, all threads; x faa, x noop: ns/op ÷ that of faa (of\n"
           "redis_noop, the server's floor) in the same rep and thread count, ~ after the median:\n"
-          "its ns/op range meets the floor's, a difference within the noise of these runs.\n"
+          "its ns/op range meets the floor's, a difference within the noise of these runs; ?:\n"
+          "one of them is a single run, whose noise is not known.\n"
           "sliding/L, aligned/L: the most cost admitted in a sliding and in an aligned window,\n"
           "÷ L, from the stamps; certain/L: the maximum held is judged on (aligned for a weak\n"
           "promise, sliding for the others), counting only admits certainly inside a window\n"

@@ -133,7 +133,8 @@ static void test_verdict_columns(void)
     free(text);
 }
 
-/* Small gaps: yes; a thread count above the CPUs is marked and explained. */
+/* Small gaps: yes; a thread count above the CPUs is marked and explained;
+ * a ratio of single runs is marked as of unknown noise. */
 static void test_yes_and_oversubscribed(void)
 {
     struct rl_result rows[2] = {stress_row("faa", 4, 1, 10, 10),
@@ -148,6 +149,10 @@ static void test_yes_and_oversubscribed(void)
     EXPECT_FATAL(line != NULL, "no line: %s", text);
     EXPECT(strstr(line, "  4! ") != NULL, "4 threads on 2 CPUs unmarked: %.120s", line);
     EXPECT(strstr(line, " yes ") != NULL, "held not yes: %.200s", line);
+    EXPECT(strstr(line, " 7.00? (") != NULL,
+           "one run each: the ratio's noise not marked unknown: "
+           "%.200s",
+           line);
     EXPECT(strstr(text, "more threads than the 2 CPUs: oversubscribed, not a scaling point") !=
                NULL,
            "no oversubscription legend: %s", text);
