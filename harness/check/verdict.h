@@ -54,10 +54,11 @@ struct rl_run_facts {
 enum rl_held { RL_HELD_NA, RL_HELD_YES, RL_HELD_NO, RL_HELD_UNCERTAIN };
 
 /* A run whose largest gap is more than I / RL_UNCERTAIN_SHARE is too
- * uncertain for a yes (docs/design.md, Definitions): an admit decided that
- * long before its stamp may sit in either of two windows a tenth of a
- * window apart, so the certain maxima, which leave such admits out, may
- * miss a violation the true decision times would show. */
+ * uncertain for a yes (docs/design.md, Promises): the certain maxima count
+ * an admit only where its whole interval [stamp − gap, stamp] fits in the
+ * window, so with gaps that long a window may be credited with much less
+ * than it held, and a violation the true decision times would show may go
+ * unseen. No violation seen is then "uncertain", not "yes". */
 #define RL_UNCERTAIN_SHARE 10
 
 /* "yes", "no", "n/a" or "uncertain": the word every output prints. */
