@@ -343,6 +343,8 @@ static inline int add_event(struct rl_checker *c, const struct rl_event *e)
         k->certain_aligned += n;
         if (k->certain_aligned > m->certain_max_aligned)
             m->certain_max_aligned = k->certain_aligned;
+    } else {
+        m->uncertain_admits++;
     }
     struct certain_heap *h = k->certain;
     if (h != NULL) {
@@ -427,6 +429,7 @@ static void add_to_total(struct rl_key_metrics *total, const struct rl_key_metri
     total->window_excess = max_u64(total->window_excess, m->window_excess);
     total->certain_max_sliding = max_u64(total->certain_max_sliding, m->certain_max_sliding);
     total->certain_max_aligned = max_u64(total->certain_max_aligned, m->certain_max_aligned);
+    total->uncertain_admits += m->uncertain_admits;
     total->false_admits += m->false_admits;
     total->false_rejects += m->false_rejects;
     total->weak_false_admits += m->weak_false_admits;

@@ -42,6 +42,10 @@ struct rl_key_metrics {
      * broken for certain, not by a preempted thread's late stamp. Equal to
      * max_sliding and max_aligned when every gap is 0 (sim, check). */
     uint64_t certain_max_sliding, certain_max_aligned;
+    /* Admits the certain sums could not place in one window: those whose
+     * [t − gap, t] reaches back across the start of their aligned window,
+     * so certain_max_aligned leaves them out (0 when every gap is 0). */
+    uint64_t uncertain_admits;
     /* Oracle comparisons: only when the log is complete (rejects present). */
     uint64_t false_admits, false_rejects;           /* against the strong oracle */
     uint64_t weak_false_admits, weak_false_rejects; /* against the weak oracle */

@@ -6,7 +6,15 @@
 
 const char *rl_held_name(enum rl_held held)
 {
-    return held == RL_HELD_YES ? "yes" : held == RL_HELD_NO ? "no" : "n/a";
+    return held == RL_HELD_YES         ? "yes"
+           : held == RL_HELD_NO        ? "no"
+           : held == RL_HELD_UNCERTAIN ? "uncertain"
+                                       : "n/a";
+}
+
+uint64_t rl_verdict_measure(const struct rl_promised *p, const struct rl_key_metrics *m)
+{
+    return p->kind == RL_BOUND_WEAK ? m->certain_max_aligned : m->certain_max_sliding;
 }
 
 uint64_t rl_promised_bound(const struct rl_promised *p)
@@ -38,14 +46,17 @@ static enum rl_held judged(const struct rl_promised *p, const struct rl_run_fact
         return RL_HELD_NA;
     /* Judged on what certainly happened in a window: a late stamp from a
      * preempted thread is not a broken promise (checker.h). */
-    uint64_t measured =
-        p->kind == RL_BOUND_WEAK ? run->m->certain_max_aligned : run->m->certain_max_sliding;
-    if (measured > bound)
+    if (rl_verdict_measure(p, run->m) > bound)
         return RL_HELD_NO;
     /* windows of at least I from the epoch: never more than L per I overall */
     if (p->kind == RL_BOUND_WINDOW && run->m->window_excess > 0)
         return RL_HELD_NO;
-    return run->dropped ? RL_HELD_NA : RL_HELD_YES;
+    if (run->dropped)
+        return RL_HELD_NA;
+    /* The certain maxima leave out what the gaps blur; past I/10 they may
+     * leave out a violation, so no violation seen is not a yes. */
+    bool too_uncertain = run->uncertainty_ns > run->interval_ns / RL_UNCERTAIN_SHARE;
+    return too_uncertain ? RL_HELD_UNCERTAIN : RL_HELD_YES;
 }
 
 /* Decisions the limiter did not make (its backend failed) say nothing
@@ -53,7 +64,7 @@ static enum rl_held judged(const struct rl_promised *p, const struct rl_run_fact
  * among the decisions it did make still shows as no. */
 static enum rl_held with_errors(enum rl_held held, uint64_t errors)
 {
-    return errors > 0 && held == RL_HELD_YES ? RL_HELD_NA : held;
+    return errors > 0 && (held == RL_HELD_YES || held == RL_HELD_UNCERTAIN) ? RL_HELD_NA : held;
 }
 
 enum rl_held rl_verdict(const struct rl_promised *p, const struct rl_run_facts *run)
@@ -75,7 +86,9 @@ int rl_verdict_rule(const struct rl_promised *p, char *buf, size_t len)
 void rl_held_tally_add(struct rl_held_tally *t, enum rl_held held, bool checked, uint64_t errors)
 {
     t->errors += errors;
-    if (held == RL_HELD_NO || (held == RL_HELD_YES && (!t->any || t->held == RL_HELD_YES)))
+    bool kept = t->held == RL_HELD_YES || t->held == RL_HELD_UNCERTAIN;
+    if (held == RL_HELD_NO || (held == RL_HELD_YES && (!t->any || t->held == RL_HELD_YES)) ||
+        (held == RL_HELD_UNCERTAIN && (!t->any || kept)))
         t->held = held;
     else if (!t->any && checked)
         t->held = held;

@@ -43,12 +43,31 @@ struct rl_run_facts {
     uint64_t errors;                /* decisions the limiter could not make */
     bool has_in_flight;             /* max_in_flight was measured (stress) */
     uint64_t max_in_flight;
+    /* The largest certainty gap of one recorded call (stress, replay; 0 for
+     * sim and check) and the interval I it is weighed against: see
+     * RL_UNCERTAIN_SHARE below. */
+    uint64_t uncertainty_ns, interval_ns;
 };
 
-enum rl_held { RL_HELD_NA, RL_HELD_YES, RL_HELD_NO };
+/* RL_HELD_UNCERTAIN: no violation among the admits certainly inside a
+ * window, but the stamps are too uncertain for that to be a yes. */
+enum rl_held { RL_HELD_NA, RL_HELD_YES, RL_HELD_NO, RL_HELD_UNCERTAIN };
 
-/* "yes", "no" or "n/a": the word every output prints. */
+/* A run whose largest gap is more than I / RL_UNCERTAIN_SHARE is too
+ * uncertain for a yes (docs/design.md, Promises): the certain maxima count
+ * an admit only where its whole interval [stamp − gap, stamp] fits in the
+ * window, so with gaps that long a window may be credited with much less
+ * than it held, and a violation the true decision times would show may go
+ * unseen. No violation seen is then "uncertain", not "yes". */
+#define RL_UNCERTAIN_SHARE 10
+
+/* "yes", "no", "n/a" or "uncertain": the word every output prints. */
 const char *rl_held_name(enum rl_held held);
+
+/* The maximum the verdict compares with the bound (certain_max_aligned for
+ * a weak promise, certain_max_sliding for the others; max_in_flight is not
+ * a maximum of m), for tables that show it beside the plain one. */
+uint64_t rl_verdict_measure(const struct rl_promised *p, const struct rl_key_metrics *m);
 
 /* The bound the promise sets on what its kind measures (comments above);
  * 0 when it promises nothing. */
@@ -59,7 +78,10 @@ uint64_t rl_promised_bound(const struct rl_promised *p);
  * dropped without a violation among those kept; or errors without a
  * violation among the decisions made (errors are never yes). Judged on the
  * certain maxima (checker.h): a late stamp from a preempted thread is not a
- * broken promise. */
+ * broken promise. uncertain: what would be yes, with an uncertainty above
+ * I / RL_UNCERTAIN_SHARE (a concurrency promise, judged on max_in_flight,
+ * not on stamps, never is). A violation among the certain admits is no
+ * whatever the uncertainty. */
 enum rl_held rl_verdict(const struct rl_promised *p, const struct rl_run_facts *run);
 
 /* What the verdict compares, for a reader: "max_sliding <= 20, window_excess
@@ -69,7 +91,8 @@ int rl_verdict_rule(const struct rl_promised *p, char *buf, size_t len);
 /* The verdict of several runs of one configuration (a stress table's line
  * over its repetitions): no if any run broke the promise; else yes if a run
  * kept it before any checked run gave n/a; else n/a if a checked run gave
- * it; "-" when no run gave a verdict. Never yes when any run had errors. */
+ * it; "-" when no run gave a verdict. Never yes when any run had errors;
+ * uncertain rather than yes when any run kept it only uncertainly. */
 struct rl_held_tally {
     bool any; /* a run has given a verdict */
     enum rl_held held;

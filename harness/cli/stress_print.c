@@ -34,7 +34,8 @@ void rl_print_recorder_overhead(FILE *out, const struct rl_result *rows, size_t 
     double *ratios = malloc((count ? count : 1) * sizeof *ratios);
     if (ratios == NULL)
         return;
-    fprintf(out, "\nrecorder overhead (recorded ns/op ÷ unrecorded ns/op, paired runs, median):\n");
+    fprintf(out, "\nrecorder overhead (recorded ns/op ÷ unrecorded ns/op, paired runs: median "
+                 "(min-max), pairs):\n");
     for (size_t i = 0; i < count; i++) {
         const struct rl_result *lead = &rows[i];
         bool first = !lead->checked && strcmp(lead->mode, "stress") == 0;
@@ -52,8 +53,9 @@ void rl_print_recorder_overhead(FILE *out, const struct rl_result *rows, size_t 
                 ratios[n++] = rows[j + 1].ns_per_op / rows[j].ns_per_op;
         if (n == 0)
             continue;
-        fprintf(out, "  %-29s x%-3u %6.2f\n", lead->algo->name, lead->threads,
-                rl_median(ratios, n));
+        struct rl_spread spread = rl_spread_of(ratios, n);
+        fprintf(out, "  %-29s x%-3u %6.2f (%.2f-%.2f) %zu\n", lead->algo->name, lead->threads,
+                spread.median, spread.min, spread.max, spread.count);
     }
     free(ratios);
 }

@@ -87,20 +87,59 @@ static struct rl_stress_plan base_plan(const struct rl_algo **algos, size_t coun
 
 /* ---- the suites ------------------------------------------------------------ */
 
+/* Recorded in quick: the algorithms whose admits something bounds, so that
+ * the recorder's buffer can be sized up front and every verdict is judged
+ * on every admit: a rate promise (at most 2L per I, B + L for a bucket,
+ * about L for the approximations) or, for the Redis ones and their floor
+ * redis_noop, the server's round trip. */
+static bool quick_recorded(const struct rl_algo *a)
+{
+    return thread_safe(a) &&
+           (remote(a) || (a->promise != RL_PROMISE_NONE && a->promise != RL_PROMISE_CONCURRENCY));
+}
+
+/* The rest run unrecorded: `null` admits every call and `concurrency`
+ * every call a free permit allows, millions a second that no buffer sized
+ * up front holds; neither verdict reads the log (nothing promised; the
+ * harness's max_in_flight). */
+static bool quick_unrecorded(const struct rl_algo *a)
+{
+    return thread_safe(a) && !quick_recorded(a);
+}
+
+/* Admits a recorded quick run keeps per thread: twice what a rate promise
+ * allows over the run (as stress sizes it), and at least 2^20, more than
+ * a Redis round trip of a microsecond allows in 200 ms (redis_noop admits
+ * every call). Touched only as used. */
+static size_t quick_capacity(const struct rl_config *cfg, uint64_t duration_ns)
+{
+    double windows = (double)duration_ns / (double)cfg->interval_ns + 2.0;
+    double wanted = 2.0 * (double)cfg->limit * windows + 4096.0, least = (double)(1u << 20);
+    return (size_t)(wanted > least ? wanted : least);
+}
+
 static void plan_quick(struct rl_suite_run *run, const struct rl_algo **algos, size_t count,
                        unsigned reps, const struct rl_config *cfg)
 {
-    static const struct rl_algo *safe[MAX_ALGOS];
+    static const struct rl_algo *recorded[MAX_ALGOS], *unrecorded[MAX_ALGOS];
     static const uint64_t threads[] = {1, 2};
     run->sim_algos = algos;
     run->sim_count = count;
     run->sim_workloads = every_workload;
     run->sim_remote_workload = "boundary";
-    size_t n = pick(algos, count, thread_safe, safe);
-    run->plans[0] = base_plan(safe, n, threads, 2, reps, cfg);
+    size_t n = pick(algos, count, quick_recorded, recorded);
+    run->plans[0] = base_plan(recorded, n, threads, 2, reps, cfg);
     run->plans[0].run.record = true;
+    run->plans[0].run.record_capacity = quick_capacity(cfg, run->plans[0].run.duration_ns);
     run->plan_labels[0] = "closed loop, 200 ms a run, each paired with a recorded run";
     run->plan_count = 1;
+    n = pick(algos, count, quick_unrecorded, unrecorded);
+    if (n > 1) { /* more than faa, the floor every plan starts with */
+        run->plans[1] = base_plan(unrecorded, n, threads, 2, reps, cfg);
+        run->plan_labels[1] = "closed loop, 200 ms a run, not recorded: admits nothing bounds "
+                              "(null, concurrency)";
+        run->plan_count = 2;
+    }
 }
 
 static void plan_threads(struct rl_suite_run *run, const struct rl_algo **algos, size_t count,
@@ -299,7 +338,8 @@ static void plan_sharded(struct rl_suite_run *run, const struct rl_algo **algos,
 static const struct rl_suite quick = {
     "quick",
     "every algorithm in sim on every workload (Redis: boundary), every thread-safe one in "
-    "stress at 1 and 2 threads, recorded (about 1.5 min)",
+    "stress at 1 and 2 threads, recorded but for null and concurrency, whose admits nothing "
+    "bounds (about 1.5 min)",
     plan_quick};
 static const struct rl_suite threads = {
     "threads",

@@ -41,6 +41,12 @@ uint64_t rl_result_promised_bound(const struct rl_result *r)
     return rl_promised_bound(&p);
 }
 
+uint64_t rl_result_verdict_measure(const struct rl_result *r)
+{
+    struct rl_promised p = rl_algo_promised(r->algo, &r->cfg, r->threads);
+    return rl_verdict_measure(&p, &r->m);
+}
+
 enum rl_held rl_result_held(const struct rl_result *r)
 {
     struct rl_promised p = rl_algo_promised(r->algo, &r->cfg, r->threads);
@@ -49,7 +55,9 @@ enum rl_held rl_result_held(const struct rl_result *r)
                                .dropped = r->dropped,
                                .errors = r->errors,
                                .has_in_flight = r->has_in_flight,
-                               .max_in_flight = r->max_in_flight};
+                               .max_in_flight = r->max_in_flight,
+                               .uncertainty_ns = r->uncertainty_ns,
+                               .interval_ns = r->cfg.interval_ns};
     return rl_verdict(&p, &run);
 }
 
@@ -189,6 +197,8 @@ static void emit_machine_and_latency(struct emitter *e, const struct rl_result *
     u64(e, "runnable", r->runnable, r->has_load);
     text(e, "build", ctx->build ? ctx->build : "");
     u64(e, "slots", r->cfg.slots, true);
+    /* the verdict's uncertainty (harness/check/verdict.h), added last */
+    u64(e, "uncertain_admits", r->m.uncertain_admits, r->checked);
 }
 
 /* Every column, in the order docs/design.md (Outputs) and results/README.md

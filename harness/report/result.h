@@ -71,11 +71,15 @@ struct rl_promised rl_algo_promised(const struct rl_algo *algo, const struct rl_
  * and max_in_flight. */
 enum rl_held rl_result_held(const struct rl_result *r);
 
-/* rl_result_held as the word every output prints: "yes", "no" or "n/a". */
+/* rl_result_held as the word every output prints: "yes", "no", "n/a" or
+ * "uncertain". */
 const char *rl_result_promise_held(const struct rl_result *r);
 
 /* The row's rl_promised_bound: 0 when it promises nothing. */
 uint64_t rl_result_promised_bound(const struct rl_result *r);
+
+/* The row's rl_verdict_measure: the certain maximum its verdict reads. */
+uint64_t rl_result_verdict_measure(const struct rl_result *r);
 
 /* Writes one CSV field, quoted when it holds a comma, a quote or a newline. */
 void rl_csv_field(FILE *out, const char *value);

@@ -255,7 +255,10 @@ static void test_recorded_bound(void)
                  (unsigned long long)r.uncertainty_ns, rl_result_promise_held(&r));
         CU_ASSERT_EQUAL(r.dropped, 0);
         EXPECT(rl_result_promised_bound(&r) == 2 * L + excess, "%s", msg);
-        EXPECT(strcmp(rl_result_promise_held(&r), "yes") == 0, "%s", msg);
+        /* yes, or uncertain when a preempted thread's gap passed I/10 (4
+         * threads share 2 CPUs here): never no, never n/a */
+        bool wide = r.uncertainty_ns > I / 10;
+        EXPECT(strcmp(rl_result_promise_held(&r), wide ? "uncertain" : "yes") == 0, "%s", msg);
         EXPECT(r.m.max_sliding <= 2 * L + excess + L * r.uncertainty_ns / I, "%s", msg);
         EXPECT(r.admits <= L + L * last / I, "%s", msg);
         EXPECT(r.admits > 2 * L, "%s", msg);

@@ -550,7 +550,8 @@ static void test_bad_params(void)
  * By stamps, (11, 21] holds B C D E: max_sliding 4; [10, 20) holds A B C:
  * max_aligned 3. Certainly: (11, 21] holds B D E for sure (C may be at 7):
  * 3, a violation for certain; [10, 20) holds A B for sure and [20, 30) D E:
- * certain_max_aligned 2, no weak violation for certain. */
+ * certain_max_aligned 2, no weak violation for certain; C is the one admit
+ * left out of an aligned window (uncertain_admits 1). */
 static void test_certain_maxima(void)
 {
     struct rl_event ev[] = {EV(10, 0, 1, 1), EV(15, 0, 1, 1), EV(19, 0, 1, 1), EV(20, 0, 1, 1),
@@ -563,6 +564,7 @@ static void test_certain_maxima(void)
     EXPECT_EQ(r.total.max_aligned, 3);
     EXPECT_EQ(r.total.certain_max_sliding, 3);
     EXPECT_EQ(r.total.certain_max_aligned, 2);
+    EXPECT_EQ(r.total.uncertain_admits, 1); /* C: [7, 19] crosses 10 */
     rl_check_result_free(&r);
     rl_event_log_free(&log);
 }
@@ -589,11 +591,13 @@ static void test_certain_against_reference(void)
         struct rl_check_result r;
         check_log(&log, L, I, 0, &r);
         for (uint32_t k = 0; k < 2; k++) {
-            uint64_t sliding = 0, aligned = 0;
+            uint64_t sliding = 0, aligned = 0, uncertain = 0;
             for (size_t j = 0; j < log.len; j++) {
                 const struct rl_event *b = &log.events[j];
                 if (b->key != k)
                     continue;
+                /* its interval reaches back past its aligned window's start */
+                uncertain += b->gap_ns > b->t_ns - b->t_ns / I * I;
                 uint64_t in_sliding = 0, in_aligned = 0;
                 for (size_t i = 0; i < log.len; i++) {
                     const struct rl_event *a = &log.events[i];
@@ -611,6 +615,7 @@ static void test_certain_against_reference(void)
             }
             EXPECT_EQ(r.per_key[k].certain_max_sliding, sliding);
             EXPECT_EQ(r.per_key[k].certain_max_aligned, aligned);
+            EXPECT_EQ(r.per_key[k].uncertain_admits, uncertain);
         }
         rl_check_result_free(&r);
         rl_event_log_free(&log);

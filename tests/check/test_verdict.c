@@ -207,6 +207,55 @@ static void test_tally(void)
     EXPECT(strcmp(rl_held_tally_name(&u), "n/a") == 0, "n/a then yes: %s", rl_held_tally_name(&u));
 }
 
+/* The uncertainty rule (verdict.h, RL_UNCERTAIN_SHARE): a gap up to I/10
+ * leaves a yes a yes; above it, a run within its bound is uncertain, never
+ * yes; a violation among the certain admits is no whatever the gap. */
+static void test_uncertainty(void)
+{
+    const uint64_t I = 10000000; /* 10 ms */
+    for (size_t i = 0; i < KINDS; i++) {
+        uint64_t b = kinds[i].bound;
+        struct rl_key_metrics m = {.certain_max_sliding = b, .certain_max_aligned = b};
+        struct rl_run_facts run = run_of(&m);
+        run.interval_ns = I;
+        run.uncertainty_ns = 5000; /* 5 us: small */
+        EXPECT(rl_verdict(&kinds[i].p, &run) == RL_HELD_YES, "%s, small gap", kinds[i].name);
+        run.uncertainty_ns = I / 10; /* at the line: still yes */
+        EXPECT(rl_verdict(&kinds[i].p, &run) == RL_HELD_YES, "%s, gap I/10", kinds[i].name);
+        run.uncertainty_ns = I / 10 + 1;
+        EXPECT(rl_verdict(&kinds[i].p, &run) == RL_HELD_UNCERTAIN, "%s, gap above I/10 gave %s",
+               kinds[i].name, rl_held_name(rl_verdict(&kinds[i].p, &run)));
+        run.uncertainty_ns = 4 * I; /* the README's old example: four windows */
+        EXPECT(rl_verdict(&kinds[i].p, &run) == RL_HELD_UNCERTAIN, "%s, gap 4I", kinds[i].name);
+        m.certain_max_sliding = m.certain_max_aligned = b + 1;
+        EXPECT(rl_verdict(&kinds[i].p, &run) == RL_HELD_NO, "%s, violation with gap 4I",
+               kinds[i].name);
+        run.errors = 1; /* with errors: never uncertain, n/a as for yes */
+        m.certain_max_sliding = m.certain_max_aligned = b;
+        EXPECT(rl_verdict(&kinds[i].p, &run) == RL_HELD_NA, "%s, errors", kinds[i].name);
+    }
+    EXPECT(strcmp(rl_held_name(RL_HELD_UNCERTAIN), "uncertain") == 0, "the word");
+    /* concurrency is judged on max_in_flight, not on stamps */
+    struct rl_promised c = {RL_BOUND_CONCURRENCY, L, 0, 0};
+    struct rl_run_facts conc = {
+        .has_in_flight = true, .max_in_flight = L, .uncertainty_ns = I, .interval_ns = I};
+    EXPECT(rl_verdict(&c, &conc) == RL_HELD_YES, "concurrency with a gap");
+    /* the measure a table shows beside the plain maxima */
+    struct rl_key_metrics m = {
+        .max_sliding = 9, .max_aligned = 8, .certain_max_sliding = 7, .certain_max_aligned = 6};
+    EXPECT_EQ(rl_verdict_measure(&kinds[0].p, &m), 7);
+    EXPECT_EQ(rl_verdict_measure(&kinds[1].p, &m), 6);
+    /* a line of reps: uncertain beats yes, no beats uncertain */
+    struct rl_held_tally t = {0};
+    rl_held_tally_add(&t, RL_HELD_YES, true, 0);
+    rl_held_tally_add(&t, RL_HELD_UNCERTAIN, true, 0);
+    rl_held_tally_add(&t, RL_HELD_YES, true, 0);
+    EXPECT(strcmp(rl_held_tally_name(&t), "uncertain") == 0, "yes, uncertain, yes: %s",
+           rl_held_tally_name(&t));
+    rl_held_tally_add(&t, RL_HELD_NO, true, 0);
+    EXPECT(strcmp(rl_held_tally_name(&t), "no") == 0, "then no: %s", rl_held_tally_name(&t));
+}
+
 RL_TEST_SUITE("verdict", {"every kind: at the bound yes, above no", test_at_and_above_the_bound},
               {"window_excess breaks a window promise", test_window_excess_breaks_a_window_promise},
               {"judged on the certain maxima", test_judged_on_certain_maxima},
@@ -216,4 +265,5 @@ RL_TEST_SUITE("verdict", {"every kind: at the bound yes, above no", test_at_and_
               {"concurrency on max_in_flight", test_concurrency},
               {"tb_sharded's stated excess", test_tb_sharded_excess},
               {"rl.h's promises mapped once", test_mapping_from_rl_h},
-              {"the rule check prints", test_rule_text}, {"several reps: the tally", test_tally});
+              {"the rule check prints", test_rule_text}, {"several reps: the tally", test_tally},
+              {"uncertainty above I/10: uncertain, never yes", test_uncertainty});

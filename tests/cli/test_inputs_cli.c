@@ -156,7 +156,7 @@ static void test_stress_reject_share(void)
     char rej[16] = "";
     const char *row = strstr(o.out, "\nfw_aligned ");
     CU_ASSERT_PTR_NOT_NULL_FATAL(row);
-    EXPECT(sscanf(row, " %*s %*u %*f %*s %*f %15s", rej) == 1 &&
+    EXPECT(sscanf(row, " %*s %*u %*u %*f %*s %*f %*s %15s", rej) == 1 &&
                (strcmp(rej, ">99.99") == 0 || strncmp(rej, "99.", 3) == 0),
            "fw_aligned at L = 100 per 1s: rej%% '%s' in %.120s", rej, row);
     rl_cli_run(&o, "stress --algo fw_aligned --threads 1 --reps 1 --duration 20ms --limit "
@@ -164,7 +164,7 @@ static void test_stress_reject_share(void)
     CU_ASSERT_EQUAL_FATAL(o.status, 0);
     row = strstr(o.out, "\nfw_aligned ");
     CU_ASSERT_PTR_NOT_NULL_FATAL(row);
-    EXPECT(sscanf(row, " %*s %*u %*f %*s %*f %15s", rej) == 1 && strcmp(rej, "0.00") == 0,
+    EXPECT(sscanf(row, " %*s %*u %*u %*f %*s %*f %*s %15s", rej) == 1 && strcmp(rej, "0.00") == 0,
            "fw_aligned admitting every call: rej%% '%s' in %.120s", rej, row);
     /* --keys: the rate each key was offered, beside L/I */
     rl_cli_run(&o, "stress --algo fw_cas --threads 1 --reps 1 --duration 20ms --keys 20 --limit "
