@@ -3,6 +3,8 @@
 #include "result.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The one place rl.h's promise meets harness/check/verdict.h, which does
@@ -158,7 +160,7 @@ static void emit_ours(struct emitter *e, const struct rl_result *r)
     text(e, "orders", r->algo->orders ? r->algo->orders : "");
     text(e, "recorded", r->checked ? "yes" : "no");
     u64(e, "keys", r->keys, true);
-    text(e, "worst_key", checked ? r->worst_key : "");
+    text(e, "worst_key", checked && r->worst_key ? r->worst_key : "");
     u64(e, "seed", r->seed, true);
     u64(e, "duration_ns", r->duration_ns, true);
     real(e, "clock_reads_per_op", r->clock_reads_per_op);
@@ -311,4 +313,42 @@ void rl_result_json_row(FILE *out, const struct rl_result *r, const struct rl_co
 void rl_result_json_end(FILE *out)
 {
     fputs("\n]\n", out);
+}
+
+/* The names rl_result_key keeps: few (one a measured run), so a list. */
+static struct {
+    pthread_mutex_t lock;
+    char **names;
+    size_t count, cap;
+} kept_keys = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void free_kept_keys(void)
+{
+    for (size_t i = 0; i < kept_keys.count; i++)
+        free(kept_keys.names[i]);
+    free(kept_keys.names);
+}
+
+const char *rl_result_key(const char *name)
+{
+    pthread_mutex_lock(&kept_keys.lock);
+    const char *found = NULL;
+    for (size_t i = 0; i < kept_keys.count && found == NULL; i++)
+        if (strcmp(kept_keys.names[i], name) == 0)
+            found = kept_keys.names[i];
+    if (found == NULL && kept_keys.count == kept_keys.cap) {
+        size_t cap = kept_keys.cap ? 2 * kept_keys.cap : 16;
+        char **grown = realloc(kept_keys.names, cap * sizeof *grown);
+        if (grown != NULL) {
+            if (kept_keys.names == NULL)
+                atexit(free_kept_keys);
+            kept_keys.names = grown;
+            kept_keys.cap = cap;
+        }
+    }
+    if (found == NULL && kept_keys.count < kept_keys.cap &&
+        (kept_keys.names[kept_keys.count] = strdup(name)) != NULL)
+        found = kept_keys.names[kept_keys.count++];
+    pthread_mutex_unlock(&kept_keys.lock);
+    return found;
 }

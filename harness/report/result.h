@@ -33,7 +33,7 @@ struct rl_result {
     bool checked; /* accuracy metrics below were computed */
     struct rl_key_metrics m;
     bool complete;           /* rejects were recorded too (oracle columns valid) */
-    char worst_key[64];      /* the key with the largest max_sliding */
+    const char *worst_key;   /* the key with the largest max_sliding, whole (rl_result_key) */
     uint64_t uncertainty_ns; /* the largest certainty gap of one recorded call */
     uint64_t dropped;        /* events a full recorder buffer could not keep */
     bool has_in_flight;      /* stress of a limiter that needs release */
@@ -95,5 +95,10 @@ void rl_result_json_begin(FILE *out);
 void rl_result_json_row(FILE *out, const struct rl_result *r, const struct rl_context *ctx,
                         bool first);
 void rl_result_json_end(FILE *out);
+
+/* A key name kept for the rest of the process (freed at exit), so a result
+ * row can name its worst key whole however long it is: rows are copied by
+ * value and outlive the log the name came from. NULL when memory runs out. */
+const char *rl_result_key(const char *name);
 
 #endif

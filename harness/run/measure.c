@@ -29,10 +29,11 @@ static int check_into(struct rl_event_log *log, const struct rl_config *cfg, str
     r->checked = true;
     r->complete = check.complete;
     r->m = check.total;
-    if (log->key_names && check.worst_key < log->key_count)
-        snprintf(r->worst_key, sizeof r->worst_key, "%s", log->key_names[check.worst_key]);
-    else
-        snprintf(r->worst_key, sizeof r->worst_key, "k%u", check.worst_key);
+    char generated[16];
+    snprintf(generated, sizeof generated, "k%u", check.worst_key);
+    r->worst_key = rl_result_key(log->key_names && check.worst_key < log->key_count
+                                     ? log->key_names[check.worst_key]
+                                     : generated);
     r->uncertainty_ns = log->uncertainty_ns;
     r->dropped = log->dropped;
     rl_check_result_free(&check);

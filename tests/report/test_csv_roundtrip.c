@@ -101,7 +101,7 @@ static char *write_rows(void)
     const struct rl_algo algo = {.name = ALGO_NAME, .family = FAMILY, .orders = ORDERS};
     struct rl_result r = {.algo = &algo, .mode = "sim", .workload = WORKLOAD, .clock = "sim"};
     r.checked = true;
-    snprintf(r.worst_key, sizeof r.worst_key, "%s", WORST_KEY);
+    r.worst_key = WORST_KEY;
     struct rl_context ctx = {
         .compiler = "cc", .cflags = "-O2", .allocator = "glibc", .git_rev = "x", .build = "normal"};
     snprintf(ctx.host, sizeof ctx.host, "%s", "host,with\"quote");
@@ -211,7 +211,44 @@ static void test_claims_rows_with_quotes(void)
            "no claim holds a quote: this case checks nothing (give it a row that does)");
 }
 
+/* A sim row names its worst key whole in CSV, however long (issue 19: a
+ * key is cut only where it is shown to a person). */
+static void test_long_worst_key_whole(void)
+{
+    char key[301];
+    memset(key, 'w', 300);
+    key[300] = '\0';
+    char path[] = "/tmp/ratelab-longkey-XXXXXX";
+    int fd = mkstemp(path);
+    CU_ASSERT_FATAL(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fprintf(f, "t_ns,key,n\n");
+    for (int i = 0; i < 30; i++)
+        fprintf(f, "%d,%s,1\n", i * 1000, key);
+    fclose(f);
+    char args[256];
+    snprintf(args, sizeof args,
+             "sim --algo fw_cas --trace %s --limit 10 --interval 1s --format csv", path);
+    struct rl_cli_outcome *o = malloc(sizeof *o);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    rl_cli_run(o, args);
+    unlink(path);
+    EXPECT(o->status == 0, "%s: status %d: %s", args, o->status, o->err);
+    const char *p = o->out;
+    char *names[MAX_FIELDS], *values[MAX_FIELDS];
+    int nn = read_record(&p, names, MAX_FIELDS);
+    int nv = read_record(&p, values, MAX_FIELDS);
+    int worst = nn == nv ? column(names, nn, "worst_key") : -1;
+    EXPECT(worst >= 0 && strcmp(values[worst], key) == 0, "worst_key not the whole key: [%.80s]",
+           worst >= 0 ? values[worst] : "");
+    free_fields(names, nn > 0 ? nn : 0);
+    free_fields(values, nv > 0 ? nv : 0);
+    free(o);
+}
+
 RL_TEST_SUITE("csv_roundtrip",
+              {"a 300-byte worst key whole in a sim row", test_long_worst_key_whole},
               {"result row with quotes, commas, newline", test_result_row_round_trips},
               {"paper/lib.awk reads the same fields", test_paper_reader_reads_it},
               {"claims rows with quotes split into the header's columns",
