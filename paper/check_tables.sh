@@ -10,8 +10,9 @@
 #     a \multicolumn{k} counting k;
 #   - in the body (after \midrule), the columns "% numeric: A-B" names hold
 #     numbers: digits with \, thousands, a decimal point, $-$, a unit
-#     (ns, \textmu{}s, ms, s), a verdict mark (\vy \vn \vna), $10^{k}$, or
-#     "--" for not measured.
+#     (ns, \textmu{}s, ms, s), a verdict mark (\vy \vn \vna), $10^{k}$,
+#     "--" for not measured, or a median with its spread, \rg{M}{MIN}{MAX}
+#     (each a number), with a within-noise mark \nz after it.
 # And OUTDIR/macros.tex defines each key once, and defines every \rl{KEY}
 # PAPER.tex uses (except those it guards: claims/*, when the registry is
 # missing). Prints each problem; exit 1 if there is one.
@@ -38,10 +39,15 @@ function cells(line,    s, n, k, m) {
     }
     return n
 }
-function isnum(c,    t) {
+function isnum(c,    t, part) {
     t = c
     gsub(/^[ \t]+|[ \t]+$/, "", t)
     if (t == "--" || t == "\\multicolumn") return 1
+    sub(/\\nz$/, "", t)
+    if (match(t, /^\\rg\{[^{}]*\}\{[^{}]*\}\{[^{}]*\}$/)) {
+        split(substr(t, 5, length(t) - 5), part, /\}\{/)
+        return isnum(part[1]) && isnum(part[2]) && isnum(part[3])
+    }
     sub(/\\v(y|n|na)$/, "", t)
     sub(/\\,(ns|\\textmu\{\}s|ms|s)$/, "", t)
     sub(/^\$-\$/, "", t)

@@ -289,6 +289,33 @@ function key(a, L, t, c, r, K) { return a SUBSEP L SUBSEP t SUBSEP c SUBSEP r SU
 function med(list, d,    m) { m = median(list); return m == "" ? "--" : sprintf("%." d "f", m) }
 # nsmed(LIST): a time per call, one decimal below 1000 ns, none above
 function nsmed(list,    m) { m = median(list); return m == "" ? "--" : m + 0 < 1000 ? sprintf("%.1f", m) : sprintf("%.0f", m) }
+# spread(LIST, D): the median of a cell with its min--max below it,
+# \rg{MEDIAN}{MIN}{MAX} (paper/ratelab.tex), D decimals or "ns" (as nsmed);
+# one run shows the number alone; "--" when there is none. Counts the runs
+# behind each cell for runs_n().
+function fmtv(v, d) { return d == "ns" ? (v + 0 < 1000 ? sprintf("%.1f", v) : sprintf("%.0f", v)) : sprintf("%." d "f", v) }
+function spread(list, d,    m, n, x) {
+    m = median(list)
+    if (m == "") return "--"
+    n = split(list, x, " ")
+    if (nmin == "" || n < nmin + 0) nmin = n
+    if (n > nmax + 0) nmax = n
+    return n == 1 ? fmtv(m, d) : "\\rg{" fmtv(m, d) "}{" fmtv(med_lo, d) "}{" fmtv(med_hi, d) "}"
+}
+# runs_n(): how many runs the cells' spreads are over: "3", or "1--3"
+function runs_n() { return nmin == "" ? 0 : nmin == nmax ? nmin : nmin "--" nmax }
+# noise(A, B): "\nz" when the two lists' min--max intervals overlap (the
+# difference is within noise), "" when they do not or one is empty
+function noise(a, b,    alo, ahi) {
+    if (median(a) == "") return ""
+    alo = med_lo; ahi = med_hi
+    if (median(b) == "") return ""
+    nzcount++
+    if (ahi + 0 < med_lo + 0 || med_hi + 0 < alo + 0) { nzcount--; return "" }
+    return "\\nz"
+}
+# over(T): the oversubscription mark for a thread count above the CPUs
+function over(t) { return (cpus != "" && t + 0 > cpus + 0) ? "$^\\dagger$" : "" }
 # pathsort(): pth[1..np], the limits with the reject path first, as the figures
 function pathsort(   pass, i) {
     np = 0
@@ -314,15 +341,17 @@ END {
     printf " \\\\\n" > table
     for (p = 1; p <= np; p++) printf "\\cmidrule(lr){%d-%d}", 2 + (p - 1) * nt, 1 + p * nt > table
     printf "\nthreads" > table
-    for (p = 1; p <= np; p++) for (j = 1; j <= nt; j++) printf " & %s", tl[j] > table
+    for (p = 1; p <= np; p++) for (j = 1; j <= nt; j++) printf " & %s%s", tl[j], over(tl[j]) > table
     printf " \\\\\n\\midrule\n" > table
     for (i = 1; i <= na; i++) {
         a = algos[i]
         printf "%s", tt(a) > table
         for (p = 1; p <= np; p++) for (j = 1; j <= nt; j++) {
             k = key(a, pth[p], tl[j], c, "no", K)
-            printf " & %s", nsmed(nsop[k]) > table
+            # within noise of the same algorithm one thread count down
+            printf " & %s%s", spread(nsop[k], "ns"), (j > 1 ? noise(nsop[k], nsop[key(a, pth[p], tl[j - 1], c, "no", K)]) : "") > table
             if (nsop[k] != "") def("thr/" a "/" pathof[pth[p]] "/" tl[j], nsmed(nsop[k]))
+            if (nsop[k] != "" && j == 2) def("thr/" a "/" pathof[pth[p]] "/second/range", sprintf("%.1f--%.1f", med_lo, med_hi))
             if (rej[k] != "") {
                 def("thr/" a "/" pathof[pth[p]] "/" tl[j] "/rejpct", sprintf("%.0f", 100 * median(rej[k])))
                 # the same by rank, for prose that must not name a count
@@ -335,6 +364,10 @@ END {
     printf "\\bottomrule\n\\end{tabular}\n" > table
     list = ""
     for (j = 1; j <= nt; j++) list = list (j == 1 ? "" : j == nt ? " and " : ", ") tl[j]
+    def("thr/n", runs_n())
+    over_list = ""
+    for (j = 1; j <= nt; j++) if (over(tl[j]) != "") over_list = over_list (over_list == "" ? "" : j == nt ? " and " : ", ") tl[j]
+    def("thr/over", over_list == "" ? "none" : over_list)
     def("thr/threads", list); def("thr/maxthreads", tl[nt]); def("thr/second", tl[2]); def("thr/first", tl[1]); def("thr/reps", reps); def("thr/cpus", cpus)
     def("thr/algos", na)
     for (p = 1; p <= np; p++) {
@@ -356,14 +389,20 @@ END {
     printf " & recorded \\\\\n" > table
     for (p = 1; p <= np; p++) printf "\\cmidrule(lr){%d-%d}", 3 + (p - 1) * nt, 2 + p * nt > table
     printf "\nalgorithm & orders" > table
-    for (p = 1; p <= np; p++) for (j = 1; j <= nt; j++) printf " & %s", tl[j] > table
+    for (p = 1; p <= np; p++) for (j = 1; j <= nt; j++) printf " & %s%s", tl[j], over(tl[j]) > table
     printf " & $\\div$ not \\\\\n\\midrule\n" > table
     for (i = 1; i <= na; i++) {
         a = algos[i]
         printf "%s & %s", tt(a), tex(ord[a]) > table
+        # the same step at a stronger order: fw_cas_acqrel against fw_cas,
+        # tb_cas_relaxed against tb_cas (the name less its order suffix)
+        base = a; sub(/_(acqrel|relaxed)$/, "", base)
+        if (!(base in aseen)) base = a
         for (p = 1; p <= np; p++) for (j = 1; j <= nt; j++) {
             k = key(a, pth[p], tl[j], c, "no", K)
-            printf " & %s", nsmed(nsop[k]) > table
+            nz = base != a ? noise(nsop[k], nsop[key(base, pth[p], tl[j], c, "no", K)]) : ""
+            printf " & %s%s", spread(nsop[k], "ns"), nz > table
+            if (base != a && nsop[k] != "") { mopairs++; if (nz != "") monoisy++ }
             if (nsop[k] != "") {
                 def("mo/" a "/" pathof[pth[p]] "/" tl[j], nsmed(nsop[k]))
                 def("mo/" a "/" pathof[pth[p]] "/" tl[j] "/range", sprintf("%.1f--%.1f", med_lo, med_hi))
@@ -375,6 +414,7 @@ END {
         if (ratio != "--") def("mo/" a "/recratio", ratio)
     }
     printf "\\bottomrule\n\\end{tabular}\n" > table
+    def("mo/n", runs_n()); def("mo/pairs", mopairs + 0); def("mo/noisy", monoisy + 0)
     def("mo/threads", tl[1] "--" tl[nt]); def("mo/reps", reps); def("mo/rejL", sci(rejL)); def("mo/rejI", human_ns(ivl[rejL]))
     # ratios the prose quotes: the mutex over CAS on the reject path at two threads, CAS over faa on the admit path
     if (nt > 1) {
@@ -405,7 +445,9 @@ END {
         printf "%s", tt(a) > table
         for (j = 1; j <= nc; j++) {
             u = key(a, L, t, cl[j], "no", K); r = key(a, L, t, cl[j], "yes", K)
-            printf " & %s & %s", nsmed(nsop[u]), (prom[a] == "none") ? "--" : med(slid[r], 3) > table
+            # within noise of the same algorithm on the first clock
+            printf " & %s%s & %s", spread(nsop[u], "ns"), (j > 1 ? noise(nsop[u], nsop[key(a, L, t, cl[1], "no", K)]) : ""),
+                (prom[a] == "none") ? "--" : med(slid[r], 3) > table
             if (nsop[u] != "") def("clk/" a "/" cl[j], nsmed(nsop[u]))
             if (slid[r] != "" && prom[a] != "none") def("clk/" a "/" cl[j] "/sliding", med(slid[r], 3))
         }
@@ -419,7 +461,7 @@ END {
         if (d != "--") def("clk/read/" cl[j], d)
     }
     printf " \\\\\n\\bottomrule\n\\end{tabular}\n" > table
-    def("clk/threads", t); def("clk/reps", reps)
+    def("clk/threads", t); def("clk/reps", reps); def("clk/n", runs_n()); def("clk/first", "\\texttt{" tex(cl[1]) "}")
 }
 EOF
 
@@ -445,14 +487,15 @@ END {
         }
         for (j = 1; j <= nkeys; j++) {
             k = key(a, L, t, c, "no", kl[j])
-            printf " & %s", med(mops[k], 1) > table
+            # within noise of the same algorithm at the key count before
+            printf " & %s%s", spread(mops[k], 1), (j > 1 ? noise(mops[k], mops[key(a, L, t, c, "no", kl[j - 1])]) : "") > table
             if (mops[k] != "") def("keys/" a "/" kl[j] "/mops", med(mops[k], 1))
         }
         printf " \\\\\n" > table
     }
     printf "\\bottomrule\n\\end{tabular}\n" > table
     def("keys/threads", t); def("keys/min", "$" pow10(kl[1]) "$"); def("keys/max", "$" pow10(kl[nkeys]) "$")
-    def("keys/maxkeys", kl[nkeys]); def("keys/reps", reps)
+    def("keys/maxkeys", kl[nkeys]); def("keys/reps", reps); def("keys/n", runs_n())
 }
 EOF
 
@@ -463,7 +506,7 @@ END {
     L = ll[1]; c = cl[1]; K = kl[1]
     printf "%% columns: %d\n%% numeric: 2-%d\n", 2 + 2 * nt, 1 + 2 * nt > table
     printf "\\begin{tabular}{@{}l *{%d}{r} l@{}}\n\\toprule\n", 2 * nt > table
-    for (j = 1; j <= nt; j++) printf " & \\multicolumn{2}{c}{%s %s}", tl[j], tl[j] == 1 ? "client" : "clients" > table
+    for (j = 1; j <= nt; j++) printf " & \\multicolumn{2}{c}{%s %s%s}", tl[j], tl[j] == 1 ? "client" : "clients", over(tl[j]) > table
     printf " & \\\\\n" > table
     for (j = 1; j <= nt; j++) printf "\\cmidrule(lr){%d-%d}", 2 * j, 2 * j + 1 > table
     printf "\nalgorithm" > table
@@ -476,7 +519,13 @@ END {
         for (j = 1; j <= nt; j++) {
             k = key(a, L, tl[j], c, "no", K)
             m = median(nsop[k])
-            printf " & %s & %s", m == "" ? "--" : sprintf("%.1f", m / 1000), med(xnoop[k], 2) > table
+            # µs from ns: each run's time ÷ 1000, then its spread
+            us = ""; nv = split(nsop[k], runv, " ")
+            for (q = 1; q <= nv; q++) us = us " " runv[q] / 1000
+            # × noop within noise: the script's time overlaps the empty one's
+            nz = a == "redis_noop" ? "" : noise(nsop[k], nsop[key("redis_noop", L, tl[j], c, "no", K)])
+            printf " & %s & %s%s", spread(us, 1), med(xnoop[k], 2), nz > table
+            if (a != "redis_noop" && m != "") { pairs++; if (nz != "") noisy++ }
             if (m != "") def("redis/" a "/" tl[j] "/us", sprintf("%.1f", m / 1000))
             if (xnoop[k] != "") def("redis/" a "/" tl[j] "/xnoop", med(xnoop[k], 2))
         }
@@ -499,7 +548,11 @@ END {
     list = ""
     for (j = 1; j <= nt; j++) list = list (j == 1 ? "" : j == nt ? " and " : ", ") tl[j]
     def("redis/threads", list); def("redis/maxthreads", tl[nt]); def("redis/minthreads", tl[1])
-    def("redis/broken", broken + 0); def("redis/errors", allerrs + 0); def("redis/reps", reps)
+    def("redis/broken", broken + 0); def("redis/errors", allerrs + 0); def("redis/reps", reps); def("redis/n", runs_n())
+    over_list = ""
+    for (j = 1; j <= nt; j++) if (over(tl[j]) != "") over_list = over_list (over_list == "" ? "" : " and ") tl[j]
+    def("redis/over", over_list == "" ? "none" : over_list)
+    def("redis/cpus", cpus); def("redis/pairs", pairs + 0); def("redis/noisy", noisy + 0)
 }
 EOF
 
@@ -603,11 +656,25 @@ else
 fi
 
 prog confspeed <<'EOF'
+# rng(LIST): median with min--max (\rg), as the stress tables' spread()
+function rng(list,    m, n, x) {
+    m = median(list)
+    if (m == "") return "--"
+    n = split(list, x, " ")
+    return n == 1 ? sprintf("%.1f", m) : sprintf("\\rg{%.1f}{%.1f}{%.1f}", m, med_lo, med_hi)
+}
+# overlap(A, B): "\nz" when the lists' min--max intervals overlap
+function overlap(a, b,    alo, ahi) {
+    if (median(a) == "") return ""
+    alo = med_lo; ahi = med_hi
+    if (median(b) == "") return ""
+    return (ahi + 0 < med_lo + 0 || med_hi + 0 < alo + 0) ? "" : "\\nz"
+}
 NR == 1 { n = csv_split($0, f); header(f, n); next }
 {
     n = csv_split($0, f)
     i = get(f, "impl"); t = get(f, "threads")
-    v[i, t] = v[i, t] " " get(f, "ns_per_op")
+    v[i, t] = v[i, t] " " get(f, "ns_per_op"); cpus = get(f, "cpus")
     if (!(i in iseen)) { iseen[i] = 1; impls[++ni] = i }
     if (!(t in tseen)) { tseen[t] = 1; tl[++nt] = t }
     L = get(f, "L"); I = get(f, "interval_ns")
@@ -618,8 +685,12 @@ END {
         p = impls[k]
         if (p == "tb_mutex" || p == "tb_cas") continue
         m = median(v[p, tl[j]]); mu = median(v["tb_mutex", tl[j]]); cs = median(v["tb_cas", tl[j]])
-        printf "%s & %s & %.1f & %s & %s & %s & %s \\\\\n", tex(p), tl[j], m, num(mu, 1), num(cs, 1),
-            (mu + 0 > 0 ? sprintf("%.2f", m / mu) : "--"), (cs + 0 > 0 ? sprintf("%.2f", m / cs) : "--")
+        # ratios whose two min--max intervals overlap are within noise
+        nzmu = overlap(v[p, tl[j]], v["tb_mutex", tl[j]]); nzcs = overlap(v[p, tl[j]], v["tb_cas", tl[j]])
+        printf "%s & %s%s & %s & %s & %s & %s%s & %s%s \\\\\n", tex(p), tl[j],
+            (cpus != "" && tl[j] + 0 > cpus + 0 ? "$^\\dagger$" : ""), rng(v[p, tl[j]]), rng(v["tb_mutex", tl[j]]),
+            rng(v["tb_cas", tl[j]]), (mu + 0 > 0 ? sprintf("%.2f", m / mu) : "--"), nzmu,
+            (cs + 0 > 0 ? sprintf("%.2f", m / cs) : "--"), nzcs
         def("speed/" p "/" tl[j], sprintf("%.1f", m))
         if (mu + 0 > 0) def("speed/" p "/" tl[j] "/overmutex", sprintf("%.2f", m / mu))
     }

@@ -2,7 +2,8 @@
 # (top row, unrecorded runs) and the most it admitted in a sliding window
 # of length I (bottom row, recorded runs), one column per thread count.
 # Bars are medians over repetitions, whiskers min–max; black dashes mark the
-# bound each promise allows on sliding windows.
+# bound each promise allows on sliding windows. A hollow cost bar's min–max
+# overlaps the same algorithm's on the first clock: within noise.
 # Data: pivot.awk tables `stem`-cost-T.dat ("algo", then median min max a
 # clock, of ns_per_op) and `stem`-sliding-T.dat ("algo promise burst limit",
 # then the same of max_sliding/limit), T in `counts`; `cpus`.
@@ -17,7 +18,7 @@ x(c) = $0 - 0.4 + (c - 0.5) * w
 # aligned windows only.
 bound(p, b, l) = p eq 'strong' ? 1 : p eq 'window' ? 2 : p eq 'bucket' ? (b + l) / l : NaN
 set multiplot layout 2, words(counts) \
-    title "Clocks: cost and accuracy of one algorithm of each design (median of repetitions; whiskers: min–max;\nblack dashes: the bound each promise sets on sliding windows, none for weak, which bounds aligned ones)" font ',13'
+    title "Clocks: cost and accuracy of one algorithm of each design (median of repetitions; whiskers: min–max;\nhollow: cost within noise of the first clock's, their min–max overlap;\nblack dashes: the bound each promise sets on sliding windows, none for weak, which bounds aligned ones)" font ',13'
 set style fill solid 0.9 border -1
 set grid noxtics ytics
 set xtics scale 0 font ',10'
@@ -31,7 +32,10 @@ do for [t in counts] {
     set yrange [0:tallest * 1.2]
     set title 'cost: ns per call, '.threads_(t).', unrecorded'
     set ylabel 'ns per call (per thread)'
+    # within noise of clock 1: the two min–max intervals overlap
+    noisy(c) = c > 1 && !(column(3 * c + 1) < column(3) || column(4) < column(3 * c))
     plot for [c = 1:nc] f using (x(c)):(column(3 * c - 1)):(w) with boxes lc rgb paint(c) title word(clocks, c), \
+         for [c = 2:nc] f using (noisy(c) ? x(c) : $0 == 0 ? -1e3 : NaN):(column(3 * c - 1)):(w * 0.6) with boxes fs solid 1.0 noborder lc rgb 'white' notitle, \
          for [c = 1:nc] f using (x(c)):(column(3 * c - 1)):(column(3 * c)):(column(3 * c + 1)) \
              with yerrorbars pt 7 ps 0.4 lw 1 lc rgb 'black' notitle, \
          f using 0:(0):xtic(1) with points ps 0 notitle

@@ -3,8 +3,11 @@
 # it (the tick names the group, not a position on a scale), each point the
 # median of repetitions with its min–max. Memory on a log axis: at few keys
 # the sliding log's per-key log takes tens of times the others' state.
+# A hollow throughput point's min–max overlaps the same algorithm's at the
+# key count before: within noise.
 # Data: summarize.awk by=algo,keys value=bytes_per_key → `bytes`, and
-# by=algo,keys value=mops → `mops` ("algo keys median min max", threads=1).
+# by=algo,keys value=mops → `mops` ("algo keys median min max", threads=1;
+# mops adds noise.awk's flag).
 load 'plots/common.gp'
 algos = system("awk '{print $1}' ".bytes." | awk '!seen[$0]++' | tr '\n' ' '")
 counts = system("awk '{print $2}' ".bytes." | sort -n | uniq | tr '\n' ' '")
@@ -46,12 +49,14 @@ plot for [j = 1:n] bytes using (strcol(1) eq word(algos, j) ? x($2, j) : NaN):3:
 unset key
 set lmargin at screen 0.57
 set rmargin at screen 0.97
-set title 'throughput'
+set title 'throughput (hollow: within noise of the key count before)'
 set ylabel 'million calls a second'
 unset logscale y
 set yrange [0:*]
 plot for [j = 1:n] mops using (strcol(1) eq word(algos, j) ? x($2, j) : NaN):3:4:5 \
          with yerrorbars lw 1 lc rgb ls_color[(j - 1) % 8 + 1] ps 0 notitle, \
      for [j = 1:n] mops using (strcol(1) eq word(algos, j) ? x($2, j) : NaN):3 \
-         with points ls ((j - 1) % 8 + 1) ps 1.2 notitle
+         with points ls ((j - 1) % 8 + 1) ps 1.2 notitle, \
+     for [j = 1:n] mops using (strcol(1) eq word(algos, j) && $6 == 1 ? x($2, j) : $0 == 0 ? -1e3 : NaN):3 \
+         with points pt 7 ps 0.55 lc rgb 'white' notitle
 unset multiplot

@@ -3,8 +3,11 @@
 # column per design, one row per path (rejects under overload; admits, with
 # a limit never reached). The faa and clock_faa floors are marked in each
 # group, thread counts above the host's CPUs shaded.
+# A hollow bar's min–max overlaps that of the same step at the stronger
+# order (fw_cas for fw_cas_acqrel, tb_cas for tb_cas_relaxed): within noise.
 # Data: summarize.awk by=limit,family,algo,threads,orders value=ns_per_op →
-# `data` (limit family algo threads orders median min max); paths.awk →
+# `data` (limit family algo threads orders median min max noise, the last
+# noise.awk's flag); paths.awk →
 # `paths` (which path each limit's runs took); `cpus`.
 load 'plots/common.gp'
 # Each algorithm's order is the CSV's `orders` column (its rl_algo says it).
@@ -24,8 +27,10 @@ designs = system("awk '$2 != \"baseline\" {print ($2 == \"gcra\" ? \"token_bucke
 group(t) = sum [i = 1:words(counts)] (word(counts, i) + 0 == t ? i - 1 : 0)
 most = word(counts, words(counts)) + 0
 edge = (sum [i = 1:words(counts)] (word(counts, i) + 0 <= cpus ? 1 : 0)) - 0.5
-set multiplot layout words(limits), words(designs) \
-    title "Memory orders: ns per call at each thread count (median of repetitions; whiskers: min–max)" font ',14'
+set multiplot layout words(limits), words(designs) margins 0.075, 0.98, 0.07, 0.84 spacing 0.08, 0.12 \
+    title "Memory orders: ns per call at each thread count (median of repetitions; whiskers: min–max;\n".\
+          "hollow bars: min–max overlaps the same step's at the stronger order, within noise".\
+          (cpus < most ? sprintf(";\nshaded: above the host's %d CPUs, oversubscribed points, not scaling)", cpus) : ")") font ',13'
 set xlabel 'threads'
 set ylabel 'ns per call (per thread)'
 set xrange [-0.5:words(counts) - 0.5]
@@ -60,6 +65,8 @@ do for [l in limits] {
         paint(j) = j <= words(own) ? color(order_of(word(shown, j), 1)) : pale(color(order_of(word(shown, j), 1)))
         plot for [j = 1:n] data using (strcol(1) eq l && strcol(3) eq word(shown, j) ? x($4, j) : NaN):6:(w) \
                  with boxes lc rgb paint(j) title bar(word(shown, j)), \
+             for [j = 1:n] data using (strcol(1) eq l && strcol(3) eq word(shown, j) && $9 == 1 ? x($4, j) : $0 == 0 ? -1e3 : NaN):6:(w * 0.7) \
+                 with boxes fs solid 1.0 noborder lc rgb 'white' notitle, \
              for [j = 1:n] data using (strcol(1) eq l && strcol(3) eq word(shown, j) ? x($4, j) : NaN):6:7:8 \
                  with yerrorbars pt 7 ps 0.4 lw 1 lc rgb 'black' notitle, \
              data using (strcol(1) eq l && strcol(3) eq 'faa' ? group($4) - 0.45 : NaN):6:(0.9):(0) \

@@ -86,13 +86,15 @@ for csv in "$@"; do
                    row = $2
                    if (row == "gcra" || row == "leaky_bucket") row = "token_bucket"
                    if (row == "sliding_counter") row = "sliding_log"
-                   $1 = $1 " " row; print }' > "$data/$name-threads.dat"
+                   $1 = $1 " " row; print }' | awk -v x=5 -f "$here/noise.awk" > "$data/$name-threads.dat"
         summarize "$csv" limit,algo,threads rejects/attempts mode=stress,recorded=no,keys=1 \
             > "$data/$name-threads-rej.dat"
         draw "$name-threads" threads.gp "data='$data/$name-threads.dat'; rej='$data/$name-threads-rej.dat'; paths='$data/$name-paths.dat'; cpus=$(cpus_of "$csv")"
         ;;
     memory-order*)
-        summarize "$csv" limit,family,algo,threads,orders ns_per_op mode=stress,recorded=no > "$data/$name.dat"
+        # flagged: within noise of the same step at the stronger order
+        summarize "$csv" limit,family,algo,threads,orders ns_per_op mode=stress,recorded=no \
+            | awk -v by=3 -v ignore=5 -v strip='_(acqrel|relaxed)$' -f "$here/noise.awk" > "$data/$name.dat"
         awk -F, -f "$here/paths.awk" "$csv" > "$data/$name-paths.dat"
         draw "$name" memory_order.gp "data='$data/$name.dat'; paths='$data/$name-paths.dat'; cpus=$(cpus_of "$csv")"
         ;;
@@ -118,7 +120,9 @@ for csv in "$@"; do
         # k, with each row's bound on max_sliding ÷ L: (B + L)/L for tb_cas,
         # (B + L + (min(k, B) − 1)·threads)/L for tb_sharded (tb_sharded.c).
         admit=$(awk -F, -f "$here/paths.awk" "$csv" | awk '$3 == "admit" {print $1; exit}')
-        summarize "$csv" algo,slots mops mode=stress,recorded=no,limit="$admit" > "$data/$name-mops.dat"
+        # flagged: within noise of tb_cas at the same k
+        summarize "$csv" algo,slots mops mode=stress,recorded=no,limit="$admit" \
+            | awk -v by=1 -v ref=tb_cas -f "$here/noise.awk" > "$data/$name-mops.dat"
         summarize "$csv" algo,slots,burst,limit,threads max_sliding/limit mode=stress,recorded=yes \
             | awk 'NR == FNR { mops[$1 " " $2] = $3 " " $4 " " $5; next }
                    $1 == "faa" || !(($1 " " $2) in mops) { next }
@@ -145,7 +149,7 @@ for csv in "$@"; do
         ;;
     keys*)
         summarize "$csv" algo,keys bytes_per_key mode=stress,threads=1 > "$data/$name-bytes.dat"
-        summarize "$csv" algo,keys mops mode=stress,threads=1 > "$data/$name-mops.dat"
+        summarize "$csv" algo,keys mops mode=stress,threads=1 | awk -v x=2 -f "$here/noise.awk" > "$data/$name-mops.dat"
         draw "$name" keys.gp "bytes='$data/$name-bytes.dat'; mops='$data/$name-mops.dat'"
         ;;
     esac
@@ -154,7 +158,7 @@ for csv in "$@"; do
         figure=$name
         case $name in quick*) figure=$name-redis ;; esac
         summarize "$csv" algo,threads mops mode=stress,recorded=no \
-            | awk '$1 ~ /^redis_/' > "$data/$figure.dat"
+            | awk '$1 ~ /^redis_/' | awk -v by=1 -v ref=redis_noop -f "$here/noise.awk" > "$data/$figure.dat"
         # a quick run on a machine without redis-server has no Redis rows
         if [ -s "$data/$figure.dat" ]; then
             draw "$figure" redis.gp "data='$data/$figure.dat'; cpus=$(cpus_of "$csv")"

@@ -3,9 +3,11 @@
 # the faa floor beside it; right, what it costs: each k's admit-path
 # throughput against the most its recorded overload runs admitted in a
 # window of I (÷ L), with the bound the promise allows for that k. Points are
-# medians of repetitions, whiskers min–max.
+# medians of repetitions, whiskers min–max. faa does not depend on k: how far
+# its medians swing across k is this machine's noise, and the figure says
+# so; a hollow tb_sharded point's min–max overlaps tb_cas's at that k.
 # Data: `mops` (summarize.awk by=algo,slots value=mops on the admit path:
-# "algo k median min max") and `data` (render.sh: "algo k mops_median
+# "algo k median min max noise", noise.awk's flag against tb_cas) and `data` (render.sh: "algo k mops_median
 # mops_min mops_max sliding_median sliding_min sliding_max bound", sliding
 # and bound ÷ L).
 load 'plots/common.gp'
@@ -27,10 +29,23 @@ stats mops using 4 nooutput
 ylo = STATS_min
 stats mops using 5 nooutput
 set yrange [ylo / 1.5:STATS_max * 1.5]
+# faa's own swing across k, which k cannot cause: the noise to read the
+# other lines against
+stats mops using (strcol(1) eq 'faa' ? $3 : NaN) nooutput
+faa_lo = STATS_min; faa_hi = STATS_max
+stats mops using (strcol(1) eq 'faa' ? $4 : NaN) nooutput
+faa_min = STATS_min
+stats mops using (strcol(1) eq 'faa' ? $5 : NaN) nooutput
+faa_max = STATS_max
+set label 2 sprintf("faa does not depend on k: its medians range %.0f–%.0f\nand its runs %.0f–%.0f million a second across k,\nthis machine's noise, not an effect of k", faa_lo, faa_hi, faa_min, faa_max) \
+    at graph 0.97, graph 0.14 right font ',9' tc rgb '#555555' front
 plot for [a in 'tb_sharded tb_cas faa'] mops using (strcol(1) eq a ? $2 : NaN):3:4:5 \
          with yerrorbars lw 1 lc rgb (a eq 'tb_sharded' ? ls_color[1] : a eq 'tb_cas' ? ls_color[2] : '#888888') ps 0 notitle, \
      for [a in 'tb_sharded tb_cas faa'] mops using (strcol(1) eq a ? $2 : NaN):3 \
-         with linespoints ls (a eq 'tb_sharded' ? 1 : a eq 'tb_cas' ? 2 : 7) title (a eq 'faa' ? 'faa (one shared fetch-add)' : a)
+         with linespoints ls (a eq 'tb_sharded' ? 1 : a eq 'tb_cas' ? 2 : 7) title (a eq 'faa' ? 'faa (one shared fetch-add)' : a), \
+     mops using (strcol(1) eq 'tb_sharded' && $6 == 1 ? $2 : $0 == 0 ? 1e-9 : NaN):3 with points pt 7 ps 0.45 lc rgb 'white' notitle, \
+     keyentry with points pt 6 ps 1 lc rgb ls_color[1] title 'hollow: within noise of tb_cas (min–max overlap)'
+unset label 2
 
 set title "what it costs: max_sliding ÷ L, recorded under overload at the suite's L,\nagainst the admit path's throughput; open marks: each k's bound"
 set xlabel 'million calls a second on the admit path'

@@ -4,8 +4,11 @@
 # (families of one design share a row), each algorithm's median with its
 # min–max over repetitions, the faa floor (one shared fetch-add) in every
 # group, thread counts above the host's CPUs shaded. Points of one thread
-# count stand side by side in its group, as bars would.
-# Data: `data` rows "limit row family algo threads median min max" (mops),
+# count stand side by side in its group, as bars would. A hollow point's
+# min–max overlaps the same algorithm's at the thread count before (within
+# noise: the runs show no change).
+# Data: `data` rows "limit row family algo threads median min max noise"
+# (mops; noise.awk's flag),
 # `rej` rows "limit algo threads median min max" (rejects/attempts),
 # `paths` (paths.awk: "limit interval_ns path percent label..."); `cpus`.
 load 'plots/common.gp'
@@ -51,12 +54,13 @@ do for [i = 1:words(counts)] { set xtics add (word(counts, i) i - 1) }
 set grid noxtics ytics mytics
 set mytics 10
 
-top_px = 150.0
+top_px = 175.0
 bottom_px = has_trylock ? 150.0 : 70.0
 right = 0.82
 set multiplot layout nd, np margins 0.07, right, bottom_px / height, 1 - top_px / height spacing 0.07, 0.055 \
-    title "Closed-loop throughput against threads (median of repetitions; whiskers: min–max; grey dashes: faa, one shared fetch-add".\
-          (cpus < most ? sprintf(";\nshaded: more threads than the host's %d CPUs, where a thread's time includes time descheduled)", cpus) : ")") font ',14'
+    title "Closed-loop throughput against threads (median of repetitions; whiskers: min–max; grey dashes: faa, one shared fetch-add, its min–max at the right end;\n".\
+          "hollow: min–max overlaps the same algorithm's at the thread count before, within noise".\
+          (cpus < most ? sprintf(";\nshaded: more threads than the host's %d CPUs, oversubscribed points, not scaling: a thread's time includes time descheduled)", cpus) : ")") font ',14'
 load 'plots/oversubscribed.gp'
 set bars small
 # Column heads: the path each column shows, in paths.awk's words.
@@ -64,7 +68,7 @@ c = 0
 do for [l in limits] {
     c = c + 1
     x0 = 0.07 + (right - 0.07) * (c - 0.5) / np
-    set label 10 + c label_of(l) at screen x0, screen 1 - 92.0 / height center font ',12' front
+    set label 10 + c label_of(l) at screen x0, screen 1 - 117.0 / height center font ',12' front
 }
 if (note ne '') {
     set label 20 note at screen 0.07, screen 62.0 / height left font ',10' tc rgb '#333333'
@@ -93,8 +97,12 @@ do for [d in designs] {
                  with yerrorbars lw 1 lc rgb ls_color[(j - 1) % 8 + 1] ps 0 notitle, \
              for [j = 1:n] data using (strcol(1) eq l && strcol(4) eq word(algos, j) ? x($5, j) : NaN):6 \
                  with linespoints ls ((j - 1) % 8 + 1) lw 1.2 ps 1 title word(algos, j), \
+             for [j = 1:n] data using (strcol(1) eq l && strcol(4) eq word(algos, j) && $9 == 1 ? x($5, j) : $0 == 0 ? -1e3 : NaN):6 \
+                 with points pt 7 ps 0.45 lc rgb 'white' notitle, \
              data using (strcol(1) eq l && strcol(4) eq 'faa' ? group($5) - 0.45 : NaN):6:(0.9):(0) \
-                 with vectors nohead lw 3 dt 2 lc rgb '#888888' title 'faa'
+                 with vectors nohead lw 3 dt 2 lc rgb '#888888' title 'faa', \
+             data using (strcol(1) eq l && strcol(4) eq 'faa' ? group($5) + 0.45 : NaN):7:(0):($8 - $7) \
+                 with vectors nohead lw 1.5 lc rgb '#888888' notitle
         # screen labels: the first panel draws them, the others would again
         do for [h = 1:np] { unset label 10 + h }
         unset label 20

@@ -243,6 +243,37 @@ double rl_claim_median(const struct rl_result *rows, size_t count, const char *n
     return rl_median(values, n);
 }
 
+struct rl_spread rl_claim_spread(const struct rl_result *rows, size_t count, const char *name,
+                                 unsigned threads, bool recorded,
+                                 double (*field)(const struct rl_result *r))
+{
+    double values[64];
+    size_t n = 0;
+    for (size_t i = 0; i < count && n < 64; i++)
+        if (strcmp(rows[i].algo->name, name) == 0 && rows[i].threads == threads &&
+            rows[i].checked == recorded && !isnan(field(&rows[i])))
+            values[n++] = field(&rows[i]);
+    return rl_spread_of(values, n);
+}
+
+enum rl_claim_order rl_claim_compare(struct rl_claim_outcome *o, const char *name_a,
+                                     struct rl_spread a, const char *name_b, struct rl_spread b,
+                                     const char *unit)
+{
+    if (a.count > 0 && b.count > 0 && a.max < b.min)
+        return RL_CLAIM_A_BELOW;
+    if (a.count > 0 && b.count > 0 && b.max < a.min)
+        return RL_CLAIM_B_BELOW;
+    /* one of each is no interval at all: nothing to tell apart */
+    rl_claim_verdict(o, RL_CLAIM_DEPENDS,
+                     "%swithin noise: %s %.1f%s (min-max %.1f-%.1f, %zu run%s) and %s %.1f%s "
+                     "(%.1f-%.1f, %zu run%s) overlap, so these runs show no difference",
+                     o->condition[0] ? "; " : "", name_a, a.median, unit, a.min, a.max, a.count,
+                     a.count == 1 ? "" : "s", name_b, b.median, unit, b.min, b.max, b.count,
+                     b.count == 1 ? "" : "s");
+    return RL_CLAIM_WITHIN_NOISE;
+}
+
 double rl_claim_ns_per_op(const struct rl_result *r)
 {
     return r->ns_per_op;

@@ -9,6 +9,7 @@
 #include "claims.h"
 
 #include "harness/report/result.h"
+#include "harness/report/stats.h"
 #include "workloads/trace.h"
 
 #include <stdbool.h>
@@ -107,6 +108,25 @@ size_t rl_claim_stress_plan(const struct rl_claim_stress *s, struct rl_result **
  * recorded) rows of the named algorithm at threads; NAN if none. */
 double rl_claim_median(const struct rl_result *rows, size_t count, const char *name,
                        unsigned threads, bool recorded, double (*field)(const struct rl_result *r));
+
+/* The median, min and max of field() over the same rows as rl_claim_median. */
+struct rl_spread rl_claim_spread(const struct rl_result *rows, size_t count, const char *name,
+                                 unsigned threads, bool recorded,
+                                 double (*field)(const struct rl_result *r));
+
+/* How two timings compare: their min–max intervals overlap (within noise:
+ * the runs show no difference), or one lies wholly below the other. */
+enum rl_claim_order { RL_CLAIM_WITHIN_NOISE, RL_CLAIM_A_BELOW, RL_CLAIM_B_BELOW };
+
+/* Compares a and b by their min–max over repetitions. Intervals that
+ * overlap, or either timing missing, are within noise: a claim comparing
+ * timings then must not say holds or fails. In that case it sets the verdict
+ * to depends, with a condition that opens "within noise:" and gives both
+ * intervals and the run counts (format: "%.1f" values followed by unit);
+ * otherwise it changes nothing. */
+enum rl_claim_order rl_claim_compare(struct rl_claim_outcome *o, const char *name_a,
+                                     struct rl_spread a, const char *name_b, struct rl_spread b,
+                                     const char *unit);
 
 /* Fields for rl_claim_median. */
 double rl_claim_ns_per_op(const struct rl_result *r);

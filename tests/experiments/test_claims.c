@@ -10,9 +10,11 @@
 #include "tests/support/redis_fixture.h"
 #include "tests/support/test_util.h"
 #include "harness/experiments/claims.h"
+#include "harness/experiments/claims_kit.h"
 #include "harness/sys/redis_server.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -257,10 +259,41 @@ static void test_cli(void)
     rl_cli_expect_usage_error("bench --suite claims --out /nonexistent-dir/c.csv", "no folder");
 }
 
-RL_TEST_SUITE(
-    "claims", {"every claim: source, URL, sentence, runs, command", test_registry_complete},
-    {"deterministic claims: known verdicts, same figure twice", test_deterministic_verdicts},
-    {"Redis claims without a server: n/a with the reason", test_redis_claims_without_a_server},
-    {"conformance results missing: n/a", test_conformance_missing},
-    {"a timing claim answers from the set", test_timing_claim_runs},
-    {"ratelab claims: list, csv, json, table, bad input", test_cli})
+/* Two timings whose min-max intervals overlap are within noise: the claim
+ * says so with both intervals and never holds or fails on them; disjoint
+ * ones are ordered and leave the verdict alone. */
+static void test_within_noise(void)
+{
+    struct rl_claim_outcome o = {.verdict = RL_CLAIM_HOLDS};
+    struct rl_spread a = {.median = 34.2, .min = 22.5, .max = 43.9, .count = 3};
+    struct rl_spread b = {.median = 30.0, .min = 28.0, .max = 31.0, .count = 3};
+    CU_ASSERT_EQUAL(rl_claim_compare(&o, "seq_cst", a, "acq_rel", b, " ns"), RL_CLAIM_WITHIN_NOISE);
+    CU_ASSERT_EQUAL(o.verdict, RL_CLAIM_DEPENDS);
+    EXPECT(strstr(o.condition, "within noise: seq_cst 34.2 ns (min-max 22.5-43.9, 3 runs)") != NULL,
+           "condition: %s", o.condition);
+    EXPECT(strstr(o.condition, "acq_rel 30.0 ns (28.0-31.0, 3 runs)") != NULL, "condition: %s",
+           o.condition);
+
+    struct rl_claim_outcome apart = {.verdict = RL_CLAIM_HOLDS};
+    struct rl_spread c = {.median = 50.0, .min = 44.0, .max = 60.0, .count = 3};
+    CU_ASSERT_EQUAL(rl_claim_compare(&apart, "seq_cst", a, "mutex", c, " ns"), RL_CLAIM_A_BELOW);
+    CU_ASSERT_EQUAL(rl_claim_compare(&apart, "mutex", c, "seq_cst", a, " ns"), RL_CLAIM_B_BELOW);
+    CU_ASSERT_EQUAL(apart.verdict, RL_CLAIM_HOLDS);
+    CU_ASSERT_STRING_EQUAL(apart.condition, "");
+
+    /* a timing not measured cannot be told apart from anything */
+    struct rl_claim_outcome none = {.verdict = RL_CLAIM_FAILS};
+    struct rl_spread missing = {.median = NAN, .min = NAN, .max = NAN, .count = 0};
+    CU_ASSERT_EQUAL(rl_claim_compare(&none, "x", missing, "y", b, " ns"), RL_CLAIM_WITHIN_NOISE);
+    CU_ASSERT_EQUAL(none.verdict, RL_CLAIM_DEPENDS);
+}
+
+RL_TEST_SUITE("claims", {"timings whose min-max overlap: within noise", test_within_noise},
+              {"every claim: source, URL, sentence, runs, command", test_registry_complete},
+              {"deterministic claims: known verdicts, same figure twice",
+               test_deterministic_verdicts},
+              {"Redis claims without a server: n/a with the reason",
+               test_redis_claims_without_a_server},
+              {"conformance results missing: n/a", test_conformance_missing},
+              {"a timing claim answers from the set", test_timing_claim_runs},
+              {"ratelab claims: list, csv, json, table, bad input", test_cli})
