@@ -219,7 +219,7 @@ get(f, "mode") == "replay" && get(f, "rep") + 0 <= 1 {
     L = get(f, "limit")
     printf "%s & %s & %s & %s & %s & %s & %s & %.3f & %s \\\\\n", tt(get(f, "algo")), tex(get(f, "workload")),
         ns(get(f, "lat_p50_ns")), ns(get(f, "lat_p99_ns")), ns(get(f, "lat_max_ns")), ns(get(f, "svc_p99_ns")),
-        ns(get(f, "late_p99_ns")), get(f, "certain_max_sliding") / L, tex(get(f, "promise_held"))
+        ns(get(f, "late_p99_ns")), get(f, "max_sliding") / L, tex(get(f, "promise_held"))
     threads = get(f, "threads"); rows++
     late = get(f, "late_p99_ns") + 0; lat = get(f, "lat_p99_ns") + 0
     if (lat > 0 && late / lat >= 0.5) lateheavy++
