@@ -98,6 +98,10 @@ int rl_redis_ping(const char *address, char *err, size_t err_len)
             redisFree(c);
         return -1;
     }
+    /* The connect timeout does not cover the reply: something that accepts
+     * and never answers must not hang the run. */
+    struct timeval reply_timeout = {.tv_sec = 1};
+    redisSetTimeout(c, reply_timeout);
     redisReply *reply = redisCommand(c, "PING");
     int ok = reply && reply->type == REDIS_REPLY_STATUS && strcmp(reply->str, "PONG") == 0;
     if (!ok)

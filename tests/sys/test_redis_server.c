@@ -251,7 +251,25 @@ static void test_tcp_forms_connect(void)
     waitpid(redis, NULL, 0);
 }
 
+/* Something that accepts and never answers: PING gives up (it used to wait
+ * for a reply forever, the connect timeout not covering it). */
+static void test_silent_port_refused(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    CU_ASSERT_FATAL(fd >= 0);
+    struct sockaddr_in at = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof at;
+    CU_ASSERT_FATAL(bind(fd, (struct sockaddr *)&at, sizeof at) == 0 && listen(fd, 4) == 0 &&
+                    getsockname(fd, (struct sockaddr *)&at, &len) == 0);
+    char address[64], err[256];
+    snprintf(address, sizeof address, "127.0.0.1:%u", ntohs(at.sin_port));
+    EXPECT(rl_redis_ping(address, err, sizeof err) == -1, "PING of a silent port succeeded");
+    EXPECT(strstr(err, "did not answer PING") != NULL, "error: %s", err);
+    close(fd);
+}
+
 RL_TEST_SUITE("redis_server", {"start, PING, stop, nothing left", test_start_ping_stop},
+              {"a port that accepts and never answers is refused", test_silent_port_refused},
               {"--redis addresses: literal loopback, localhost or unix only", test_addresses},
               {"--redis 127.0.0.1, localhost and [::1] reach a TCP server", test_tcp_forms_connect},
               {"a SIGKILLed run's folder is removed by the next run", test_killed_run_folder_swept},
