@@ -22,9 +22,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SLOTS         16384
-#define FOLDER_PREFIX "ratelab-cluster-"
-#define OWNER_FILE    "owner.pid"
+#define SLOTS            16384
+#define FOLDER_PREFIX    "ratelab-cluster-"
+#define OWNER_FILE       "owner.pid"
 #define START_TIMEOUT_NS (30ull * 1000000000ull)
 
 static uint64_t now_ns(void)
@@ -54,9 +54,63 @@ static void stop_all_at_exit(void)
             rl_redis_cluster_stop(running[i]);
 }
 
+/* dst = a + b, with only what a signal handler may call. */
+static void join_path(char *dst, size_t len, const char *a, const char *b)
+{
+    size_t n = 0;
+    for (; *a && n + 1 < len; a++)
+        dst[n++] = *a;
+    for (; *b && n + 1 < len; b++)
+        dst[n++] = *b;
+    dst[n] = '\0';
+}
+
+/* SIGINT or SIGTERM where nothing else handles them (sim, check): kill the
+ * nodes and remove the files a node writes, then die of the signal as we
+ * would have. Only async-signal-safe calls; a file we do not know keeps its
+ * folder, which the next run sweeps (the owner is gone by then). */
+static void die_cleanly(int signo)
+{
+    static const char *const node_files[] = {"/nodes.conf", "/redis.log", "/pid", "/dump.rdb"};
+    char path[PATH_MAX + 32];
+    for (int k = 0; k < MAX_CLUSTERS; k++) {
+        struct rl_redis_cluster *c = running[k];
+        if (c == NULL || c->joined)
+            continue;
+        for (size_t i = 0; i < c->node_count; i++)
+            if (c->nodes[i].pid > 0)
+                kill(c->nodes[i].pid, SIGKILL);
+        for (size_t i = 0; i < c->node_count; i++) {
+            for (size_t f = 0; f < sizeof node_files / sizeof *node_files; f++) {
+                join_path(path, sizeof path, c->nodes[i].dir, node_files[f]);
+                unlink(path);
+            }
+            rmdir(c->nodes[i].dir);
+        }
+        join_path(path, sizeof path, c->dir, "/" OWNER_FILE);
+        unlink(path);
+        rmdir(c->dir);
+    }
+    signal(signo, SIG_DFL);
+    raise(signo);
+}
+
 static void register_atexit(void)
 {
     atexit(stop_all_at_exit);
+    /* Commands that handle the signals themselves (rl_interrupt_install)
+     * replace this and stop through atexit. */
+    static const int signals[] = {SIGINT, SIGTERM};
+    for (size_t i = 0; i < sizeof signals / sizeof *signals; i++) {
+        struct sigaction old;
+        if (sigaction(signals[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL) {
+            struct sigaction sa;
+            memset(&sa, 0, sizeof sa);
+            sa.sa_handler = die_cleanly;
+            sigemptyset(&sa.sa_mask);
+            sigaction(signals[i], &sa, NULL);
+        }
+    }
 }
 
 static void track(struct rl_redis_cluster *c, bool add)
@@ -365,11 +419,38 @@ static pid_t spawn_node(const struct rl_redis_cluster_node *n, unsigned bus_port
         dup2(log, STDERR_FILENO);
         close(log);
     }
-    char *const argv[] = {"redis-server", "--port", port, "--cluster-port", bus, "--bind",
-                          "127.0.0.1", "--protected-mode", "no", "--cluster-enabled", "yes",
-                          "--cluster-config-file", conf, "--cluster-node-timeout", timeout,
-                          "--save", "", "--appendonly", "no", "--repl-diskless-sync-delay", "0", "--daemonize", "no", "--dir",
-                          (char *)n->dir, "--logfile", "", "--loglevel", "notice", NULL};
+    char *const argv[] = {"redis-server",
+                          "--port",
+                          port,
+                          "--cluster-port",
+                          bus,
+                          "--bind",
+                          "127.0.0.1",
+                          "--protected-mode",
+                          "no",
+                          "--cluster-enabled",
+                          "yes",
+                          "--cluster-config-file",
+                          conf,
+                          "--cluster-node-timeout",
+                          timeout,
+                          "--save",
+                          "",
+                          "--appendonly",
+                          "no",
+                          "--repl-diskless-sync-delay",
+                          "0",
+                          "--repl-diskless-load",
+                          "swapdb",
+                          "--daemonize",
+                          "no",
+                          "--dir",
+                          (char *)n->dir,
+                          "--logfile",
+                          "",
+                          "--loglevel",
+                          "notice",
+                          NULL};
     execvp("redis-server", argv);
     execv("/usr/bin/redis-server", argv);
     _exit(127);
@@ -400,8 +481,8 @@ static int wait_node_up(struct rl_redis_cluster *c, size_t i, bool *port_taken, 
         sleep_ms(10);
     }
     log_tail(n, tail, sizeof tail);
-    snprintf(err, err_len, "cluster node %zu (port %u) did not answer within 5 s: %s", i,
-             n->port, tail);
+    snprintf(err, err_len, "cluster node %zu (port %u) did not answer within 5 s: %s", i, n->port,
+             tail);
     return -1;
 }
 
@@ -644,8 +725,7 @@ static int build(struct rl_redis_cluster *c, char *err, size_t err_len)
     /* A replica can follow its primary once gossip has told it the id. */
     uint64_t deadline = now_ns() + START_TIMEOUT_NS;
     for (size_t i = c->primaries; i < c->node_count; i++) {
-        const struct rl_redis_cluster_node *primary =
-            &c->nodes[(i - c->primaries) / c->replicas];
+        const struct rl_redis_cluster_node *primary = &c->nodes[(i - c->primaries) / c->replicas];
         while (node_ok(&c->nodes[i], err, err_len, "CLUSTER REPLICATE", "CLUSTER REPLICATE %s",
                        primary->id) != 0) {
             if (now_ns() > deadline)
@@ -694,10 +774,9 @@ static void set_address(struct rl_redis_cluster *c)
     size_t used = (size_t)snprintf(c->address, sizeof c->address, "cluster:");
     for (size_t i = 0; i < c->node_count && used < sizeof c->address; i++)
         if (c->nodes[i].primary || c->joined)
-            used += (size_t)snprintf(c->address + used, sizeof c->address - used, "%s%s:%u",
-                                     used > 8 ? "," : "",
-                                     c->nodes[i].host[0] ? c->nodes[i].host : "127.0.0.1",
-                                     c->nodes[i].port);
+            used += (size_t)snprintf(
+                c->address + used, sizeof c->address - used, "%s%s:%u", used > 8 ? "," : "",
+                c->nodes[i].host[0] ? c->nodes[i].host : "127.0.0.1", c->nodes[i].port);
 }
 
 int rl_redis_cluster_start(struct rl_redis_cluster *c, unsigned primaries, unsigned replicas,
@@ -884,15 +963,14 @@ static int read_nodes(struct rl_redis_cluster *c, const struct rl_redis_cluster_
     return 0;
 }
 
-int rl_redis_cluster_join(struct rl_redis_cluster *c, const char *seeds, char *err,
-                          size_t err_len)
+int rl_redis_cluster_join(struct rl_redis_cluster *c, const char *seeds, char *err, size_t err_len)
 {
     memset(c, 0, sizeof *c);
     c->joined = true;
     unsigned p, r;
     char list[4096];
-    if (rl_redis_cluster_parse(strncmp(seeds, "cluster:", 8) == 0 ? seeds + 8 : seeds, &p, &r,
-                               list, sizeof list, err, err_len) != 0)
+    if (rl_redis_cluster_parse(strncmp(seeds, "cluster:", 8) == 0 ? seeds + 8 : seeds, &p, &r, list,
+                               sizeof list, err, err_len) != 0)
         return -2;
     if (p != 0) {
         snprintf(err, err_len, "--redis-cluster %s: not an address list", seeds);
@@ -1171,8 +1249,8 @@ static int move_slot(struct rl_redis_cluster *c, redisContext **ctx, int from, i
     return 0;
 }
 
-int rl_redis_cluster_reshard(struct rl_redis_cluster *c, int from, int to, double share,
-                             char *err, size_t err_len)
+int rl_redis_cluster_reshard(struct rl_redis_cluster *c, int from, int to, double share, char *err,
+                             size_t err_len)
 {
     from = pick(c, from, false, "reshard", err, err_len);
     if (from < 0)
@@ -1243,8 +1321,7 @@ int rl_redis_cluster_reshard(struct rl_redis_cluster *c, int from, int to, doubl
     return rc == 0 ? (int)moved : -1;
 }
 
-int rl_redis_cluster_stall_replica(struct rl_redis_cluster *c, int node, char *err,
-                                   size_t err_len)
+int rl_redis_cluster_stall_replica(struct rl_redis_cluster *c, int node, char *err, size_t err_len)
 {
     int i = pick(c, node, true, "stall-replica", err, err_len);
     if (i < 0)
@@ -1268,8 +1345,7 @@ int rl_redis_cluster_stall_replica(struct rl_redis_cluster *c, int node, char *e
     return i;
 }
 
-int rl_redis_cluster_resume_replica(struct rl_redis_cluster *c, int node, char *err,
-                                    size_t err_len)
+int rl_redis_cluster_resume_replica(struct rl_redis_cluster *c, int node, char *err, size_t err_len)
 {
     if (private_only(c, "resume-replica", err, err_len) != 0)
         return -1;

@@ -2,8 +2,8 @@
  * cluster of its own: a stalled replica is stopped and resumed while the
  * cluster serves, a manual failover hands slot 0 to the replica, a reshard
  * moves half a primary's slots with their keys, and after a primary is
- * killed its replica serves within the node timeout plus a few seconds;
- * then nothing is left. */
+ * killed its replica serves within the node timeout plus a few seconds,
+ * but not when it has none (waiting for ok fails); then nothing is left. */
 #include "tests/support/cluster_fixture.h"
 #include "tests/support/redis_fixture.h"
 #include "tests/support/test_util.h"
@@ -79,8 +79,7 @@ static void test_faults(void)
            proc_state(c.nodes[stalled].pid));
     EXPECT(rl_redis_cluster_wait_ok(&c, 5000000000ull, &took, err, sizeof err) == 0,
            "serves with a stalled replica: %s", err);
-    EXPECT(rl_redis_cluster_resume_replica(&c, -1, err, sizeof err) == stalled, "resume: %s",
-           err);
+    EXPECT(rl_redis_cluster_resume_replica(&c, -1, err, sizeof err) == stalled, "resume: %s", err);
     EXPECT(proc_state(c.nodes[stalled].pid) != 'T', "resumed replica still stopped");
 
     /* manual failover: the replica of slot 0's primary takes slot 0 */
@@ -107,8 +106,7 @@ static void test_faults(void)
     int moved = rl_redis_cluster_reshard(&c, -1, -1, 0.5, err, sizeof err);
     EXPECT(moved == 2731, "reshard moved %d slots, want 2731 (half of 5461): %s", moved, err);
     int to = rl_redis_cluster_slot_owner(&c, 5460);
-    EXPECT(to >= 0 && to != from && c.nodes[to].primary, "slot 5460 now on %d (was %d)", to,
-           from);
+    EXPECT(to >= 0 && to != from && c.nodes[to].primary, "slot 5460 now on %d (was %d)", to, from);
     EXPECT_EQ(rl_redis_cluster_slot_owner(&c, 0), from);
     if (to >= 0) {
         r = command(c.nodes[to].port, "GET %s", key);
@@ -137,16 +135,28 @@ static void test_faults(void)
     EXPECT(rl_redis_cluster_kill_primary(&c, killed, err, sizeof err) == -1,
            "a killed node cannot be killed again");
 
+    /* a primary without a replica killed: the cluster never serves again,
+     * and waiting says so in one line */
+    EXPECT(rl_redis_cluster_kill_primary(&c, -1, err, sizeof err) == killed_replica,
+           "kill the promoted replica: %s", err);
+    err[0] = '\0';
+    EXPECT(rl_redis_cluster_wait_ok(&c,
+                                    2000000000ull + RL_REDIS_CLUSTER_NODE_TIMEOUT_MS * 1000000ull,
+                                    &took, err, sizeof err) == -1 &&
+               strstr(err, "did not reach cluster_state:ok") && !strchr(err, '\n'),
+           "a cluster missing slots: '%s'", err);
+
     static struct rl_redis_cluster copy;
     copy = c;
     rl_redis_cluster_stop(&c);
     for (size_t i = 0; i < copy.node_count; i++)
-        EXPECT((copy.nodes[i].pid == 0 || kill(copy.nodes[i].pid, 0) != 0) && rl_test_port_free(copy.nodes[i].port),
+        EXPECT((copy.nodes[i].pid == 0 || kill(copy.nodes[i].pid, 0) != 0) &&
+                   rl_test_port_free(copy.nodes[i].port),
                "node %zu (pid %d, port %u) outlived stop", i, (int)copy.nodes[i].pid,
                copy.nodes[i].port);
     struct stat st;
     EXPECT(stat(copy.dir, &st) != 0, "%s is still there after stop", copy.dir);
 }
 
-RL_TEST_SUITE("redis_cluster_faults", {"stall, failover, reshard, kill-primary on a 3x1 cluster",
-                                       test_faults})
+RL_TEST_SUITE("redis_cluster_faults",
+              {"stall, failover, reshard, kill-primary on a 3x1 cluster", test_faults})
