@@ -647,8 +647,11 @@ static bool node_serves(struct rl_redis_cluster *c, size_t i, char *err, size_t 
         info_field(r->str, "cluster_slots_assigned", assigned, sizeof assigned);
     }
     if (strcmp(state, "ok") != 0 || atoi(assigned) != SLOTS) {
-        snprintf(err, err_len, "node on port %u says cluster_state:%s, %s slots assigned",
-                 c->nodes[i].port, state[0] ? state : "?", assigned[0] ? assigned : "?");
+        snprintf(err, err_len,
+                 "node on port %u says cluster_state:%s, %s slots assigned%s%.3000s%s",
+                 c->nodes[i].port, state[0] ? state : "?", assigned[0] ? assigned : "?",
+                 c->joined ? "" : " (log: ", c->joined ? "" : c->nodes[i].dir,
+                 c->joined ? "" : "/redis.log)");
         freeReplyObject(r);
         return false;
     }
