@@ -1,8 +1,8 @@
 /* test_redis_cluster_faults.c — each fault primitive on a real private 3x1
  * cluster of its own: a stalled replica is stopped and resumed while the
- * cluster serves, a manual failover hands slot 0 to the replica, a reshard
- * moves half a primary's slots with their keys while a client writes to
- * them (no acknowledged write lost), and after a primary is
+ * cluster serves, a manual failover hands slot 0 to the replica and a
+ * reshard moves half a primary's slots with their keys, each while a client
+ * writes to them (no acknowledged write lost), and after a primary is
  * killed its replica serves within the node timeout plus a few seconds,
  * but not when it has none (waiting for ok fails); then nothing is left. */
 #include "tests/support/cluster_fixture.h"
@@ -76,7 +76,7 @@ struct writer {
     unsigned port;                   /* where to start */
     char keys[WRITER_KEYS][32];      /* keys in the slots that move */
     unsigned long done[WRITER_KEYS]; /* INCRs acknowledged, per key */
-    unsigned long redirects;         /* MOVED and ASK followed */
+    atomic_ulong redirects;          /* MOVED and ASK followed */
     char failure[256];               /* the first unexpected reply */
     atomic_bool stop;
 };
@@ -125,7 +125,7 @@ static long long redirected_incr(struct writer *w, redisContext **conns, unsigne
             port = colon ? (unsigned)atoi(colon + 1) : 0;
             if (!asking)
                 w->port = port;
-            w->redirects++;
+            atomic_fetch_add(&w->redirects, 1);
             freeReplyObject(r);
             continue;
         }
@@ -159,6 +159,50 @@ static void *writer_run(void *arg)
     return NULL;
 }
 
+/* Starts a writer on WRITER_KEYS keys, key k in slots [lo + span·k,
+ * lo + span·k + span - 1], asked of the node at port. */
+static pthread_t writer_start(struct writer *w, unsigned port, const char *prefix, unsigned lo,
+                              unsigned span)
+{
+    memset(w, 0, sizeof *w);
+    w->port = port;
+    for (unsigned k = 0; k < WRITER_KEYS; k++) {
+        key_in_slots(port, prefix, lo + span * k, lo + span * k + span - 1, w->keys[k],
+                     sizeof w->keys[k]);
+        EXPECT_FATAL(w->keys[k][0], "no key in slots %u-%u", lo + span * k,
+                     lo + span * k + span - 1);
+    }
+    pthread_t t;
+    CU_ASSERT_FATAL(pthread_create(&t, NULL, writer_run, w) == 0);
+    rl_test_sleep_ms(50);
+    return t;
+}
+
+/* Stops the writer: it was redirected (the slots moved under it), saw no
+ * error, and every INCR it had acknowledged is in the key's value. */
+static void writer_check(struct writer *w, pthread_t t, const char *during)
+{
+    /* long enough for the writer to meet the new owner, however loaded the
+     * machine */
+    for (int ms = 0; ms < 2000 && atomic_load(&w->redirects) == 0; ms += 10)
+        rl_test_sleep_ms(10);
+    atomic_store(&w->stop, true);
+    pthread_join(t, NULL);
+    EXPECT(w->failure[0] == '\0', "the writer during the %s: %s", during, w->failure);
+    EXPECT(atomic_load(&w->redirects) > 0, "the writer was never redirected during the %s", during);
+    redisContext *conns[8] = {0};
+    unsigned ports[8] = {0};
+    for (int k = 0; k < WRITER_KEYS; k++) {
+        long long value = redirected_incr(w, conns, ports, w->keys[k], "GET");
+        EXPECT(w->done[k] > 0 && value == (long long)w->done[k],
+               "%s, %s: %lu INCRs acknowledged, the value is %lld", during, w->keys[k], w->done[k],
+               value);
+    }
+    for (int i = 0; i < 8; i++)
+        if (conns[i])
+            redisFree(conns[i]);
+}
+
 static void test_faults(void)
 {
     static struct rl_redis_cluster c;
@@ -179,7 +223,10 @@ static void test_faults(void)
     EXPECT(proc_state(c.nodes[stalled].pid) != 'T', "resumed replica still stopped");
 
     /* manual failover: the replica of slot 0's primary takes slot 0 */
+    static struct writer fw;
+    pthread_t failover_writer = writer_start(&fw, c.nodes[0].port, "f", 0, 680);
     int promoted = rl_redis_cluster_failover(&c, -1, err, sizeof err);
+    writer_check(&fw, failover_writer, "manual failover");
     EXPECT_FATAL(promoted >= 0, "failover: %s", err);
     EXPECT(rl_redis_cluster_wait_ok(&c, 10000000000ull, &took, err, sizeof err) == 0,
            "after failover: %s", err);
@@ -199,36 +246,12 @@ static void test_faults(void)
            r && r->str ? r->str : "no answer");
     if (r)
         freeReplyObject(r);
-    /* a client writes keys of the moving slots all along: every
-     * acknowledged INCR is still there afterwards */
+    /* a client writes keys of the moving slots all along */
     static struct writer w;
-    memset(&w, 0, sizeof w);
-    w.port = c.nodes[from].port;
-    for (int k = 0; k < WRITER_KEYS; k++) {
-        key_in_slots(w.port, "w", 2731 + 340 * (unsigned)k, 2731 + 340 * (unsigned)k + 339,
-                     w.keys[k], sizeof w.keys[k]);
-        EXPECT_FATAL(w.keys[k][0], "no key in slots %u-%u", 2731 + 340 * k, 2731 + 340 * k + 339);
-    }
-    pthread_t writer;
-    CU_ASSERT_FATAL(pthread_create(&writer, NULL, writer_run, &w) == 0);
-    rl_test_sleep_ms(50);
+    pthread_t writer = writer_start(&w, c.nodes[from].port, "w", 2731, 340);
     int moved = rl_redis_cluster_reshard(&c, -1, -1, 0.5, err, sizeof err);
-    rl_test_sleep_ms(50);
-    atomic_store(&w.stop, true);
-    pthread_join(writer, NULL);
+    writer_check(&w, writer, "reshard");
     EXPECT(moved == 2731, "reshard moved %d slots, want 2731 (half of 5461): %s", moved, err);
-    EXPECT(w.failure[0] == '\0', "the writer during the reshard: %s", w.failure);
-    EXPECT(w.redirects > 0, "the writer was never redirected: did the slots move under it?");
-    redisContext *conns[8] = {0};
-    unsigned ports[8] = {0};
-    for (int k = 0; k < WRITER_KEYS; k++) {
-        long long value = redirected_incr(&w, conns, ports, w.keys[k], "GET");
-        EXPECT(w.done[k] > 0 && value == (long long)w.done[k],
-               "%s: %lu INCRs acknowledged, the value is %lld", w.keys[k], w.done[k], value);
-    }
-    for (int i = 0; i < 8; i++)
-        if (conns[i])
-            redisFree(conns[i]);
     int to = rl_redis_cluster_slot_owner(&c, 5460);
     EXPECT(to >= 0 && to != from && c.nodes[to].primary, "slot 5460 now on %d (was %d)", to, from);
     EXPECT_EQ(rl_redis_cluster_slot_owner(&c, 0), from);
