@@ -644,6 +644,11 @@ uint64_t rl_redis_redirects(const struct rl_redis *r)
     return r->cluster ? rl_cluster_redirects(r->cluster) : 0;
 }
 
+uint64_t rl_redis_redirects_total(void)
+{
+    return rl_cluster_redirects_total();
+}
+
 const char *rl_redis_prefix(const struct rl_redis *r)
 {
     return r->prefix;

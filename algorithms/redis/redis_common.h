@@ -141,6 +141,10 @@ bool rl_redis_on_cluster(const struct rl_redis *r);
  * the map is warm, a run that moves no slot adds none. */
 uint64_t rl_redis_redirects(const struct rl_redis *r);
 
+/* The same over every instance of the process since it started: the
+ * harness reads it before and after a measurement. */
+uint64_t rl_redis_redirects_total(void);
+
 /* EVALSHA of script `index` with nkeys (≤ RL_REDIS_MAX_KEYS) key names and
  * args (NULL: none), on this thread's connection. 0 with the script's
  * integer reply in *result; -1 for anything else (down and within the

@@ -26,6 +26,9 @@ struct rl_cluster {
     _Atomic uint64_t redirects, reloads, waits;
 };
 
+/* Every client's MOVED and ASK, for the harness (rl_cluster_redirects_total). */
+static _Atomic uint64_t redirects_total;
+
 struct rl_cluster_conns {
     redisContext *ctx[RL_CLUSTER_MAX_NODES];
     bool mask_sigpipe;
@@ -307,6 +310,11 @@ uint64_t rl_cluster_redirects(const struct rl_cluster *cl)
     return atomic_load_explicit(&cl->redirects, memory_order_relaxed);
 }
 
+uint64_t rl_cluster_redirects_total(void)
+{
+    return atomic_load_explicit(&redirects_total, memory_order_relaxed);
+}
+
 uint64_t rl_cluster_reloads(const struct rl_cluster *cl)
 {
     return atomic_load_explicit(&cl->reloads, memory_order_relaxed);
@@ -478,7 +486,9 @@ static redisReply *follow(struct rl_cluster *cl, struct rl_cluster_conns *cc, in
                 snprintf(err, err_len, "cluster: cannot follow %s", why);
                 return NULL;
             }
-            atomic_fetch_add_explicit(&cl->redirects, 1, memory_order_relaxed); /* a statistic */
+            /* statistics: nothing is ordered by them */
+            atomic_fetch_add_explicit(&cl->redirects, 1, memory_order_relaxed);
+            atomic_fetch_add_explicit(&redirects_total, 1, memory_order_relaxed);
             if (moved)
                 atomic_store_explicit(&cl->owner[to_slot], (uint16_t)(target + 1),
                                       memory_order_relaxed);

@@ -84,6 +84,11 @@ int rl_cluster_slot_owner(const struct rl_cluster *cl, unsigned slot);
  * TRYAGAIN/CLUSTERDOWN waits, since open (statistics, relaxed). */
 uint64_t rl_cluster_redirects(const struct rl_cluster *cl);
 uint64_t rl_cluster_reloads(const struct rl_cluster *cl);
+
+/* MOVED and ASK followed by every client of the process since it started:
+ * what the harness reads around a measurement (a limiter's state is opaque
+ * to it). */
+uint64_t rl_cluster_redirects_total(void);
 uint64_t rl_cluster_waits(const struct rl_cluster *cl);
 
 #endif
