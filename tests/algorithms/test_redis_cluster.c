@@ -13,6 +13,7 @@
 #include "harness/run/sim.h"
 #include "harness/sys/clock.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -325,6 +326,57 @@ static void test_dead_seeds_fail_open(void)
         algo->destroy(state);
 }
 
+/* ---- threads ------------------------------------------------------------------ */
+
+struct worker {
+    const struct rl_algo *algo;
+    void *state;
+    uint64_t admits, errors;
+};
+
+static void *worker_main(void *arg)
+{
+    struct worker *w = arg;
+    struct rl_clock clock;
+    char err[128];
+    rl_clock_init(&clock, "monotonic", err, sizeof err);
+    for (uint64_t i = 0; i < 200; i++) {
+        enum rl_decision d = w->algo->acquire(w->state, &clock, i % 24, 1);
+        w->admits += d == RL_ADMIT;
+        w->errors += d == RL_ERROR;
+    }
+    return NULL;
+}
+
+/* Four threads on one instance over 24 keys (every primary): each opens its
+ * own connections, nothing fails, and with the map loaded at open no call
+ * is redirected (the steady state costs no redirect). */
+static void test_threads_share_an_instance(void)
+{
+    const struct rl_algo *algo = rl_registry_find("redis_gcra");
+    struct rl_config cfg = {.limit = 1000, .interval_ns = 1000000000};
+    cfg.remote = rl_test_cluster_address();
+    char err[256] = "";
+    void *state = algo->create(&cfg, err, sizeof err);
+    EXPECT_FATAL(state != NULL, "create: %s", err);
+    struct worker workers[4];
+    pthread_t threads[4];
+    for (int i = 0; i < 4; i++) {
+        workers[i] = (struct worker){.algo = algo, .state = state};
+        CU_ASSERT_EQUAL_FATAL(pthread_create(&threads[i], NULL, worker_main, &workers[i]), 0);
+    }
+    uint64_t admits = 0, errors = 0;
+    for (int i = 0; i < 4; i++) {
+        pthread_join(threads[i], NULL);
+        admits += workers[i].admits;
+        errors += workers[i].errors;
+    }
+    EXPECT(errors == 0, "%llu errors; last: %s", (unsigned long long)errors, rl_redis_last_error());
+    EXPECT_EQ(admits, 800); /* 24 keys of 1000: nobody refused */
+    EXPECT_EQ(rl_redis_redirects(*(struct rl_redis **)state), 0);
+    algo->destroy(state);
+}
+
 /* ---- sim identity ------------------------------------------------------------ */
 
 static const char *const redis_limiters[] = {
@@ -413,6 +465,7 @@ RL_TEST_SUITE("redis-cluster", {"CRC16 (XMODEM) vectors and slots", test_crc16_v
                test_clusterdown_backs_off_then_fails},
               {"NOSCRIPT: the scripts reloaded on the node", test_noscript_reloads_on_the_node},
               {"seeds that do not answer: create fails, one line", test_dead_seeds_fail_open},
+              {"four threads, one instance: no error, no redirect", test_threads_share_an_instance},
               {"sim: every Redis limiter decides on the cluster as on one server",
                test_sim_identity},
               {"the cluster stops", test_stop})
