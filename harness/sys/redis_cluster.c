@@ -22,9 +22,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SLOTS         16384
-#define FOLDER_PREFIX "ratelab-cluster-"
-#define OWNER_FILE    "owner.pid"
+#define SLOTS            16384
+#define FOLDER_PREFIX    "ratelab-cluster-"
+#define OWNER_FILE       "owner.pid"
 #define START_TIMEOUT_NS (30ull * 1000000000ull)
 
 static uint64_t now_ns(void)
@@ -365,11 +365,36 @@ static pid_t spawn_node(const struct rl_redis_cluster_node *n, unsigned bus_port
         dup2(log, STDERR_FILENO);
         close(log);
     }
-    char *const argv[] = {"redis-server", "--port", port, "--cluster-port", bus, "--bind",
-                          "127.0.0.1", "--protected-mode", "no", "--cluster-enabled", "yes",
-                          "--cluster-config-file", conf, "--cluster-node-timeout", timeout,
-                          "--save", "", "--appendonly", "no", "--repl-diskless-sync-delay", "0", "--daemonize", "no", "--dir",
-                          (char *)n->dir, "--logfile", "", "--loglevel", "notice", NULL};
+    char *const argv[] = {"redis-server",
+                          "--port",
+                          port,
+                          "--cluster-port",
+                          bus,
+                          "--bind",
+                          "127.0.0.1",
+                          "--protected-mode",
+                          "no",
+                          "--cluster-enabled",
+                          "yes",
+                          "--cluster-config-file",
+                          conf,
+                          "--cluster-node-timeout",
+                          timeout,
+                          "--save",
+                          "",
+                          "--appendonly",
+                          "no",
+                          "--repl-diskless-sync-delay",
+                          "0",
+                          "--daemonize",
+                          "no",
+                          "--dir",
+                          (char *)n->dir,
+                          "--logfile",
+                          "",
+                          "--loglevel",
+                          "notice",
+                          NULL};
     execvp("redis-server", argv);
     execv("/usr/bin/redis-server", argv);
     _exit(127);
@@ -400,8 +425,8 @@ static int wait_node_up(struct rl_redis_cluster *c, size_t i, bool *port_taken, 
         sleep_ms(10);
     }
     log_tail(n, tail, sizeof tail);
-    snprintf(err, err_len, "cluster node %zu (port %u) did not answer within 5 s: %s", i,
-             n->port, tail);
+    snprintf(err, err_len, "cluster node %zu (port %u) did not answer within 5 s: %s", i, n->port,
+             tail);
     return -1;
 }
 
@@ -644,8 +669,7 @@ static int build(struct rl_redis_cluster *c, char *err, size_t err_len)
     /* A replica can follow its primary once gossip has told it the id. */
     uint64_t deadline = now_ns() + START_TIMEOUT_NS;
     for (size_t i = c->primaries; i < c->node_count; i++) {
-        const struct rl_redis_cluster_node *primary =
-            &c->nodes[(i - c->primaries) / c->replicas];
+        const struct rl_redis_cluster_node *primary = &c->nodes[(i - c->primaries) / c->replicas];
         while (node_ok(&c->nodes[i], err, err_len, "CLUSTER REPLICATE", "CLUSTER REPLICATE %s",
                        primary->id) != 0) {
             if (now_ns() > deadline)
@@ -694,10 +718,9 @@ static void set_address(struct rl_redis_cluster *c)
     size_t used = (size_t)snprintf(c->address, sizeof c->address, "cluster:");
     for (size_t i = 0; i < c->node_count && used < sizeof c->address; i++)
         if (c->nodes[i].primary || c->joined)
-            used += (size_t)snprintf(c->address + used, sizeof c->address - used, "%s%s:%u",
-                                     used > 8 ? "," : "",
-                                     c->nodes[i].host[0] ? c->nodes[i].host : "127.0.0.1",
-                                     c->nodes[i].port);
+            used += (size_t)snprintf(
+                c->address + used, sizeof c->address - used, "%s%s:%u", used > 8 ? "," : "",
+                c->nodes[i].host[0] ? c->nodes[i].host : "127.0.0.1", c->nodes[i].port);
 }
 
 int rl_redis_cluster_start(struct rl_redis_cluster *c, unsigned primaries, unsigned replicas,
@@ -884,15 +907,14 @@ static int read_nodes(struct rl_redis_cluster *c, const struct rl_redis_cluster_
     return 0;
 }
 
-int rl_redis_cluster_join(struct rl_redis_cluster *c, const char *seeds, char *err,
-                          size_t err_len)
+int rl_redis_cluster_join(struct rl_redis_cluster *c, const char *seeds, char *err, size_t err_len)
 {
     memset(c, 0, sizeof *c);
     c->joined = true;
     unsigned p, r;
     char list[4096];
-    if (rl_redis_cluster_parse(strncmp(seeds, "cluster:", 8) == 0 ? seeds + 8 : seeds, &p, &r,
-                               list, sizeof list, err, err_len) != 0)
+    if (rl_redis_cluster_parse(strncmp(seeds, "cluster:", 8) == 0 ? seeds + 8 : seeds, &p, &r, list,
+                               sizeof list, err, err_len) != 0)
         return -2;
     if (p != 0) {
         snprintf(err, err_len, "--redis-cluster %s: not an address list", seeds);
@@ -1171,8 +1193,8 @@ static int move_slot(struct rl_redis_cluster *c, redisContext **ctx, int from, i
     return 0;
 }
 
-int rl_redis_cluster_reshard(struct rl_redis_cluster *c, int from, int to, double share,
-                             char *err, size_t err_len)
+int rl_redis_cluster_reshard(struct rl_redis_cluster *c, int from, int to, double share, char *err,
+                             size_t err_len)
 {
     from = pick(c, from, false, "reshard", err, err_len);
     if (from < 0)
@@ -1243,8 +1265,7 @@ int rl_redis_cluster_reshard(struct rl_redis_cluster *c, int from, int to, doubl
     return rc == 0 ? (int)moved : -1;
 }
 
-int rl_redis_cluster_stall_replica(struct rl_redis_cluster *c, int node, char *err,
-                                   size_t err_len)
+int rl_redis_cluster_stall_replica(struct rl_redis_cluster *c, int node, char *err, size_t err_len)
 {
     int i = pick(c, node, true, "stall-replica", err, err_len);
     if (i < 0)
@@ -1268,8 +1289,7 @@ int rl_redis_cluster_stall_replica(struct rl_redis_cluster *c, int node, char *e
     return i;
 }
 
-int rl_redis_cluster_resume_replica(struct rl_redis_cluster *c, int node, char *err,
-                                    size_t err_len)
+int rl_redis_cluster_resume_replica(struct rl_redis_cluster *c, int node, char *err, size_t err_len)
 {
     if (private_only(c, "resume-replica", err, err_len) != 0)
         return -1;

@@ -30,7 +30,7 @@
 #define RL_REDIS_CLUSTER_MAX_NODES 64
 
 struct rl_redis_cluster_node {
-    pid_t pid;  /* 0: not running (killed) or not ours (joined) */
+    pid_t pid; /* 0: not running (killed) or not ours (joined) */
     unsigned port;
     bool primary;
     int primary_of; /* a replica's primary (node index), -1 for a primary */
@@ -44,9 +44,9 @@ struct rl_redis_cluster {
     unsigned primaries, replicas; /* replicas per primary */
     size_t node_count;
     struct rl_redis_cluster_node nodes[RL_REDIS_CLUSTER_MAX_NODES];
-    char dir[PATH_MAX];  /* the run folder: node folders, logs */
-    char address[4096];  /* "cluster:127.0.0.1:P1,...", for rl_config.remote */
-    bool joined;         /* an existing cluster: never stopped or faulted by us */
+    char dir[PATH_MAX]; /* the run folder: node folders, logs */
+    char address[4096]; /* "cluster:127.0.0.1:P1,...", for rl_config.remote */
+    bool joined;        /* an existing cluster: never stopped or faulted by us */
 };
 
 /* True when a redis-server binary can be found (PATH, then /usr/bin). */
@@ -72,8 +72,7 @@ int rl_redis_cluster_start(struct rl_redis_cluster *c, unsigned primaries, unsig
  * CLUSTER NODES. 0; -2 with one line in err when the user's address is at
  * fault (malformed, no answer, not in cluster mode); -1 when the cluster
  * does not serve. */
-int rl_redis_cluster_join(struct rl_redis_cluster *c, const char *seeds, char *err,
-                          size_t err_len);
+int rl_redis_cluster_join(struct rl_redis_cluster *c, const char *seeds, char *err, size_t err_len);
 
 /* SIGTERM to every node (SIGKILL after 2 s), then removes the run folder.
  * Safe to call twice; a joined cluster is only forgotten. */
@@ -114,12 +113,11 @@ int rl_redis_cluster_failover(struct rl_redis_cluster *c, int node, char *err, s
  * to primary to (-1: the next primary after from), keys included
  * (SETSLOT IMPORTING/MIGRATING, MIGRATE, SETSLOT NODE), while clients may
  * run. Returns the number of slots moved. */
-int rl_redis_cluster_reshard(struct rl_redis_cluster *c, int from, int to, double share,
-                             char *err, size_t err_len);
+int rl_redis_cluster_reshard(struct rl_redis_cluster *c, int from, int to, double share, char *err,
+                             size_t err_len);
 
 /* SIGSTOP to a replica: it stops replicating (and answering). */
-int rl_redis_cluster_stall_replica(struct rl_redis_cluster *c, int node, char *err,
-                                   size_t err_len);
+int rl_redis_cluster_stall_replica(struct rl_redis_cluster *c, int node, char *err, size_t err_len);
 
 /* SIGCONT to a stalled replica (node -1: every stalled one). */
 int rl_redis_cluster_resume_replica(struct rl_redis_cluster *c, int node, char *err,

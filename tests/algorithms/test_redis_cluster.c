@@ -5,7 +5,8 @@
  * with CLUSTER SETSLOT, and the sim identity: on the same trace, every
  * Redis limiter decides on the cluster exactly as on one server. */
 #include "tests/support/random_trace.h"
-#include "tests/support/redis_cluster_fixture.h"
+#include "tests/support/cluster_commands.h"
+#include "tests/support/cluster_fixture.h"
 #include "tests/support/redis_fixture.h"
 #include "tests/support/test_util.h"
 #include "algorithms/redis/cluster/cluster_client.h"
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- key slots ------------------------------------------------------------ */
 
@@ -55,7 +57,7 @@ static void test_hash_tags(void)
 /* The server's own CLUSTER KEYSLOT agrees on keys of every shape. */
 static void test_slots_match_the_server(void)
 {
-    rl_test_cluster_address();
+    rl_test_cluster();
     uint64_t state = 12345;
     for (int i = 0; i < 300; i++) {
         char key[40];
@@ -63,8 +65,8 @@ static void test_slots_match_the_server(void)
         const char *shapes[] = {"k%llu", "{rl:%llu}x", "a{}%llu", "{%llu", "x{%llu}{y}"};
         snprintf(key, sizeof key, shapes[i % 5], (unsigned long long)(x % 100000));
         char server[32];
-        rl_test_cluster_command(rl_test_cluster_port(0), server, sizeof server,
-                                "CLUSTER KEYSLOT %s", key);
+        rl_test_node_command(rl_test_cluster()->nodes[0].port, server, sizeof server,
+                             "CLUSTER KEYSLOT %s", key);
         EXPECT((unsigned)atoi(server) == slot_of(key), "%s: server %s, client %u", key, server,
                slot_of(key));
     }
@@ -84,7 +86,7 @@ static int prepared;
 static struct rl_cluster *open_client(struct rl_cluster_conns **cc)
 {
     char err[256] = "";
-    const char *address = rl_test_cluster_address();
+    const char *address = rl_test_cluster()->address;
     struct rl_cluster *cl =
         rl_cluster_open(address + strlen("cluster:"), noop_prepare, &prepared, err, sizeof err);
     EXPECT_FATAL(cl != NULL, "open: %s", err);
@@ -101,7 +103,7 @@ static unsigned port_of(struct rl_cluster *cl, int node)
 
 static void node_id(unsigned port, char *id, size_t len)
 {
-    rl_test_cluster_command(port, id, len, "CLUSTER MYID");
+    rl_test_node_command(port, id, len, "CLUSTER MYID");
 }
 
 /* A primary other than the one on `port`. */
@@ -138,7 +140,7 @@ static long long eval_set(struct rl_cluster *cl, struct rl_cluster_conns *cc, co
 static long long asking_calls(unsigned port)
 {
     char info[8192];
-    rl_test_cluster_command(port, info, sizeof info, "INFO commandstats");
+    rl_test_node_command(port, info, sizeof info, "INFO commandstats");
     const char *at = strstr(info, "cmdstat_asking:calls=");
     return at ? atoll(at + strlen("cmdstat_asking:calls=")) : 0;
 }
@@ -157,11 +159,9 @@ static void test_ask_then_moved(void)
     char from_id[64], to_id[64], reply[256], err[256] = "";
     node_id(from, from_id, sizeof from_id);
     node_id(to, to_id, sizeof to_id);
-    rl_test_cluster_command(to, reply, sizeof reply, "CLUSTER SETSLOT %u IMPORTING %s", slot,
-                            from_id);
+    rl_test_node_command(to, reply, sizeof reply, "CLUSTER SETSLOT %u IMPORTING %s", slot, from_id);
     CU_ASSERT_STRING_EQUAL(reply, "OK");
-    rl_test_cluster_command(from, reply, sizeof reply, "CLUSTER SETSLOT %u MIGRATING %s", slot,
-                            to_id);
+    rl_test_node_command(from, reply, sizeof reply, "CLUSTER SETSLOT %u MIGRATING %s", slot, to_id);
     CU_ASSERT_STRING_EQUAL(reply, "OK");
 
     long long asked = asking_calls(to);
@@ -171,13 +171,13 @@ static void test_ask_then_moved(void)
     EXPECT_EQ(rl_redis_redirects_total() - total, 1);   /* seen by the harness too */
     EXPECT_EQ(asking_calls(to) - asked, 1);             /* ASKING went to the target */
     EXPECT_EQ(rl_cluster_slot_owner(cl, slot), owner);  /* the map unchanged */
-    rl_test_cluster_command(to, reply, sizeof reply, "EXISTS %s", key);
+    rl_test_node_command(to, reply, sizeof reply, "EXISTS %s", key);
     EXPECT(strncmp(reply, "MOVED", 5) == 0, "without ASKING: %s", reply); /* not served yet */
 
     /* the migration ends (the source held no key of the slot) */
-    rl_test_cluster_command(to, reply, sizeof reply, "CLUSTER SETSLOT %u NODE %s", slot, to_id);
+    rl_test_node_command(to, reply, sizeof reply, "CLUSTER SETSLOT %u NODE %s", slot, to_id);
     CU_ASSERT_STRING_EQUAL(reply, "OK");
-    rl_test_cluster_command(from, reply, sizeof reply, "CLUSTER SETSLOT %u NODE %s", slot, to_id);
+    rl_test_node_command(from, reply, sizeof reply, "CLUSTER SETSLOT %u NODE %s", slot, to_id);
     CU_ASSERT_STRING_EQUAL(reply, "OK");
     redirects = rl_cluster_redirects(cl);
     EXPECT(eval_set(cl, cc, key, err, sizeof err) == 0, "after the migration: %s", err);
@@ -185,9 +185,9 @@ static void test_ask_then_moved(void)
     EXPECT_EQ(port_of(cl, rl_cluster_slot_owner(cl, slot)), to);
     EXPECT(eval_set(cl, cc, key, err, sizeof err) == 0, "again: %s", err);
     EXPECT_EQ(rl_cluster_redirects(cl) - redirects, 1); /* the map knew: no more */
-    rl_test_cluster_command(to, reply, sizeof reply, "EXISTS %s", key);
+    rl_test_node_command(to, reply, sizeof reply, "EXISTS %s", key);
     CU_ASSERT_STRING_EQUAL(reply, "1");
-    CU_ASSERT(rl_test_cluster_wait_ok());
+    CU_ASSERT(rl_test_cluster_ok());
     rl_cluster_conns_free(cc);
     rl_cluster_close(cl);
 }
@@ -204,18 +204,16 @@ static void test_redirect_loop_is_bounded(void)
     char owner_id[64], other_id[64], reply[256], err[256] = "";
     node_id(owner, owner_id, sizeof owner_id);
     node_id(other, other_id, sizeof other_id);
-    rl_test_cluster_command(owner, reply, sizeof reply, "CLUSTER SETSLOT %u NODE %s", slot,
-                            other_id);
+    rl_test_node_command(owner, reply, sizeof reply, "CLUSTER SETSLOT %u NODE %s", slot, other_id);
     CU_ASSERT_STRING_EQUAL(reply, "OK");
     uint64_t redirects = rl_cluster_redirects(cl);
     EXPECT(eval_set(cl, cc, key, err, sizeof err) == -1, "a loop answered");
     EXPECT(strstr(err, "gave up") && strstr(err, "MOVED"), "err: %s", err);
     EXPECT_EQ(rl_cluster_redirects(cl) - redirects, RL_CLUSTER_MAX_TRIES);
-    rl_test_cluster_command(owner, reply, sizeof reply, "CLUSTER SETSLOT %u NODE %s", slot,
-                            owner_id);
+    rl_test_node_command(owner, reply, sizeof reply, "CLUSTER SETSLOT %u NODE %s", slot, owner_id);
     CU_ASSERT_STRING_EQUAL(reply, "OK");
     EXPECT(eval_set(cl, cc, key, err, sizeof err) == 0, "restored: %s", err);
-    CU_ASSERT(rl_test_cluster_wait_ok());
+    CU_ASSERT(rl_test_cluster_ok());
     rl_cluster_conns_free(cc);
     rl_cluster_close(cl);
 }
@@ -233,10 +231,8 @@ static void test_tryagain_backs_off_then_fails(void)
     node_id(from, from_id, sizeof from_id);
     node_id(to, to_id, sizeof to_id);
     EXPECT(eval_set(cl, cc, here, err, sizeof err) == 0, "set: %s", err);
-    rl_test_cluster_command(to, reply, sizeof reply, "CLUSTER SETSLOT %u IMPORTING %s", slot,
-                            from_id);
-    rl_test_cluster_command(from, reply, sizeof reply, "CLUSTER SETSLOT %u MIGRATING %s", slot,
-                            to_id);
+    rl_test_node_command(to, reply, sizeof reply, "CLUSTER SETSLOT %u IMPORTING %s", slot, from_id);
+    rl_test_node_command(from, reply, sizeof reply, "CLUSTER SETSLOT %u MIGRATING %s", slot, to_id);
     CU_ASSERT_STRING_EQUAL(reply, "OK");
     const char *argv[] = {"EVAL", "return 1", "2", here, gone};
     size_t lens[5];
@@ -249,10 +245,10 @@ static void test_tryagain_backs_off_then_fails(void)
     EXPECT_EQ(rl_cluster_waits(cl) - waits, RL_CLUSTER_MAX_TRIES);
     if (r)
         freeReplyObject(r);
-    rl_test_cluster_command(from, reply, sizeof reply, "CLUSTER SETSLOT %u STABLE", slot);
-    rl_test_cluster_command(to, reply, sizeof reply, "CLUSTER SETSLOT %u STABLE", slot);
+    rl_test_node_command(from, reply, sizeof reply, "CLUSTER SETSLOT %u STABLE", slot);
+    rl_test_node_command(to, reply, sizeof reply, "CLUSTER SETSLOT %u STABLE", slot);
     EXPECT(eval_set(cl, cc, here, err, sizeof err) == 0, "stable again: %s", err);
-    CU_ASSERT(rl_test_cluster_wait_ok());
+    CU_ASSERT(rl_test_cluster_ok());
     rl_cluster_conns_free(cc);
     rl_cluster_close(cl);
 }
@@ -268,16 +264,16 @@ static void test_clusterdown_backs_off_then_fails(void)
     unsigned slot = slot_of(key);
     unsigned owner = port_of(cl, rl_cluster_slot_owner(cl, slot));
     char reply[256], err[256] = "";
-    for (unsigned i = 0; i < RL_TEST_CLUSTER_NODES; i++)
-        rl_test_cluster_command(rl_test_cluster_port(i), reply, sizeof reply, "CLUSTER DELSLOTS %u",
-                                slot);
+    for (size_t i = 0; i < rl_test_cluster()->node_count; i++)
+        rl_test_node_command(rl_test_cluster()->nodes[i].port, reply, sizeof reply,
+                             "CLUSTER DELSLOTS %u", slot);
     uint64_t waits = rl_cluster_waits(cl);
     EXPECT(eval_set(cl, cc, key, err, sizeof err) == -1, "answered while down");
     EXPECT(strstr(err, "gave up") && strstr(err, "CLUSTERDOWN"), "err: %s", err);
     EXPECT_EQ(rl_cluster_waits(cl) - waits, RL_CLUSTER_MAX_TRIES);
-    rl_test_cluster_command(owner, reply, sizeof reply, "CLUSTER ADDSLOTS %u", slot);
+    rl_test_node_command(owner, reply, sizeof reply, "CLUSTER ADDSLOTS %u", slot);
     CU_ASSERT_STRING_EQUAL(reply, "OK");
-    CU_ASSERT_FATAL(rl_test_cluster_wait_ok());
+    CU_ASSERT_FATAL(rl_test_cluster_ok());
     EXPECT(eval_set(cl, cc, key, err, sizeof err) == 0, "up again: %s", err);
     rl_cluster_conns_free(cc);
     rl_cluster_close(cl);
@@ -289,7 +285,7 @@ static void test_noscript_reloads_on_the_node(void)
 {
     const struct rl_algo *algo = rl_registry_find("redis_noop");
     struct rl_config cfg = {.limit = 10, .interval_ns = 1000000000, .virtual_time = true};
-    cfg.remote = rl_test_cluster_address();
+    cfg.remote = rl_test_cluster()->address;
     char err[256] = "";
     void *state = algo->create(&cfg, err, sizeof err);
     EXPECT_FATAL(state != NULL, "create: %s", err);
@@ -299,8 +295,8 @@ static void test_noscript_reloads_on_the_node(void)
     CU_ASSERT_FATAL(rl_clock_init(clock, "virtual", err, sizeof err) == 0);
     CU_ASSERT_EQUAL(algo->acquire(state, clock, 1, 1), RL_ADMIT);
     char reply[64];
-    for (unsigned i = 0; i < RL_TEST_CLUSTER_NODES; i++)
-        rl_test_cluster_command(rl_test_cluster_port(i), reply, sizeof reply, "SCRIPT FLUSH");
+    for (size_t i = 0; i < rl_test_cluster()->node_count; i++)
+        rl_test_node_command(rl_test_cluster()->nodes[i].port, reply, sizeof reply, "SCRIPT FLUSH");
     uint64_t reloads = rl_redis_reloads(redis);
     EXPECT(algo->acquire(state, clock, 1, 1) == RL_ADMIT, "after the flush: %s",
            rl_redis_last_error());
@@ -355,7 +351,7 @@ static void test_threads_share_an_instance(void)
 {
     const struct rl_algo *algo = rl_registry_find("redis_gcra");
     struct rl_config cfg = {.limit = 1000, .interval_ns = 1000000000};
-    cfg.remote = rl_test_cluster_address();
+    cfg.remote = rl_test_cluster()->address;
     char err[256] = "";
     void *state = algo->create(&cfg, err, sizeof err);
     EXPECT_FATAL(state != NULL, "create: %s", err);
@@ -403,7 +399,7 @@ static void sim_on(const char *name, const char *remote, const struct rl_config 
  * for event. */
 static void test_sim_identity(void)
 {
-    const char *cluster = rl_test_cluster_address();
+    const char *cluster = rl_test_cluster()->address;
     const char *single = rl_test_redis_address();
     const struct rl_test_trace_shape shape = {
         .salt = 2323, .scramble = true, .min_limit = 2, .burst = true, .intervals = 6};
@@ -433,12 +429,12 @@ static void test_sim_identity(void)
             rl_event_log_free(&many);
             rl_trace_free(&trace);
         }
-    for (unsigned i = 0; i < 3; i++) { /* the keys were spread: each primary holds some */
+    for (size_t i = 0; i < rl_test_cluster()->node_count; i++) { /* each primary holds some */
         char keys[32];
-        unsigned port = rl_test_cluster_port(i);
-        rl_test_cluster_command(port, keys, sizeof keys, "DBSIZE");
+        unsigned port = rl_test_cluster()->nodes[i].port;
+        rl_test_node_command(port, keys, sizeof keys, "DBSIZE");
         char role[4096];
-        rl_test_cluster_command(port, role, sizeof role, "INFO replication");
+        rl_test_node_command(port, role, sizeof role, "INFO replication");
         if (strstr(role, "role:master"))
             EXPECT(atoll(keys) > 0, "primary on port %u holds no key", port);
     }
@@ -447,15 +443,18 @@ static void test_sim_identity(void)
 /* Last: the cluster and the server go, and nothing of them is left. */
 static void test_stop(void)
 {
-    unsigned port = rl_test_cluster_port(0);
+    unsigned port = rl_test_cluster()->nodes[0].port;
+    char dir[sizeof rl_test_cluster()->dir];
+    snprintf(dir, sizeof dir, "%s", rl_test_cluster()->dir);
     rl_test_cluster_stop();
     rl_test_redis_stop();
     char reply[16];
-    rl_test_cluster_command(port, reply, sizeof reply, "PING");
+    rl_test_node_command(port, reply, sizeof reply, "PING");
     CU_ASSERT_STRING_EQUAL(reply, "");
+    EXPECT(access(dir, F_OK) != 0, "%s is left", dir);
 }
 
-RL_TEST_SUITE("redis-cluster", {"CRC16 (XMODEM) vectors and slots", test_crc16_vectors},
+RL_TEST_SUITE("redis_cluster_client", {"CRC16 (XMODEM) vectors and slots", test_crc16_vectors},
               {"hash tags: {}, {a}b, a{}b, {a, {a}{b}", test_hash_tags},
               {"slots agree with CLUSTER KEYSLOT", test_slots_match_the_server},
               {"ASK: ASKING sent, map kept; MOVED: map updated once", test_ask_then_moved},

@@ -107,8 +107,8 @@ static void test_start_stop_nothing_left(void)
         /* the address names the primaries */
         char port[16];
         snprintf(port, sizeof port, ":%u", n->port);
-        EXPECT((strstr(c.address, port) != NULL) == n->primary, "%s and node %zu (%s)",
-               c.address, i, n->primary ? "primary" : "replica");
+        EXPECT((strstr(c.address, port) != NULL) == n->primary, "%s and node %zu (%s)", c.address,
+               i, n->primary ? "primary" : "replica");
     }
     EXPECT_EQ(primaries, 3);
     /* every node serves, every slot is assigned, the ranges are even */
@@ -173,8 +173,8 @@ static void test_killed_owner_swept(void)
     close(fds[1]);
     static struct rl_redis_cluster seen;
     size_t got = 0;
-    for (ssize_t n; got < sizeof seen && (n = read(fds[0], (char *)&seen + got,
-                                                   sizeof seen - got)) > 0;)
+    for (ssize_t n;
+         got < sizeof seen && (n = read(fds[0], (char *)&seen + got, sizeof seen - got)) > 0;)
         got += (size_t)n;
     close(fds[0]);
     kill(owner, SIGKILL);
@@ -264,8 +264,7 @@ static void expect_parse(const char *spec, int want, unsigned want_p, unsigned w
         return;
     }
     EXPECT(p == want_p && r == want_r, "'%s': %ux%u, want %ux%u", spec, p, r, want_p, want_r);
-    EXPECT(strcmp(seeds, want_seeds) == 0, "'%s': seeds '%s', want '%s'", spec, seeds,
-           want_seeds);
+    EXPECT(strcmp(seeds, want_seeds) == 0, "'%s': seeds '%s', want '%s'", spec, seeds, want_seeds);
 }
 
 static void test_parse(void)
@@ -276,17 +275,18 @@ static void test_parse(void)
     expect_parse("32x1", 0, 32, 1, "");
     expect_parse("0x1", -1, 0, 0, NULL);
     expect_parse("33x1", -1, 0, 0, NULL); /* 66 nodes */
-    static const char *const bad[] = {"", "3", "3x", "x1", "3x1x", "3X1", "3xx1", "-3x1",
-                                      "3x-1", " 3x1", "3x1 ", "+3x1", "0x3x1", "three"};
+    static const char *const bad[] = {"",     "3",    "3x",   "x1",   "3x1x", "3X1",   "3xx1",
+                                      "-3x1", "3x-1", " 3x1", "3x1 ", "+3x1", "0x3x1", "three"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         expect_parse(bad[i], -1, 0, 0, NULL);
     expect_parse("127.0.0.1:7000", 0, 0, 0, "cluster:127.0.0.1:7000");
     expect_parse("localhost:7000,127.0.0.2:7001,[::1]:7002", 0, 0, 0,
                  "cluster:127.0.0.1:7000,127.0.0.2:7001,[::1]:7002");
-    static const char *const bad_lists[] = {"10.0.0.1:7000", "127.0.0.1:7000,",
-                                            ",127.0.0.1:7000", "127.0.0.1:7000,,127.0.0.1:7001",
-                                            "unix:/tmp/r.sock", "127.0.0.1:0",
-                                            "127.evil.example:7000", "127.0.0.1:7000,example:1"};
+    static const char *const bad_lists[] = {
+        "10.0.0.1:7000",         "127.0.0.1:7000,",
+        ",127.0.0.1:7000",       "127.0.0.1:7000,,127.0.0.1:7001",
+        "unix:/tmp/r.sock",      "127.0.0.1:0",
+        "127.evil.example:7000", "127.0.0.1:7000,example:1"};
     for (size_t i = 0; i < sizeof bad_lists / sizeof *bad_lists; i++)
         expect_parse(bad_lists[i], -1, 0, 0, NULL);
 }
@@ -314,9 +314,9 @@ static pid_t start_plain_redis(unsigned *port)
         int devnull = open("/dev/null", O_WRONLY);
         dup2(devnull, STDOUT_FILENO);
         dup2(devnull, STDERR_FILENO);
-        const char *args[] = {"redis-server", "--port", port_text,      "--bind", "127.0.0.1",
-                              "--save",       "",       "--appendonly", "no",     "--dir",
-                              "/tmp",         NULL};
+        const char *args[] = {"redis-server", "--port", port_text, "--bind",
+                              "127.0.0.1",    "--save", "",        "--appendonly",
+                              "no",           "--dir",  "/tmp",    NULL};
         execvp("redis-server", (char *const *)args);
         execv("/usr/bin/redis-server", (char *const *)args);
         _exit(127);
@@ -335,8 +335,7 @@ static void test_join(void)
     char seeds[256], err[1024];
     snprintf(seeds, sizeof seeds, "127.0.0.1:%u,localhost:%u", shared->nodes[0].port,
              shared->nodes[4].port);
-    EXPECT(rl_redis_cluster_join(&joined, seeds, err, sizeof err) == 0, "join %s: %s", seeds,
-           err);
+    EXPECT(rl_redis_cluster_join(&joined, seeds, err, sizeof err) == 0, "join %s: %s", seeds, err);
     EXPECT(joined.joined, "a joined cluster says so");
     EXPECT_EQ(joined.node_count, 6);
     EXPECT_EQ(joined.primaries, 3);
@@ -368,10 +367,11 @@ static void test_join(void)
            "join a port nobody answers: %d '%s'", rc, err);
 }
 
-RL_TEST_SUITE("redis_cluster", {"start 3x1, every slot served, stop, nothing left",
-                                test_start_stop_nothing_left},
+RL_TEST_SUITE("redis_cluster",
+              {"start 3x1, every slot served, stop, nothing left", test_start_stop_nothing_left},
               {"one primary without replicas", test_one_primary},
               {"a SIGKILLed owner's nodes die and its folder is swept", test_killed_owner_swept},
-              {"the sweep kills orphan nodes and keeps live runs", test_sweep_kills_orphans_keeps_live},
+              {"the sweep kills orphan nodes and keeps live runs",
+               test_sweep_kills_orphans_keeps_live},
               {"NxR and address lists are parsed strictly", test_parse},
               {"join: seeds answer and are in cluster mode", test_join})

@@ -79,8 +79,7 @@ static void test_faults(void)
            proc_state(c.nodes[stalled].pid));
     EXPECT(rl_redis_cluster_wait_ok(&c, 5000000000ull, &took, err, sizeof err) == 0,
            "serves with a stalled replica: %s", err);
-    EXPECT(rl_redis_cluster_resume_replica(&c, -1, err, sizeof err) == stalled, "resume: %s",
-           err);
+    EXPECT(rl_redis_cluster_resume_replica(&c, -1, err, sizeof err) == stalled, "resume: %s", err);
     EXPECT(proc_state(c.nodes[stalled].pid) != 'T', "resumed replica still stopped");
 
     /* manual failover: the replica of slot 0's primary takes slot 0 */
@@ -107,8 +106,7 @@ static void test_faults(void)
     int moved = rl_redis_cluster_reshard(&c, -1, -1, 0.5, err, sizeof err);
     EXPECT(moved == 2731, "reshard moved %d slots, want 2731 (half of 5461): %s", moved, err);
     int to = rl_redis_cluster_slot_owner(&c, 5460);
-    EXPECT(to >= 0 && to != from && c.nodes[to].primary, "slot 5460 now on %d (was %d)", to,
-           from);
+    EXPECT(to >= 0 && to != from && c.nodes[to].primary, "slot 5460 now on %d (was %d)", to, from);
     EXPECT_EQ(rl_redis_cluster_slot_owner(&c, 0), from);
     if (to >= 0) {
         r = command(c.nodes[to].port, "GET %s", key);
@@ -141,12 +139,13 @@ static void test_faults(void)
     copy = c;
     rl_redis_cluster_stop(&c);
     for (size_t i = 0; i < copy.node_count; i++)
-        EXPECT((copy.nodes[i].pid == 0 || kill(copy.nodes[i].pid, 0) != 0) && rl_test_port_free(copy.nodes[i].port),
+        EXPECT((copy.nodes[i].pid == 0 || kill(copy.nodes[i].pid, 0) != 0) &&
+                   rl_test_port_free(copy.nodes[i].port),
                "node %zu (pid %d, port %u) outlived stop", i, (int)copy.nodes[i].pid,
                copy.nodes[i].port);
     struct stat st;
     EXPECT(stat(copy.dir, &st) != 0, "%s is still there after stop", copy.dir);
 }
 
-RL_TEST_SUITE("redis_cluster_faults", {"stall, failover, reshard, kill-primary on a 3x1 cluster",
-                                       test_faults})
+RL_TEST_SUITE("redis_cluster_faults",
+              {"stall, failover, reshard, kill-primary on a 3x1 cluster", test_faults})
