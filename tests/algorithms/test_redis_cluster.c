@@ -13,6 +13,7 @@
 #include "algorithms/redis/redis_common.h"
 #include "harness/run/sim.h"
 #include "harness/sys/clock.h"
+#include "harness/sys/redis_cluster.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -373,6 +374,43 @@ static void test_threads_share_an_instance(void)
     algo->destroy(state);
 }
 
+/* ---- failover ------------------------------------------------------------------ */
+
+/* A primary killed under a limiter (a cluster of its own): calls on its
+ * keys fail while its replica takes over, then succeed on the promoted
+ * replica (the map reloaded, the scripts loaded there) without a new
+ * limiter. */
+static void test_killed_primary_is_replaced(void)
+{
+    struct rl_redis_cluster own;
+    char err[1024] = "";
+    EXPECT_FATAL(rl_redis_cluster_start(&own, 3, 1, err, sizeof err) == 0, "start: %s", err);
+    const struct rl_algo *algo = rl_registry_find("redis_token_bucket");
+    struct rl_config cfg = {.limit = 1000000, .interval_ns = 1000000000, .remote = own.address};
+    void *state = algo->create(&cfg, err, sizeof err);
+    EXPECT_FATAL(state != NULL, "create: %s", err);
+    struct rl_clock clock;
+    rl_clock_init(&clock, "monotonic", err, sizeof err);
+    for (uint64_t key = 0; key < 24; key++) /* every primary */
+        CU_ASSERT_EQUAL(algo->acquire(state, &clock, key, 1), RL_ADMIT);
+    int killed = rl_redis_cluster_kill_primary(&own, -1, err, sizeof err);
+    EXPECT_FATAL(killed >= 0, "kill: %s", err);
+    uint64_t errors = 0, served_after = 0;
+    for (int round = 0; round < 200 && served_after < 24; round++) {
+        served_after = 0;
+        for (uint64_t key = 0; key < 24; key++) {
+            enum rl_decision d = algo->acquire(state, &clock, key, 1);
+            errors += d == RL_ERROR;
+            served_after += d == RL_ADMIT;
+        }
+    }
+    EXPECT(served_after == 24, "after the failover: %llu of 24 keys served; last: %s",
+           (unsigned long long)served_after, rl_redis_last_error());
+    CU_ASSERT(errors > 0); /* the outage was seen, as errors */
+    algo->destroy(state);
+    rl_redis_cluster_stop(&own);
+}
+
 /* ---- sim identity ------------------------------------------------------------ */
 
 static const char *const redis_limiters[] = {
@@ -454,17 +492,17 @@ static void test_stop(void)
     EXPECT(access(dir, F_OK) != 0, "%s is left", dir);
 }
 
-RL_TEST_SUITE("redis_cluster_client", {"CRC16 (XMODEM) vectors and slots", test_crc16_vectors},
-              {"hash tags: {}, {a}b, a{}b, {a, {a}{b}", test_hash_tags},
-              {"slots agree with CLUSTER KEYSLOT", test_slots_match_the_server},
-              {"ASK: ASKING sent, map kept; MOVED: map updated once", test_ask_then_moved},
-              {"a MOVED loop: bounded, then an error naming it", test_redirect_loop_is_bounded},
-              {"TRYAGAIN: bounded backoff, then an error", test_tryagain_backs_off_then_fails},
-              {"CLUSTERDOWN: bounded backoff, then an error",
-               test_clusterdown_backs_off_then_fails},
-              {"NOSCRIPT: the scripts reloaded on the node", test_noscript_reloads_on_the_node},
-              {"seeds that do not answer: create fails, one line", test_dead_seeds_fail_open},
-              {"four threads, one instance: no error, no redirect", test_threads_share_an_instance},
-              {"sim: every Redis limiter decides on the cluster as on one server",
-               test_sim_identity},
-              {"the cluster stops", test_stop})
+RL_TEST_SUITE(
+    "redis_cluster_client", {"CRC16 (XMODEM) vectors and slots", test_crc16_vectors},
+    {"hash tags: {}, {a}b, a{}b, {a, {a}{b}", test_hash_tags},
+    {"slots agree with CLUSTER KEYSLOT", test_slots_match_the_server},
+    {"ASK: ASKING sent, map kept; MOVED: map updated once", test_ask_then_moved},
+    {"a MOVED loop: bounded, then an error naming it", test_redirect_loop_is_bounded},
+    {"TRYAGAIN: bounded backoff, then an error", test_tryagain_backs_off_then_fails},
+    {"CLUSTERDOWN: bounded backoff, then an error", test_clusterdown_backs_off_then_fails},
+    {"NOSCRIPT: the scripts reloaded on the node", test_noscript_reloads_on_the_node},
+    {"seeds that do not answer: create fails, one line", test_dead_seeds_fail_open},
+    {"four threads, one instance: no error, no redirect", test_threads_share_an_instance},
+    {"a killed primary: errors, then its promoted replica serves", test_killed_primary_is_replaced},
+    {"sim: every Redis limiter decides on the cluster as on one server", test_sim_identity},
+    {"the cluster stops", test_stop})

@@ -13,6 +13,7 @@
 #define ADDRESS_LEN 64
 #define WAIT_FIRST_MS 1
 #define WAIT_MOST_MS 100
+#define MAP_TIMEOUT_MS 1000
 
 struct rl_cluster {
     pthread_mutex_t lock; /* guards appending nodes and reloading the map */
@@ -33,6 +34,13 @@ struct rl_cluster_conns {
     redisContext *ctx[RL_CLUSTER_MAX_NODES];
     bool mask_sigpipe;
 };
+
+static uint64_t monotonic_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
 
 static void pause_ms(unsigned ms)
 {
@@ -75,9 +83,9 @@ int rl_cluster_slot_owner(const struct rl_cluster *cl, unsigned slot)
            1;
 }
 
-/* "HOST:PORT" → a context with the command timeout set; NULL on a bad
- * address. */
-static redisContext *connect_address(const char *address)
+/* "HOST:PORT" → a context with a command timeout of timeout_ms; NULL on a
+ * bad address. */
+static redisContext *connect_address(const char *address, unsigned timeout_ms)
 {
     const char *colon = strrchr(address, ':');
     char host[ADDRESS_LEN];
@@ -91,7 +99,7 @@ static redisContext *connect_address(const char *address)
     struct timeval connect_timeout = {1, 0};
     redisContext *ctx = redisConnectWithTimeout(host, atoi(colon + 1), connect_timeout);
     if (ctx && !ctx->err) {
-        struct timeval timeout = {RL_CLUSTER_TIMEOUT_MS / 1000, (RL_CLUSTER_TIMEOUT_MS % 1000) * 1000};
+        struct timeval timeout = {timeout_ms / 1000, (timeout_ms % 1000) * 1000};
         redisSetTimeout(ctx, timeout);
     }
     return ctx;
@@ -180,7 +188,9 @@ static int read_slots(struct rl_cluster *cl, const redisReply *reply, uint16_t *
  * with err. */
 static int load_map(struct rl_cluster *cl, const char *address, char *err, size_t err_len)
 {
-    redisContext *ctx = connect_address(address);
+    /* a short wait: a stopped node accepts connections and never answers,
+     * and the next node may know the map */
+    redisContext *ctx = connect_address(address, MAP_TIMEOUT_MS);
     if (ctx == NULL || ctx->err) {
         snprintf(err, err_len, "cannot connect to %s: %s", address,
                  ctx ? ctx->errstr : "bad address (HOST:PORT)");
@@ -370,7 +380,7 @@ static redisContext *node_context(struct rl_cluster *cl, struct rl_cluster_conns
 {
     if (cc->ctx[node])
         return cc->ctx[node];
-    redisContext *ctx = connect_address(cl->node[node]);
+    redisContext *ctx = connect_address(cl->node[node], RL_CLUSTER_TIMEOUT_MS);
     if (ctx == NULL || ctx->err) {
         snprintf(why, why_len, "cannot connect to %s: %s", cl->node[node],
                  ctx ? ctx->errstr : "bad address");
@@ -445,7 +455,12 @@ static redisReply *follow(struct rl_cluster *cl, struct rl_cluster_conns *cc, in
     unsigned wait_ms = WAIT_FIRST_MS;
     int node = rl_cluster_slot_owner(cl, slot < 0 ? 0 : (unsigned)slot);
     bool asking = false, reloaded = false;
+    uint64_t deadline = monotonic_ms() + RL_CLUSTER_TIMEOUT_MS;
     for (int tries = 0; tries < RL_CLUSTER_MAX_TRIES; tries++) {
+        if (tries > 0 && monotonic_ms() > deadline) {
+            snprintf(err, err_len, "cluster: gave up after %d ms: %s", RL_CLUSTER_TIMEOUT_MS, why);
+            return NULL;
+        }
         if (node < 0) {
             char refresh_err[200];
             if (rl_cluster_refresh(cl, refresh_err, sizeof refresh_err) != 0)

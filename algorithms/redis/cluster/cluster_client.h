@@ -16,9 +16,10 @@
  *   retry; NOSCRIPT runs the caller's prepare hook (SCRIPT LOAD) on that
  *   node and retries (a promoted replica may lack the scripts); a lost
  *   connection drops it, reloads the map and retries. At most
- *   RL_CLUSTER_MAX_TRIES sends per command, then a failure naming the last
- *   reason. MOVED and ASK are counted (rl_cluster_redirects): in the steady
- *   state the count must stop growing.
+ *   RL_CLUSTER_MAX_TRIES sends per command, and none begun after
+ *   RL_CLUSTER_TIMEOUT_MS, then a failure naming the last reason. MOVED
+ *   and ASK are counted (rl_cluster_redirects): in the steady state the
+ *   count must stop growing.
  */
 #ifndef RL_REDIS_CLUSTER_CLIENT_H
 #define RL_REDIS_CLUSTER_CLIENT_H
@@ -32,7 +33,7 @@
 
 #define RL_CLUSTER_MAX_NODES 128 /* addresses ever seen by one client */
 #define RL_CLUSTER_MAX_TRIES 16  /* sends of one command: redirects, waits, reconnects */
-#define RL_CLUSTER_TIMEOUT_MS 5000
+#define RL_CLUSTER_TIMEOUT_MS 5000 /* one reply's wait; no new try after this long */
 
 struct rl_cluster;       /* one per limiter instance, shared by its threads */
 struct rl_cluster_conns; /* one thread's connections to the nodes */
