@@ -56,6 +56,7 @@ enum rl_cli_option {
     OPT_CHURN,
     OPT_REDIS,
     OPT_ON_ERROR,
+    OPT_REDIS_CLUSTER,
     OPT_CLIENT_SKEW,
     OPT_SPEED,
     OPT_LATENCY_OUT,
@@ -168,9 +169,11 @@ void rl_cli_workload_build(const char *cmd, const struct rl_cli_workload *w,
 size_t rl_cli_parse_algos(const char *cmd, const char *list, const struct rl_algo **algos,
                           size_t max);
 
-/* --redis, --on-error: shared by every command that can run Redis algorithms. */
+/* --redis, --redis-cluster, --on-error: shared by every command that can run
+ * Redis algorithms. */
 #define RL_CLI_REMOTE_OPTIONS                                                                      \
     {"redis", required_argument, NULL, OPT_REDIS},                                                 \
+        {"redis-cluster", required_argument, NULL, OPT_REDIS_CLUSTER},                             \
     {                                                                                              \
         "on-error", required_argument, NULL, OPT_ON_ERROR                                          \
     }
@@ -200,11 +203,19 @@ int rl_cli_errors_status(const char *cmd, const struct rl_result *rows, size_t c
 /* admit | reject (fail-open or fail-closed), or exit 2. */
 bool rl_cli_parse_on_error(const char *cmd, const char *arg);
 
+/* --redis-cluster SPEC: NxR (a private cluster) or HOST:PORT[,...] (an
+ * existing one), checked now (exit 2) and used by rl_cli_prepare_remote. */
+void rl_cli_redis_cluster_option(const char *cmd, const char *spec);
+
 /* When any of algos is RL_REMOTE, points cfg->remote at a Redis server:
- * `redis` if given (checked and pinged), else a private redis-server started
- * now and stopped at exit. Without one: with skip_remote, the remote
- * algorithms are dropped from algos (a line on stderr says so); otherwise
- * exit 2. Returns the number of algorithms left. */
+ * `redis` if given (checked and pinged); else with --redis-cluster a private
+ * cluster started now (exit 1 when it cannot start) or the one named (exit 2
+ * when a seed does not answer or is not in cluster mode), as
+ * "cluster:HOST:PORT,..."; else a private redis-server started now. Both
+ * private kinds stop at exit. --redis with --redis-cluster exits 2. Without
+ * a server: with skip_remote, the remote algorithms are dropped from algos
+ * (a line on stderr says so); otherwise exit 2. Returns the number of
+ * algorithms left. */
 size_t rl_cli_prepare_remote(const char *cmd, const struct rl_algo **algos, size_t count,
                              const char *redis, bool skip_remote, struct rl_config *cfg);
 

@@ -44,7 +44,7 @@ static void print_wrapped(const char *text, int indent, int width)
 static void bench_help(void)
 {
     printf("usage: ratelab bench --suite NAME [--reps R] [--out FILE.csv] [--format F]\n"
-           "                     [--redis ADDR]\n\n"
+           "                     [--redis ADDR | --redis-cluster NxR|HOST:PORT,...]\n\n"
            "Runs a suite and writes one CSV (columns: results/README.md; every row carries\n"
            "host, CPU, cores, compiler, flags, allocator, clock, git revision and date).\n"
            "Repetitions are interleaved across algorithms; tables give the median with\n"
@@ -53,8 +53,9 @@ static void bench_help(void)
         printf("  %-13s", (*s)->name);
         print_wrapped((*s)->summary, 16, 80);
     }
-    printf("\nThe Redis algorithms run against a private redis-server (or --redis ADDR);\n"
-           "without redis-server they are skipped, and a line on stderr says so.\n\n"
+    printf("\nThe Redis algorithms run against a private redis-server (or --redis ADDR, or\n"
+           "a Redis Cluster: --redis-cluster as for stress); without redis-server they are\n"
+           "skipped, and a line on stderr says so.\n\n"
            "  --reps R          stress repetitions (default 3)\n"
            "  --out FILE        the results CSV (default: results/<suite>-<host>.csv), under a\n"
            "                    temporary name, then renamed; a suite with replays also writes\n"
@@ -260,12 +261,14 @@ struct bench {
  * (and shown). */
 static bool parse_options(const char *cmd, int argc, char **argv, struct bench *b)
 {
-    static const struct option options[] = {RL_CLI_HELP_OPTION,
-                                            {"suite", required_argument, NULL, OPT_SUITE},
-                                            {"reps", required_argument, NULL, OPT_REPS},
-                                            RL_CLI_OUTPUT_OPTIONS,
-                                            {"redis", required_argument, NULL, OPT_REDIS},
-                                            {0}};
+    static const struct option options[] = {
+        RL_CLI_HELP_OPTION,
+        {"suite", required_argument, NULL, OPT_SUITE},
+        {"reps", required_argument, NULL, OPT_REPS},
+        RL_CLI_OUTPUT_OPTIONS,
+        {"redis", required_argument, NULL, OPT_REDIS},
+        {"redis-cluster", required_argument, NULL, OPT_REDIS_CLUSTER},
+        {0}};
     int code;
     while ((code = rl_cli_getopt(cmd, argc, argv, options)) != -1) {
         switch (code) {
@@ -277,6 +280,9 @@ static bool parse_options(const char *cmd, int argc, char **argv, struct bench *
             break;
         case OPT_REDIS:
             b->redis = optarg;
+            break;
+        case OPT_REDIS_CLUSTER:
+            rl_cli_redis_cluster_option(cmd, optarg);
             break;
         case OPT_REPS:
             if (rl_parse_u64(optarg, 1, 1000, &b->reps, b->err, sizeof b->err) != 0)

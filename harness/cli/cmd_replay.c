@@ -154,6 +154,9 @@ static bool parse_options(int argc, char **argv, struct replay_options *o)
         case OPT_REDIS:
             o->redis = optarg;
             break;
+        case OPT_REDIS_CLUSTER:
+            rl_cli_redis_cluster_option(cmd, optarg);
+            break;
         case OPT_ON_ERROR:
             run->error_admits = rl_cli_parse_on_error(cmd, optarg);
             break;

@@ -86,6 +86,9 @@ static bool parse_options(const char *cmd, int argc, char **argv, struct sim_pla
         case OPT_REDIS:
             plan->redis = optarg;
             break;
+        case OPT_REDIS_CLUSTER:
+            rl_cli_redis_cluster_option(cmd, optarg);
+            break;
         case OPT_ON_ERROR:
             plan->sim.error_admits = rl_cli_parse_on_error(cmd, optarg);
             break;

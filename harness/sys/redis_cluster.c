@@ -54,9 +54,63 @@ static void stop_all_at_exit(void)
             rl_redis_cluster_stop(running[i]);
 }
 
+/* dst = a + b, with only what a signal handler may call. */
+static void join_path(char *dst, size_t len, const char *a, const char *b)
+{
+    size_t n = 0;
+    for (; *a && n + 1 < len; a++)
+        dst[n++] = *a;
+    for (; *b && n + 1 < len; b++)
+        dst[n++] = *b;
+    dst[n] = '\0';
+}
+
+/* SIGINT or SIGTERM where nothing else handles them (sim, check): kill the
+ * nodes and remove the files a node writes, then die of the signal as we
+ * would have. Only async-signal-safe calls; a file we do not know keeps its
+ * folder, which the next run sweeps (the owner is gone by then). */
+static void die_cleanly(int signo)
+{
+    static const char *const node_files[] = {"/nodes.conf", "/redis.log", "/pid", "/dump.rdb"};
+    char path[PATH_MAX + 32];
+    for (int k = 0; k < MAX_CLUSTERS; k++) {
+        struct rl_redis_cluster *c = running[k];
+        if (c == NULL || c->joined)
+            continue;
+        for (size_t i = 0; i < c->node_count; i++)
+            if (c->nodes[i].pid > 0)
+                kill(c->nodes[i].pid, SIGKILL);
+        for (size_t i = 0; i < c->node_count; i++) {
+            for (size_t f = 0; f < sizeof node_files / sizeof *node_files; f++) {
+                join_path(path, sizeof path, c->nodes[i].dir, node_files[f]);
+                unlink(path);
+            }
+            rmdir(c->nodes[i].dir);
+        }
+        join_path(path, sizeof path, c->dir, "/" OWNER_FILE);
+        unlink(path);
+        rmdir(c->dir);
+    }
+    signal(signo, SIG_DFL);
+    raise(signo);
+}
+
 static void register_atexit(void)
 {
     atexit(stop_all_at_exit);
+    /* Commands that handle the signals themselves (rl_interrupt_install)
+     * replace this and stop through atexit. */
+    static const int signals[] = {SIGINT, SIGTERM};
+    for (size_t i = 0; i < sizeof signals / sizeof *signals; i++) {
+        struct sigaction old;
+        if (sigaction(signals[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL) {
+            struct sigaction sa;
+            memset(&sa, 0, sizeof sa);
+            sa.sa_handler = die_cleanly;
+            sigemptyset(&sa.sa_mask);
+            sigaction(signals[i], &sa, NULL);
+        }
+    }
 }
 
 static void track(struct rl_redis_cluster *c, bool add)
@@ -386,6 +440,8 @@ static pid_t spawn_node(const struct rl_redis_cluster_node *n, unsigned bus_port
                           "no",
                           "--repl-diskless-sync-delay",
                           "0",
+                          "--repl-diskless-load",
+                          "swapdb",
                           "--daemonize",
                           "no",
                           "--dir",
@@ -591,8 +647,11 @@ static bool node_serves(struct rl_redis_cluster *c, size_t i, char *err, size_t 
         info_field(r->str, "cluster_slots_assigned", assigned, sizeof assigned);
     }
     if (strcmp(state, "ok") != 0 || atoi(assigned) != SLOTS) {
-        snprintf(err, err_len, "node on port %u says cluster_state:%s, %s slots assigned",
-                 c->nodes[i].port, state[0] ? state : "?", assigned[0] ? assigned : "?");
+        snprintf(err, err_len,
+                 "node on port %u says cluster_state:%s, %s slots assigned%s%.3000s%s",
+                 c->nodes[i].port, state[0] ? state : "?", assigned[0] ? assigned : "?",
+                 c->joined ? "" : " (log: ", c->joined ? "" : c->nodes[i].dir,
+                 c->joined ? "" : "/redis.log)");
         freeReplyObject(r);
         return false;
     }

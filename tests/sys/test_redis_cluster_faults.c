@@ -2,8 +2,8 @@
  * cluster of its own: a stalled replica is stopped and resumed while the
  * cluster serves, a manual failover hands slot 0 to the replica, a reshard
  * moves half a primary's slots with their keys, and after a primary is
- * killed its replica serves within the node timeout plus a few seconds;
- * then nothing is left. */
+ * killed its replica serves within the node timeout plus a few seconds,
+ * but not when it has none (waiting for ok fails); then nothing is left. */
 #include "tests/support/cluster_fixture.h"
 #include "tests/support/redis_fixture.h"
 #include "tests/support/test_util.h"
@@ -134,6 +134,17 @@ static void test_faults(void)
            rl_redis_cluster_slot_owner(&c, 0), killed_replica);
     EXPECT(rl_redis_cluster_kill_primary(&c, killed, err, sizeof err) == -1,
            "a killed node cannot be killed again");
+
+    /* a primary without a replica killed: the cluster never serves again,
+     * and waiting says so in one line */
+    EXPECT(rl_redis_cluster_kill_primary(&c, -1, err, sizeof err) == killed_replica,
+           "kill the promoted replica: %s", err);
+    err[0] = '\0';
+    EXPECT(rl_redis_cluster_wait_ok(&c,
+                                    2000000000ull + RL_REDIS_CLUSTER_NODE_TIMEOUT_MS * 1000000ull,
+                                    &took, err, sizeof err) == -1 &&
+               strstr(err, "did not reach cluster_state:ok") && !strchr(err, '\n'),
+           "a cluster missing slots: '%s'", err);
 
     static struct rl_redis_cluster copy;
     copy = c;
