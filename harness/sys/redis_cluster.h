@@ -59,10 +59,13 @@ bool rl_redis_cluster_available(void);
 int rl_redis_cluster_parse(const char *spec, unsigned *primaries, unsigned *replicas, char *seeds,
                            size_t seeds_len, char *err, size_t err_len);
 
-/* Starts primaries·(replicas+1) nodes, assigns the 16384 slots evenly to
+/* Call from a thread that lives as long as the cluster (the main thread):
+ * the kernel's parent-death signal follows the thread that forked a node.
+ * Starts primaries·(replicas+1) nodes, assigns the 16384 slots evenly to
  * the primaries, attaches the replicas, and waits (up to 30 s) until every
  * node says cluster_state:ok and every replica's link is up. -1 with one
- * line in err naming the log to read; nothing is left behind then. */
+ * line in err quoting the failing node's log (its path and last line);
+ * everything is stopped and removed then, the log included. */
 int rl_redis_cluster_start(struct rl_redis_cluster *c, unsigned primaries, unsigned replicas,
                            char *err, size_t err_len);
 
