@@ -644,7 +644,7 @@ uint64_t rl_redis_redirects(const struct rl_redis *r)
     return r->cluster ? rl_cluster_redirects(r->cluster) : 0;
 }
 
-uint64_t rl_redis_redirects_total(void)
+uint64_t rl_remote_redirects(void)
 {
     return rl_cluster_redirects_total();
 }

@@ -141,9 +141,7 @@ bool rl_redis_on_cluster(const struct rl_redis *r);
  * the map is warm, a run that moves no slot adds none. */
 uint64_t rl_redis_redirects(const struct rl_redis *r);
 
-/* The same over every instance of the process since it started: the
- * harness reads it before and after a measurement. */
-uint64_t rl_redis_redirects_total(void);
+/* Over every instance of the process: rl_remote_redirects (rl.h). */
 
 /* EVALSHA of script `index` with nkeys (≤ RL_REDIS_MAX_KEYS) key names and
  * args (NULL: none), on this thread's connection. 0 with the script's

@@ -166,10 +166,10 @@ static void test_ask_then_moved(void)
     CU_ASSERT_STRING_EQUAL(reply, "OK");
 
     long long asked = asking_calls(to);
-    uint64_t redirects = rl_cluster_redirects(cl), total = rl_redis_redirects_total();
+    uint64_t redirects = rl_cluster_redirects(cl), total = rl_remote_redirects();
     EXPECT(eval_set(cl, cc, key, err, sizeof err) == 0, "during the migration: %s", err);
     EXPECT_EQ(rl_cluster_redirects(cl) - redirects, 1); /* one ASK */
-    EXPECT_EQ(rl_redis_redirects_total() - total, 1);   /* seen by the harness too */
+    EXPECT_EQ(rl_remote_redirects() - total, 1);        /* seen by the harness too */
     EXPECT_EQ(asking_calls(to) - asked, 1);             /* ASKING went to the target */
     EXPECT_EQ(rl_cluster_slot_owner(cl, slot), owner);  /* the map unchanged */
     rl_test_node_command(to, reply, sizeof reply, "EXISTS %s", key);
