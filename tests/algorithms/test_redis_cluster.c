@@ -411,6 +411,26 @@ static void test_killed_primary_is_replaced(void)
     rl_redis_cluster_stop(&own);
 }
 
+/* A cluster of one primary: its node never learnt its own address, and its
+ * slot map says "" for the host: the seed's host is used. */
+static void test_one_node_cluster(void)
+{
+    struct rl_redis_cluster own;
+    char err[1024] = "";
+    EXPECT_FATAL(rl_redis_cluster_start(&own, 1, 0, err, sizeof err) == 0, "start: %s", err);
+    const struct rl_algo *algo = rl_registry_find("redis_noop");
+    struct rl_config cfg = {.limit = 10, .interval_ns = 1000000000, .remote = own.address};
+    void *state = algo->create(&cfg, err, sizeof err);
+    EXPECT(state != NULL, "create: %s", err);
+    struct rl_clock clock;
+    rl_clock_init(&clock, "monotonic", err, sizeof err);
+    if (state) {
+        EXPECT(algo->acquire(state, &clock, 1, 1) == RL_ADMIT, "%s", rl_redis_last_error());
+        algo->destroy(state);
+    }
+    rl_redis_cluster_stop(&own);
+}
+
 /* ---- sim identity ------------------------------------------------------------ */
 
 static const char *const redis_limiters[] = {
@@ -503,6 +523,7 @@ RL_TEST_SUITE(
     {"NOSCRIPT: the scripts reloaded on the node", test_noscript_reloads_on_the_node},
     {"seeds that do not answer: create fails, one line", test_dead_seeds_fail_open},
     {"four threads, one instance: no error, no redirect", test_threads_share_an_instance},
+    {"a cluster of one node (its map names no host)", test_one_node_cluster},
     {"a killed primary: errors, then its promoted replica serves", test_killed_primary_is_replaced},
     {"sim: every Redis limiter decides on the cluster as on one server", test_sim_identity},
     {"the cluster stops", test_stop})

@@ -10,9 +10,9 @@
 #include <string.h>
 #include <time.h>
 
-#define ADDRESS_LEN 64
-#define WAIT_FIRST_MS 1
-#define WAIT_MOST_MS 100
+#define ADDRESS_LEN    64
+#define WAIT_FIRST_MS  1
+#define WAIT_MOST_MS   100
 #define MAP_TIMEOUT_MS 1000
 
 struct rl_cluster {
@@ -79,8 +79,7 @@ const char *rl_cluster_node_address(const struct rl_cluster *cl, unsigned node)
 int rl_cluster_slot_owner(const struct rl_cluster *cl, unsigned slot)
 {
     /* relaxed: a stale owner costs one MOVED, never a wrong answer */
-    return (int)atomic_load_explicit(&cl->owner[slot % RL_CLUSTER_SLOTS], memory_order_relaxed) -
-           1;
+    return (int)atomic_load_explicit(&cl->owner[slot % RL_CLUSTER_SLOTS], memory_order_relaxed) - 1;
 }
 
 /* "HOST:PORT" → a context with a command timeout of timeout_ms; NULL on a
@@ -124,12 +123,20 @@ static const redisReply *field(const redisReply *map, const char *name)
     return NULL;
 }
 
-/* Marks slots [from, to] as owned by the node at host:port in table. */
+/* Marks slots [from, to] as owned by the node at host:port in table. An
+ * empty host (a node that never learnt its address: a cluster of one) is
+ * the host of the node asked, `asked`. */
 static int assign(struct rl_cluster *cl, uint16_t *table, long long from, long long to,
-                  const char *host, long long port)
+                  const char *host, long long port, const char *asked)
 {
-    char address[ADDRESS_LEN];
-    snprintf(address, sizeof address, strchr(host, ':') ? "[%s]:%lld" : "%s:%lld", host, port);
+    char address[2 * ADDRESS_LEN];
+    if (host[0] == '\0') { /* the asked node's host, as the seed wrote it */
+        const char *colon = strrchr(asked, ':');
+        snprintf(address, sizeof address, "%.*s:%lld", colon ? (int)(colon - asked) : 0, asked,
+                 port);
+    } else {
+        snprintf(address, sizeof address, strchr(host, ':') ? "[%s]:%lld" : "%s:%lld", host, port);
+    }
     int node = node_number(cl, address);
     if (node < 0 || from < 0 || to >= RL_CLUSTER_SLOTS || from > to)
         return -1;
@@ -140,7 +147,8 @@ static int assign(struct rl_cluster *cl, uint16_t *table, long long from, long l
 
 /* CLUSTER SHARDS (7.0+): shards of {slots: [from, to, ...], nodes: [{ip,
  * port, role, ...}]}. */
-static int read_shards(struct rl_cluster *cl, const redisReply *reply, uint16_t *table)
+static int read_shards(struct rl_cluster *cl, const redisReply *reply, uint16_t *table,
+                       const char *asked)
 {
     for (size_t i = 0; i < reply->elements; i++) {
         const redisReply *slots = field(reply->element[i], "slots");
@@ -162,14 +170,15 @@ static int read_shards(struct rl_cluster *cl, const redisReply *reply, uint16_t 
             return -1;
         for (size_t k = 0; k + 1 < slots->elements; k += 2)
             if (assign(cl, table, slots->element[k]->integer, slots->element[k + 1]->integer,
-                       ip->str, port->integer) != 0)
+                       ip->str, port->integer, asked) != 0)
                 return -1;
     }
     return 0;
 }
 
 /* CLUSTER SLOTS (before 7.0): [from, to, [ip, port, id], replicas...]. */
-static int read_slots(struct rl_cluster *cl, const redisReply *reply, uint16_t *table)
+static int read_slots(struct rl_cluster *cl, const redisReply *reply, uint16_t *table,
+                      const char *asked)
 {
     for (size_t i = 0; i < reply->elements; i++) {
         const redisReply *e = reply->element[i];
@@ -178,7 +187,7 @@ static int read_slots(struct rl_cluster *cl, const redisReply *reply, uint16_t *
             e->element[2]->element[0]->type != REDIS_REPLY_STRING)
             return -1;
         if (assign(cl, table, e->element[0]->integer, e->element[1]->integer,
-                   e->element[2]->element[0]->str, e->element[2]->element[1]->integer) != 0)
+                   e->element[2]->element[0]->str, e->element[2]->element[1]->integer, asked) != 0)
             return -1;
     }
     return 0;
@@ -201,13 +210,14 @@ static int load_map(struct rl_cluster *cl, const char *address, char *err, size_
     uint16_t *table = calloc(RL_CLUSTER_SLOTS, sizeof *table);
     int rc = -1;
     redisReply *reply = table ? redisCommand(ctx, "CLUSTER SHARDS") : NULL;
-    if (reply && reply->type == REDIS_REPLY_ERROR && strstr(reply->str, "cluster support") == NULL) {
+    if (reply && reply->type == REDIS_REPLY_ERROR &&
+        strstr(reply->str, "cluster support") == NULL) {
         freeReplyObject(reply); /* an older server: CLUSTER SLOTS */
         reply = redisCommand(ctx, "CLUSTER SLOTS");
         if (reply && reply->type == REDIS_REPLY_ARRAY)
-            rc = read_slots(cl, reply, table);
+            rc = read_slots(cl, reply, table, address);
     } else if (reply && reply->type == REDIS_REPLY_ARRAY) {
-        rc = read_shards(cl, reply, table);
+        rc = read_shards(cl, reply, table, address);
     }
     if (table == NULL)
         snprintf(err, err_len, "out of memory for the slot map");
@@ -528,8 +538,8 @@ static redisReply *follow(struct rl_cluster *cl, struct rl_cluster_conns *cc, in
             atomic_fetch_add_explicit(&cl->reloads, 1, memory_order_relaxed); /* a statistic */
             if (cl->prepare(cl->prepare_arg, ctx, why, sizeof why) != 0) {
                 drop(cc, node);
-                snprintf(err, err_len, "cluster: reloading the scripts on %s: %s",
-                         cl->node[node], why);
+                snprintf(err, err_len, "cluster: reloading the scripts on %s: %s", cl->node[node],
+                         why);
                 return NULL;
             }
             continue;
