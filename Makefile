@@ -75,7 +75,7 @@ BUILD_DEFS = -DRL_GIT_REV='"$(GIT_REV)"' -DRL_CFLAGS='"$(strip $(CFLAGS) $(SANFL
 # the harness's layers, bottom up; the unit tests in tests/<room>/, the
 # room of the code they test (tests/README.md).
 HARNESS_LAYERS := $(shell sh tests/layering.sh --layers)
-LIB_SRCS  := $(wildcard algorithms/*.c algorithms/*/*.c) $(wildcard workloads/*.c) \
+LIB_SRCS  := $(wildcard algorithms/*.c algorithms/*/*.c algorithms/*/*/*.c) $(wildcard workloads/*.c) \
              $(filter-out harness/cli/main.c,$(foreach d,$(HARNESS_LAYERS),$(wildcard harness/$(d)/*.c)))
 TEST_ROOMS := support algorithms check keyed run experiments cli io sys report workloads
 TEST_SRCS := $(foreach r,$(TEST_ROOMS),$(wildcard tests/$(r)/*.c))

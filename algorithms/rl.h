@@ -104,8 +104,8 @@ struct rl_config {
                              0 = RL_DEFAULT_SLOTS */
     uint64_t epoch_ns;    /* the run's t = 0 on the clock's timeline: where aligned
                              windows and bucket time start; earlier reads count as it */
-    const char *remote;   /* RL_REMOTE algorithms: "unix:PATH" or "HOST:PORT" (copied);
-                             the others ignore it */
+    const char *remote;   /* RL_REMOTE algorithms: "unix:PATH", "HOST:PORT" or
+                             "cluster:HOST:PORT[,...]" (copied); the others ignore it */
     bool virtual_time;    /* the clock is sim's virtual one: RL_REMOTE algorithms then
                              follow the trace's time, never the server's clock */
 };
@@ -188,6 +188,12 @@ extern const struct rl_algo *const rl_registry[];
 
 const struct rl_algo *rl_registry_find(const char *name);
 const char *rl_promise_name(enum rl_promise promise);
+
+/* MOVED and ASK replies the Redis Cluster client (algorithms/redis/cluster/)
+ * followed in this process since it started, over every limiter: 0 unless
+ * a Redis limiter ran on a cluster. The harness reads it after a run (the
+ * limiters' states are opaque to it); defined in redis_common.c. */
+uint64_t rl_remote_redirects(void);
 
 /* Shared helper for create(): a zeroed, cache-line aligned allocation, so
  * one limiter's hot words never share a line with another's. NULL on ENOMEM

@@ -17,7 +17,7 @@ fi
 # allowed FOLDER: the folders a file in FOLDER may include from.
 allowed() {
     case "$1" in
-    algorithms | algorithms/*) echo "algorithms $(ls -d algorithms/*/ | sed 's:/$::' | tr '\n' ' ')" ;;
+    algorithms | algorithms/*) echo "$(find algorithms -type d | sort | tr '\n' ' ')" ;;
     harness/io) echo "harness/io" ;;
     workloads) echo "workloads harness/io" ;;
     harness/sys) echo "harness/sys harness/io algorithms" ;;

@@ -1,6 +1,7 @@
 /* redis_common.c — see redis_common.h. */
 #include "redis_common.h"
 #include "algorithms/buckets/tb_ticks.h"
+#include "algorithms/redis/cluster/cluster_client.h"
 
 #include <hiredis/hiredis.h>
 #include <errno.h>
@@ -20,16 +21,18 @@
  * touches it after creation; the instance's lock guards only the list. */
 struct conn {
     struct conn *next;
-    uint64_t thread;     /* the owning thread's id (thread_id()) */
-    redisContext *ctx;   /* NULL: down */
-    uint64_t retry_ns;   /* CLOCK_MONOTONIC: no connect attempt before this */
-    uint64_t backoff_ns; /* the wait after the next failure; 0: RL_REDIS_RETRY_NS */
-    bool mask_sigpipe;   /* block SIGPIPE around each command (see command()) */
+    uint64_t thread;                  /* the owning thread's id (thread_id()) */
+    redisContext *ctx;                /* NULL: down */
+    uint64_t retry_ns;                /* CLOCK_MONOTONIC: no connect attempt before this */
+    uint64_t backoff_ns;              /* the wait after the next failure; 0: RL_REDIS_RETRY_NS */
+    bool mask_sigpipe;                /* block SIGPIPE around each command (see command()) */
+    struct rl_cluster_conns *cluster; /* on a cluster: the connections to its nodes */
 };
 
 struct rl_redis {
     uint64_t id; /* process-unique, never reused: the thread caches' key */
     char *address;
+    struct rl_cluster *cluster; /* "cluster:" addresses; NULL on a single server */
     char prefix[64];
     char algo[48];
     bool virtual_time;
@@ -384,6 +387,138 @@ static struct conn *this_thread_conn(struct rl_redis *r)
     return c;
 }
 
+/* ---- on a cluster ------------------------------------------------------ */
+
+/* The cluster client's prepare hook: every script loaded on a node's new
+ * connection, and again after its NOSCRIPT (a promoted replica, a flush). */
+static int load_scripts_on(void *arg, redisContext *ctx, char *err, size_t err_len)
+{
+    const struct rl_redis *r = arg;
+    for (size_t i = 0; i < r->script_count; i++) {
+        const char *argv[] = {"SCRIPT", "LOAD", r->scripts[i].source};
+        size_t lens[] = {6, 4, strlen(r->scripts[i].source)};
+        redisReply *reply = redisCommandArgv(ctx, 3, argv, lens);
+        bool ok = reply && reply->type == REDIS_REPLY_STRING && reply->len == 40;
+        if (!ok)
+            snprintf(err, err_len, "redis refused script %s.lua: %.160s", r->scripts[i].name,
+                     reply == NULL                      ? ctx->errstr
+                     : reply->type == REDIS_REPLY_ERROR ? reply->str
+                                                        : "unexpected reply");
+        if (reply)
+            freeReplyObject(reply);
+        if (!ok)
+            return -1;
+    }
+    return 0;
+}
+
+/* This thread's connections to the cluster's nodes; NULL on ENOMEM. */
+static struct rl_cluster_conns *this_thread_cluster(struct rl_redis *r)
+{
+    struct conn *c = this_thread_conn(r);
+    if (c && c->cluster == NULL && (c->cluster = rl_cluster_conns_new()) == NULL)
+        set_error("%s: out of memory for cluster connections", r->algo);
+    return c ? c->cluster : NULL;
+}
+
+/* rl_redis_open's end on a cluster: the slot map, then the SHAs (SHA1 of
+ * the source, the same on every node). Frees r on failure. */
+static struct rl_redis *open_cluster(struct rl_redis *r, char *err, size_t err_len)
+{
+    char why[512] = "out of memory";
+    const char *seeds = r->address + strlen(RL_REDIS_CLUSTER_PREFIX);
+    r->cluster = rl_cluster_open(seeds, load_scripts_on, r, why, sizeof why);
+    struct rl_cluster_conns *cc = r->cluster ? this_thread_cluster(r) : NULL;
+    for (size_t i = 0; cc && i < r->script_count; i++) {
+        const char *argv[] = {"SCRIPT", "LOAD", r->scripts[i].source};
+        size_t lens[] = {6, 4, strlen(r->scripts[i].source)};
+        redisReply *reply = rl_cluster_command(r->cluster, cc, -1, 3, argv, lens, why, sizeof why);
+        bool ok = reply && reply->type == REDIS_REPLY_STRING && reply->len == 40;
+        if (ok)
+            memcpy(r->sha[i], reply->str, 41);
+        else if (reply)
+            snprintf(why, sizeof why, "redis refused script %s.lua: %.160s", r->scripts[i].name,
+                     reply->type == REDIS_REPLY_ERROR ? reply->str : "unexpected reply");
+        if (reply)
+            freeReplyObject(reply);
+        if (!ok)
+            cc = NULL;
+    }
+    if (cc == NULL) {
+        snprintf(err, err_len, "%s: %s", r->algo, why);
+        rl_redis_close(r);
+        return NULL;
+    }
+    return r;
+}
+
+/* rl_redis_eval on a cluster. With keys, on the primary serving the first
+ * key's slot (all of them must share it: one hash tag). Without keys (the
+ * KEYS-scan cleanup), on every primary, each scanning its own keys; the
+ * integer replies are summed. */
+static int cluster_eval(struct rl_redis *r, unsigned index, int nkeys, const char *const *keys,
+                        const struct rl_redis_args *args, long long *result)
+{
+    struct rl_cluster_conns *cc = this_thread_cluster(r);
+    if (cc == NULL)
+        return -1;
+    if (nkeys < 0 || nkeys > RL_REDIS_MAX_KEYS) {
+        set_error("%s: %d keys for one script (at most %d)", r->algo, nkeys, RL_REDIS_MAX_KEYS);
+        return -1;
+    }
+    const char *argv[3 + RL_REDIS_MAX_KEYS + RL_REDIS_MAX_ARGS];
+    size_t lens[3 + RL_REDIS_MAX_KEYS + RL_REDIS_MAX_ARGS];
+    char numkeys[8];
+    int argc = 0;
+    snprintf(numkeys, sizeof numkeys, "%d", nkeys);
+    argv[argc] = "EVALSHA", lens[argc++] = 7;
+    argv[argc] = r->sha[index], lens[argc++] = 40;
+    argv[argc] = numkeys, lens[argc++] = strlen(numkeys);
+    int slot = -1;
+    for (int i = 0; i < nkeys; i++) {
+        argv[argc] = keys[i], lens[argc++] = strlen(keys[i]);
+        int s = (int)rl_cluster_key_slot(keys[i], strlen(keys[i]));
+        if (slot >= 0 && s != slot) {
+            set_error("%s: %s.lua's keys lie in different slots (%d, %d): one hash tag needed",
+                      r->algo, r->scripts[index].name, slot, s);
+            return -1;
+        }
+        slot = s;
+    }
+    for (int i = 0; args && i < args->count; i++)
+        argv[argc] = args->argv[i], lens[argc++] = args->len[i];
+
+    unsigned nodes[RL_CLUSTER_MAX_NODES];
+    unsigned targets = 1;
+    if (nkeys == 0)
+        targets = rl_cluster_primaries(r->cluster, nodes, RL_CLUSTER_MAX_NODES);
+    long long sum = 0;
+    for (unsigned t = 0; t < targets; t++) {
+        int to = nkeys > 0 ? slot : rl_cluster_slot_of_node(r->cluster, nodes[t]);
+        char why[256];
+        redisReply *reply =
+            rl_cluster_command(r->cluster, cc, to, argc, argv, lens, why, sizeof why);
+        if (reply == NULL) {
+            set_error("%s: %s", r->algo, why);
+            return -1;
+        }
+        bool integer = reply->type == REDIS_REPLY_INTEGER;
+        if (integer)
+            sum += reply->integer;
+        else if (reply->type == REDIS_REPLY_ERROR)
+            set_error("%s: redis error from %s.lua: %.160s", r->algo, r->scripts[index].name,
+                      reply->str);
+        else
+            set_error("%s: %s.lua answered a non-integer (type %d)", r->algo,
+                      r->scripts[index].name, reply->type);
+        freeReplyObject(reply);
+        if (!integer)
+            return -1;
+    }
+    *result = sum;
+    return 0;
+}
+
 /* ---- instances ------------------------------------------------------- */
 
 struct rl_redis *rl_redis_open(const struct rl_config *cfg, const char *algo,
@@ -418,6 +553,8 @@ struct rl_redis *rl_redis_open(const struct rl_config *cfg, const char *algo,
     pthread_mutex_init(&r->lock, NULL);
     atomic_init(&r->reloads, 0);
     atomic_init(&r->waiting, 0);
+    if (strncmp(cfg->remote, RL_REDIS_CLUSTER_PREFIX, strlen(RL_REDIS_CLUSTER_PREFIX)) == 0)
+        return open_cluster(r, err, err_len);
 
     struct conn *c = this_thread_conn(r);
     const char *ping[] = {"PING"};
@@ -446,11 +583,13 @@ void rl_redis_close(struct rl_redis *r)
     for (struct conn *c = r->conns, *next; c; c = next) {
         next = c->next;
         drop(c);
+        rl_cluster_conns_free(c->cluster);
         free(c);
     }
     r->conns = NULL;
     pthread_mutex_unlock(&r->lock);
     pthread_mutex_destroy(&r->lock);
+    rl_cluster_close(r->cluster);
     free(r->address);
     free(r);
 }
@@ -484,7 +623,30 @@ void rl_redis_destroy(void *state)
 
 void rl_redis_key(const struct rl_redis *r, uint64_t key, const char *suffix, char *buf, size_t len)
 {
-    snprintf(buf, len, "rl:%s:%" PRIu64 "%s", r->prefix, key, suffix ? suffix : "");
+    if (r->cluster) /* the hash tag: every key of one limiter key in one slot */
+        snprintf(buf, len, "{rl:%s:%" PRIu64 "}%s", r->prefix, key, suffix ? suffix : "");
+    else
+        snprintf(buf, len, "rl:%s:%" PRIu64 "%s", r->prefix, key, suffix ? suffix : "");
+}
+
+void rl_redis_key_pattern(const struct rl_redis *r, char *buf, size_t len)
+{
+    snprintf(buf, len, "%srl:%s:*", r->cluster ? "{" : "", r->prefix);
+}
+
+bool rl_redis_on_cluster(const struct rl_redis *r)
+{
+    return r->cluster != NULL;
+}
+
+uint64_t rl_redis_redirects(const struct rl_redis *r)
+{
+    return r->cluster ? rl_cluster_redirects(r->cluster) : 0;
+}
+
+uint64_t rl_remote_redirects(void)
+{
+    return rl_cluster_redirects_total();
 }
 
 const char *rl_redis_prefix(const struct rl_redis *r)
@@ -500,7 +662,8 @@ bool rl_redis_virtual(const struct rl_redis *r)
 uint64_t rl_redis_reloads(const struct rl_redis *r)
 {
     /* a statistic: nothing is ordered by it */
-    return atomic_load_explicit(&r->reloads, memory_order_relaxed);
+    return atomic_load_explicit(&r->reloads, memory_order_relaxed) +
+           (r->cluster ? rl_cluster_reloads(r->cluster) : 0);
 }
 
 uint64_t rl_redis_ttl_ms(const struct rl_redis *r, uint64_t life_ns)
@@ -535,6 +698,8 @@ bool rl_redis_tick_horizon(const char *algo, uint64_t per_ns, uint64_t per_token
 int rl_redis_eval(struct rl_redis *r, unsigned index, int nkeys, const char *const *keys,
                   const struct rl_redis_args *args, long long *result)
 {
+    if (r->cluster)
+        return cluster_eval(r, index, nkeys, keys, args, result);
     struct conn *c = this_thread_conn(r);
     if (c == NULL || ensure_connected(r, c, false) != 0)
         return -1;
@@ -600,12 +765,25 @@ enum rl_decision rl_redis_decide(struct rl_redis *r, unsigned index, uint64_t ke
 
 int rl_redis_time_us(struct rl_redis *r, uint64_t *us)
 {
-    struct conn *c = this_thread_conn(r);
-    if (c == NULL || ensure_connected(r, c, false) != 0)
-        return -1;
     const char *argv[] = {"TIME"};
     size_t lens[] = {4};
-    redisReply *reply = command(r, c, 1, argv, lens);
+    redisReply *reply;
+    if (r->cluster) { /* any primary's clock: see rl_redis_time_us in the header */
+        struct rl_cluster_conns *cc = this_thread_cluster(r);
+        char why[256];
+        if (cc == NULL)
+            return -1;
+        if ((reply = rl_cluster_command(r->cluster, cc, -1, 1, argv, lens, why, sizeof why)) ==
+            NULL) {
+            set_error("%s: %s", r->algo, why);
+            return -1;
+        }
+    } else {
+        struct conn *c = this_thread_conn(r);
+        if (c == NULL || ensure_connected(r, c, false) != 0)
+            return -1;
+        reply = command(r, c, 1, argv, lens);
+    }
     if (reply == NULL)
         return -1;
     int rc = -1;

@@ -43,6 +43,7 @@
 #define RL_REDIS_RETRY_NS       (50ull * 1000000) /* at most one reconnect per 50 ms per thread */
 #define RL_REDIS_TIMEOUT_MS     5000              /* a command unanswered this long is an error */
 #define RL_REDIS_VIRTUAL_TTL_MS (60ull * 1000)    /* see rl_redis_ttl_ms */
+#define RL_REDIS_CLUSTER_PREFIX "cluster:"        /* remote = "cluster:HOST:PORT[,HOST:PORT...]" */
 #define RL_REDIS_MIN_HORIZON_NS (24ull * 3600 * 1000000000) /* see rl_redis_tick_horizon */
 
 struct rl_redis; /* one per limiter instance */
@@ -120,12 +121,27 @@ void rl_redis_destroy(void *state);
  * their PEXPIRE. NULL is ignored. */
 void rl_redis_close(struct rl_redis *r);
 
-/* Writes "rl:<prefix>:<key><suffix>" into buf (suffix may be NULL). */
+/* Writes "rl:<prefix>:<key><suffix>" into buf (suffix may be NULL). On a
+ * cluster, "{rl:<prefix>:<key>}<suffix>": the hash tag puts every key of
+ * one limiter key in one slot, so one script call touches one node. */
 void rl_redis_key(const struct rl_redis *r, uint64_t key, const char *suffix, char *buf,
                   size_t len);
 
-/* The instance's prefix, e.g. for a KEYS pattern "rl:<prefix>:*". */
+/* The instance's prefix. */
 const char *rl_redis_prefix(const struct rl_redis *r);
+
+/* The KEYS pattern matching every key of the instance: "rl:<prefix>:*",
+ * on a cluster "{rl:<prefix>:*" (as rl_redis_key names them there). */
+void rl_redis_key_pattern(const struct rl_redis *r, char *buf, size_t len);
+
+/* Whether cfg->remote named a cluster ("cluster:HOST:PORT[,...]"). */
+bool rl_redis_on_cluster(const struct rl_redis *r);
+
+/* MOVED and ASK replies the instance followed (0 on a single server): once
+ * the map is warm, a run that moves no slot adds none. */
+uint64_t rl_redis_redirects(const struct rl_redis *r);
+
+/* Over every instance of the process: rl_remote_redirects (rl.h). */
 
 /* EVALSHA of script `index` with nkeys (≤ RL_REDIS_MAX_KEYS) key names and
  * args (NULL: none), on this thread's connection. 0 with the script's
@@ -149,7 +165,9 @@ enum rl_decision rl_redis_decide_packed(struct rl_redis *r, uint64_t key, const 
                                         const char *ttl_ms, size_t ttl_len);
 
 /* The server's TIME in µs since the Unix epoch (~1.8e15 < 2^53). -1 on
- * failure, as rl_redis_eval. */
+ * failure, as rl_redis_eval. On a cluster, the TIME of the primary serving
+ * slot 0, while each script reads its own node's clock: the servertime
+ * bucket assumes the nodes' clocks agree (they share one on loopback). */
 int rl_redis_time_us(struct rl_redis *r, uint64_t *us);
 
 /* How long (ms, for PEXPIRE) a key must live so that its expiry changes no

@@ -146,7 +146,7 @@ static void *redis_scan_create(const struct rl_config *cfg, char *err, size_t er
     s->epoch_ns = cfg->epoch_ns;
     s->ttl_ms = rl_redis_ttl_ms(s->redis, cfg->interval_ns);
     s->period_ns = cfg->interval_ns / 10 ? cfg->interval_ns / 10 : 1;
-    snprintf(s->pattern, sizeof s->pattern, "rl:%s:*", rl_redis_prefix(s->redis));
+    rl_redis_key_pattern(s->redis, s->pattern, sizeof s->pattern);
     atomic_init(&s->next_cleanup_ns, s->period_ns);
     pthread_mutex_init(&s->stop_lock, NULL);
     pthread_condattr_t attr;

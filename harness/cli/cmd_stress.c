@@ -299,6 +299,12 @@ int rl_cmd_stress(int argc, char **argv)
     char err[512];
     size_t done = rl_stress_plan_run(&o.plan, cmd, rows, &interrupted, &failed, err, sizeof err);
     int status = report(&o, &clock_report, rows, done);
+    const char *remote = o.plan.run.cfg.remote;
+    if (remote && strncmp(remote, "cluster:", strlen("cluster:")) == 0)
+        /* each limiter loads the slot map when it opens: every redirect
+         * counted here was followed after that warm-up */
+        fprintf(stderr, "ratelab stress: Redis Cluster: %llu MOVED/ASK redirects followed\n",
+                (unsigned long long)rl_remote_redirects());
     rl_stress_plan_free(&o.plan);
     free(rows);
     if (interrupted || failed) {
