@@ -101,6 +101,7 @@ static int memo_visit(struct memo *m, const struct rl_lin_model *model, struct s
 struct choice {
     size_t j; /* the operation placed next (its place in the key's list) */
     uint64_t t;
+    bool witness; /* t is the operation's witness */
 };
 
 struct frame {
@@ -180,8 +181,18 @@ static int frame_choices(const struct search *s, struct frame *f)
             bool dup = false;
             for (int d = 0; d < c; d++)
                 dup |= cand[d] == t && (d != 0 || o->has_witness);
-            if (!dup)
-                f->choices[f->nchoices++] = (struct choice){i, t};
+            if (!dup) {
+                /* witnesses first, then the earliest time: the likeliest
+                 * order is tried first */
+                uint32_t at = f->nchoices++;
+                bool w = c == 0;
+                while (at > 0 && (f->choices[at - 1].witness < w ||
+                                  (f->choices[at - 1].witness == w && f->choices[at - 1].t > t))) {
+                    f->choices[at] = f->choices[at - 1];
+                    at--;
+                }
+                f->choices[at] = (struct choice){i, t, w};
+            }
         }
     }
     return 0;

@@ -6,9 +6,9 @@
  * order of the operations, and the sequential algorithm replayed in that
  * order at those times gives every recorded answer. Real-time precedence
  * follows: an operation that returned before another was called gets an
- * earlier time. An operation's candidates, once the operations before it are
- * placed at times up to T: max(T, its call), its witness, its return — each
- * kept only when it lies in [T, return]. "not linearizable" therefore means
+ * earlier time. An operation's candidates, once the operations of its key
+ * before it are placed at times up to T: max(T, its call), its witness, its
+ * return — each kept only when it lies in [T, return]. "not linearizable" therefore means
  * no order at any candidate time explains the answers.
  *
  * Keys are independent limiters (the keyed container gives each key its
