@@ -230,6 +230,43 @@ int rl_history_validate(const struct rl_history *h, const char *name, char *err,
             return -1;
         }
     }
+    /* The usual log: each thread's operations in call order, few threads:
+     * one pass with each thread's latest return. */
+    enum { FEW_THREADS = 4096 };
+    uint64_t *last_return = calloc(FEW_THREADS, sizeof *last_return);
+    uint32_t *last_line = calloc(FEW_THREADS, sizeof *last_line);
+    uint64_t *last_call = calloc(FEW_THREADS, sizeof *last_call);
+    bool in_order = last_return && last_line && last_call;
+    for (size_t i = 0; i < h->len && in_order; i++) {
+        const struct rl_hist_op *o = &h->ops[i];
+        uint32_t t = o->thread;
+        if (t >= FEW_THREADS ||
+            (last_line[t] && (o->call_ns < last_call[t] ||
+                              (o->call_ns == last_call[t] && o->return_ns < last_return[t])))) {
+            in_order = false;
+            break;
+        }
+        if (last_line[t] && o->call_ns < last_return[t]) {
+            rl_set_err(err, err_len,
+                       "%s: lines %u and %u: thread %u has two operations in flight at once "
+                       "([%llu, %llu] and [%llu, %llu] ns)",
+                       name, last_line[t], o->line, t, (unsigned long long)last_call[t],
+                       (unsigned long long)last_return[t], (unsigned long long)o->call_ns,
+                       (unsigned long long)o->return_ns);
+            free(last_return);
+            free(last_line);
+            free(last_call);
+            return -1;
+        }
+        last_return[t] = o->return_ns;
+        last_call[t] = o->call_ns;
+        last_line[t] = o->line ? o->line : 1;
+    }
+    free(last_return);
+    free(last_line);
+    free(last_call);
+    if (in_order)
+        return 0;
     const struct rl_hist_op **sorted = malloc((h->len ? h->len : 1) * sizeof *sorted);
     if (sorted == NULL) {
         rl_set_err(err, err_len, "%s: out of memory", name);
