@@ -279,6 +279,14 @@ static enum rl_lin_verdict search_key(struct search *s)
             break;
         }
         const struct rl_hist_op *o = op_at(s, c.j);
+        if (m->clone_replays) { /* the copy replays f->depth steps */
+            uint64_t cost = f->depth < *s->budget ? f->depth : *s->budget;
+            *s->budget -= cost;
+            if (*s->budget == 0) {
+                verdict = RL_LIN_UNKNOWN;
+                break;
+            }
+        }
         void *state = m->clone(m->ctx, f->state);
         if (state == NULL) {
             s->oom = true;

@@ -40,6 +40,9 @@ struct rl_lin_model {
     void (*destroy)(void *ctx, void *state);
     uint64_t (*hash)(void *ctx, const void *state);
     bool (*equal)(void *ctx, const void *a, const void *b);
+    /* clone replays every step that made the state: a copy at depth d is
+     * charged d + 1 states of the budget, so time stays bounded by it */
+    bool clone_replays;
 };
 
 enum rl_lin_verdict { RL_LIN_YES, RL_LIN_NO, RL_LIN_UNKNOWN };

@@ -8,8 +8,12 @@
 #include <string.h>
 
 /* A limiter and, for algorithms whose state cannot be copied byte for byte,
- * the steps that made it (replayed into a fresh limiter to copy it). */
+ * the steps that made it (replayed into a fresh limiter to copy it), kept
+ * as a chain shared by every copy so that memory grows with the states the
+ * search visits, not with their depth. */
 struct step {
+    struct step *parent; /* the step before; NULL: the first */
+    uint64_t refs;       /* states and later steps pointing here */
     uint64_t t, cost;
     uint32_t key;
 };
@@ -17,9 +21,18 @@ struct step {
 struct model_state {
     void *limiter;
     uint64_t extra;
-    struct step *steps;
-    size_t len, cap;
+    struct step *tail; /* the latest step; NULL: none yet */
+    size_t depth;
 };
+
+static void step_release(struct step *s)
+{
+    while (s && --s->refs == 0) {
+        struct step *parent = s->parent;
+        free(s);
+        s = parent;
+    }
+}
 
 static void *limiter_create(struct rl_lin_algo *a, uint64_t extra)
 {
@@ -59,15 +72,12 @@ static bool model_step(void *ctx, void *state, uint64_t t, uint32_t key, uint64_
     struct rl_lin_algo *a = ctx;
     struct model_state *s = state;
     if (a->algo->one_word_state == 0) {
-        if (s->len == s->cap) {
-            size_t cap = s->cap ? 2 * s->cap : 16;
-            struct step *steps = realloc(s->steps, cap * sizeof *steps);
-            if (steps == NULL)
-                abort(); /* no way to say it through step: out of memory */
-            s->steps = steps;
-            s->cap = cap;
-        }
-        s->steps[s->len++] = (struct step){t, cost, key};
+        struct step *st = malloc(sizeof *st);
+        if (st == NULL)
+            abort(); /* step has no way to say it: out of memory */
+        *st = (struct step){.parent = s->tail, .refs = 1, .t = t, .cost = cost, .key = key};
+        s->tail = st; /* takes over the state's reference to the parent */
+        s->depth++;
     }
     return decide(a, s->limiter, t, key, cost);
 }
@@ -77,7 +87,7 @@ static void model_destroy(void *ctx, void *state)
     struct rl_lin_algo *a = ctx;
     struct model_state *s = state;
     a->algo->destroy(s->limiter);
-    free(s->steps);
+    step_release(s->tail);
     free(s);
 }
 
@@ -97,20 +107,27 @@ static void *model_clone(void *ctx, const void *state)
             memcpy(s->limiter, from->limiter, size);
     } else {
         s->limiter = limiter_create(a, from->extra);
-        s->steps = malloc((from->len ? from->len : 1) * sizeof *s->steps);
-        if (s->steps == NULL && s->limiter) {
+        struct step **path = malloc((from->depth ? from->depth : 1) * sizeof *path);
+        if (path == NULL && s->limiter) {
             a->algo->destroy(s->limiter);
             s->limiter = NULL;
         }
-        for (size_t i = 0; s->limiter && i < from->len; i++) {
-            const struct step *st = &from->steps[i];
-            decide(a, s->limiter, st->t, st->key, st->cost);
-            s->steps[i] = *st;
+        if (s->limiter) {
+            size_t n = 0;
+            for (struct step *st = from->tail; st; st = st->parent)
+                path[n++] = st;
+            while (n > 0) {
+                const struct step *st = path[--n];
+                decide(a, s->limiter, st->t, st->key, st->cost);
+            }
+            s->tail = from->tail;
+            if (s->tail)
+                s->tail->refs++;
+            s->depth = from->depth;
         }
-        s->len = s->cap = from->len;
+        free(path);
     }
     if (s->limiter == NULL) {
-        free(s->steps);
         free(s);
         return NULL;
     }
@@ -154,6 +171,7 @@ int rl_lin_model_of(const struct rl_algo *algo, const struct rl_config *cfg,
                                    .clone = model_clone,
                                    .destroy = model_destroy,
                                    .hash = flat ? model_hash : NULL,
-                                   .equal = flat ? model_equal : NULL};
+                                   .equal = flat ? model_equal : NULL,
+                                   .clone_replays = !flat};
     return 0;
 }

@@ -102,7 +102,8 @@ static struct rl_lin_model toy_model(struct toy_ctx *ctx, bool remember)
                                  toy_clone,
                                  toy_destroy,
                                  remember ? toy_hash : NULL,
-                                 remember ? toy_equal : NULL};
+                                 remember ? toy_equal : NULL,
+                                 false};
 }
 
 /* ---- the oracle ----------------------------------------------------------- */
