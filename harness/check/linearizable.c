@@ -109,7 +109,8 @@ struct frame {
     size_t *extra; /* placed operations from p on, ascending */
     uint32_t nextra;
     uint64_t time, dropped;
-    void *state;
+    void *state; /* NULL once lent to a child (in place): rebuilt from mark */
+    void *mark;
     struct choice *choices;
     uint32_t nchoices, next;
 };
@@ -236,6 +237,9 @@ static enum rl_lin_verdict search_key(struct search *s)
     if (s->n == 0)
         return RL_LIN_YES;
     bool remember = m->hash != NULL && m->equal != NULL;
+    /* in place: the path's one state is stepped forward, and rebuilt from a
+     * frame's mark only when the search comes back to that frame */
+    bool in_place = !remember && m->mark && m->rebuild && m->release;
     struct memo memo = {0};
     struct frame *stack = malloc((s->n + 1) * sizeof *stack);
     void *root = m->create(m->ctx, s->extra_limit);
@@ -248,9 +252,9 @@ static enum rl_lin_verdict search_key(struct search *s)
     }
     size_t top = 0;
     bool failed_once = false;
-    stack[0] = (struct frame){.state = root};
+    stack[0] = (struct frame){.state = root, .mark = in_place ? m->mark(m->ctx, root) : NULL};
     enum rl_lin_verdict verdict = RL_LIN_NO;
-    if (frame_choices(s, &stack[0]) != 0) {
+    if ((in_place && stack[0].mark == NULL) || frame_choices(s, &stack[0]) != 0) {
         s->oom = true;
         verdict = RL_LIN_UNKNOWN;
         top = 1;
@@ -267,7 +271,10 @@ static enum rl_lin_verdict search_key(struct search *s)
         if (f->next == f->nchoices) {
             free(f->choices);
             if (!remember) {
-                m->destroy(m->ctx, f->state);
+                if (f->state)
+                    m->destroy(m->ctx, f->state);
+                if (f->mark)
+                    m->release(m->ctx, f->mark);
                 free(f->extra);
             }
             top--;
@@ -279,15 +286,21 @@ static enum rl_lin_verdict search_key(struct search *s)
             break;
         }
         const struct rl_hist_op *o = op_at(s, c.j);
-        if (m->clone_replays) { /* the copy replays f->depth steps */
-            uint64_t cost = f->depth < *s->budget ? f->depth : *s->budget;
-            *s->budget -= cost;
-            if (*s->budget == 0) {
-                verdict = RL_LIN_UNKNOWN;
-                break;
+        void *state;
+        if (in_place && f->state) {
+            state = f->state; /* lent to the child */
+            f->state = NULL;
+        } else {
+            if (m->clone_replays) { /* the copy replays f->depth steps */
+                uint64_t cost = f->depth < *s->budget ? f->depth : *s->budget;
+                *s->budget -= cost;
+                if (*s->budget == 0) {
+                    verdict = RL_LIN_UNKNOWN;
+                    break;
+                }
             }
+            state = in_place ? m->rebuild(m->ctx, f->mark) : m->clone(m->ctx, f->state);
         }
-        void *state = m->clone(m->ctx, f->state);
         if (state == NULL) {
             s->oom = true;
             verdict = RL_LIN_UNKNOWN;
@@ -304,7 +317,8 @@ static enum rl_lin_verdict search_key(struct search *s)
             m->destroy(m->ctx, state);
             if (o->admitted || f->dropped >= s->max_dropped)
                 continue;
-            state = m->clone(m->ctx, f->state); /* the reject dropped: nothing changed */
+            /* the reject dropped: nothing changed */
+            state = in_place ? m->rebuild(m->ctx, f->mark) : m->clone(m->ctx, f->state);
             child.dropped++;
             if (state == NULL) {
                 s->oom = true;
@@ -319,6 +333,13 @@ static enum rl_lin_verdict search_key(struct search *s)
             break;
         }
         child.state = state;
+        if (in_place && (child.mark = m->mark(m->ctx, state)) == NULL) {
+            m->destroy(m->ctx, state);
+            free(child.extra);
+            s->oom = true;
+            verdict = RL_LIN_UNKNOWN;
+            break;
+        }
         if (remember) {
             uint64_t h = mix(mix(mix(child.p, child.time), child.dropped), m->hash(m->ctx, state));
             for (uint32_t e = 0; e < child.nextra; e++)
@@ -342,6 +363,8 @@ static enum rl_lin_verdict search_key(struct search *s)
         if (frame_choices(s, &child) != 0) {
             if (!remember) {
                 m->destroy(m->ctx, state);
+                if (child.mark)
+                    m->release(m->ctx, child.mark);
                 free(child.extra);
             }
             s->oom = true;
@@ -357,7 +380,10 @@ out:
         free(stack[i].choices);
     if (!remember) {
         for (size_t i = 0; i < top; i++) {
-            m->destroy(m->ctx, stack[i].state);
+            if (stack[i].state)
+                m->destroy(m->ctx, stack[i].state);
+            if (stack[i].mark)
+                m->release(m->ctx, stack[i].mark);
             free(stack[i].extra);
         }
     } else {

@@ -43,6 +43,15 @@ struct rl_lin_model {
     /* clone replays every step that made the state: a copy at depth d is
      * charged d + 1 states of the budget, so time stays bounded by it */
     bool clone_replays;
+    /* Optional (all three or none), for a model whose clone replays: a
+     * cheap mark of what made a state, a fresh state rebuilt from one
+     * (replaying, charged like clone) and freeing a mark. With them the
+     * search steps one state in place along its path and rebuilds only when
+     * it comes back to try another choice. Ignored when states are
+     * remembered (hash and equal given). */
+    void *(*mark)(void *ctx, const void *state);
+    void *(*rebuild)(void *ctx, const void *mark);
+    void (*release)(void *ctx, void *mark);
 };
 
 enum rl_lin_verdict { RL_LIN_YES, RL_LIN_NO, RL_LIN_UNKNOWN };

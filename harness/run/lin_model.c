@@ -91,6 +91,76 @@ static void model_destroy(void *ctx, void *state)
     free(s);
 }
 
+/* A fresh limiter with the steps up to tail replayed into it; NULL on
+ * ENOMEM. */
+static void *replay(struct rl_lin_algo *a, uint64_t extra, struct step *tail, size_t depth)
+{
+    void *limiter = limiter_create(a, extra);
+    struct step **path = malloc((depth ? depth : 1) * sizeof *path);
+    if (limiter == NULL || path == NULL) {
+        if (limiter)
+            a->algo->destroy(limiter);
+        free(path);
+        return NULL;
+    }
+    size_t n = 0;
+    for (struct step *st = tail; st; st = st->parent)
+        path[n++] = st;
+    while (n > 0) {
+        const struct step *st = path[--n];
+        decide(a, limiter, st->t, st->key, st->cost);
+    }
+    free(path);
+    return limiter;
+}
+
+/* A mark: what made a state, without its limiter. */
+struct mark {
+    struct step *tail;
+    uint64_t extra;
+    size_t depth;
+};
+
+static void *model_mark(void *ctx, const void *state)
+{
+    (void)ctx;
+    const struct model_state *s = state;
+    struct mark *m = malloc(sizeof *m);
+    if (m == NULL)
+        return NULL;
+    *m = (struct mark){s->tail, s->extra, s->depth};
+    if (m->tail)
+        m->tail->refs++;
+    return m;
+}
+
+static void *model_rebuild(void *ctx, const void *mark)
+{
+    const struct mark *m = mark;
+    struct model_state *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return NULL;
+    s->limiter = replay(ctx, m->extra, m->tail, m->depth);
+    if (s->limiter == NULL) {
+        free(s);
+        return NULL;
+    }
+    s->extra = m->extra;
+    s->tail = m->tail;
+    if (s->tail)
+        s->tail->refs++;
+    s->depth = m->depth;
+    return s;
+}
+
+static void model_release(void *ctx, void *mark)
+{
+    (void)ctx;
+    struct mark *m = mark;
+    step_release(m->tail);
+    free(m);
+}
+
 static void *model_clone(void *ctx, const void *state)
 {
     struct rl_lin_algo *a = ctx;
@@ -172,6 +242,9 @@ int rl_lin_model_of(const struct rl_algo *algo, const struct rl_config *cfg,
                                    .destroy = model_destroy,
                                    .hash = flat ? model_hash : NULL,
                                    .equal = flat ? model_equal : NULL,
-                                   .clone_replays = !flat};
+                                   .clone_replays = !flat,
+                                   .mark = flat ? NULL : model_mark,
+                                   .rebuild = flat ? NULL : model_rebuild,
+                                   .release = flat ? NULL : model_release};
     return 0;
 }
