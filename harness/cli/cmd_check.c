@@ -1,4 +1,5 @@
 /* cmd_check.c — `ratelab check`: the checker on any decision log. */
+#include "check_linearizable.h"
 #include "cli.h"
 #include "commands.h"
 #include "parse.h"
@@ -18,7 +19,8 @@ static void check_help(void)
     printf("usage: ratelab check --events FILE --limit L --interval DUR [--epoch DUR]\n"
            "                     [--promise strong|weak|window|bucket [--burst B]]\n"
            "                     [--admits-only] [--per-key] [--format table|csv|json]\n"
-           "                     [--out FILE.csv] [--reorder LINES]\n\n"
+           "                     [--out FILE.csv] [--reorder LINES]\n"
+           "       ratelab check --linearizable --algo NAME ... (its own --help)\n\n"
            "Checks a decision log from ratelab (sim, replay or stress --decisions) or from\n"
            "any other system, and with --promise judges it as sim judges an algorithm.\n"
            "FILE is CSV with header t_ns,key,n,admitted,thread, or t_ns,key,n,admitted\n"
@@ -439,6 +441,9 @@ static void print_table_view(const struct check_options *o, const struct rl_chec
 int rl_cmd_check(int argc, char **argv)
 {
     const char *cmd = "check";
+    for (int i = 1; i < argc; i++) /* a mode of its own, with its own options */
+        if (strcmp(argv[i], "--linearizable") == 0)
+            return rl_cmd_check_linearizable(argc, argv);
     struct check_options o = {.reorder = RL_CHECK_FILE_REORDER,
                               .output = {.format = RL_FORMAT_TABLE}};
     rl_cli_limiter_defaults(&o.cfg);

@@ -1,0 +1,549 @@
+/* test_linearizable.c — the linearizability checker checked: a brute-force
+ * oracle (every order, every candidate time, no partitioning, no pruning,
+ * no memory) agrees with witness replay and with the search on thousands of
+ * tiny random histories; sequential sim runs of registry algorithms are
+ * linearizable; hand-broken ones are not, with a 1-minimal counterexample;
+ * the overshoot score; the budget; and the history reader's refusals. */
+#include "tests/support/cli_run.h"
+#include "tests/support/random_trace.h"
+#include "tests/support/test_util.h"
+#include "harness/check/history.h"
+#include "harness/check/linearizable.h"
+#include "harness/run/lin_model.h"
+#include "harness/run/sim.h"
+#include "harness/sys/clock.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- two small sequential models, written here from their definitions --- */
+
+#define MAX_KEYS 2
+
+/* kind 0: a fixed window aligned at 0 (count per window of length I);
+ * kind 1: GCRA (theoretical arrival time, burst L). */
+struct toy_ctx {
+    int kind;
+    uint64_t limit, interval;
+};
+
+struct toy_state {
+    uint64_t a[MAX_KEYS], b[MAX_KEYS]; /* window start and count, or tat */
+    uint64_t limit;
+};
+
+static void *toy_create(void *ctx, uint64_t extra)
+{
+    struct toy_state *s = calloc(1, sizeof *s);
+    if (s)
+        s->limit = ((struct toy_ctx *)ctx)->limit + extra;
+    return s;
+}
+
+static bool toy_step(void *ctx, void *state, uint64_t t, uint32_t key, uint64_t cost)
+{
+    const struct toy_ctx *c = ctx;
+    struct toy_state *s = state;
+    if (c->kind == 0) {
+        uint64_t w = t / c->interval * c->interval;
+        if (w != s->a[key]) {
+            s->a[key] = w;
+            s->b[key] = 0;
+        }
+        if (s->b[key] + cost > s->limit)
+            return false;
+        s->b[key] += cost;
+        return true;
+    }
+    uint64_t e = c->interval / s->limit, tat = s->a[key] > t ? s->a[key] : t;
+    if (tat + cost * e - t > s->limit * e)
+        return false;
+    s->a[key] = tat + cost * e;
+    return true;
+}
+
+static void *toy_clone(void *ctx, const void *state)
+{
+    (void)ctx;
+    struct toy_state *s = malloc(sizeof *s);
+    if (s)
+        memcpy(s, state, sizeof *s);
+    return s;
+}
+
+static void toy_destroy(void *ctx, void *state)
+{
+    (void)ctx;
+    free(state);
+}
+
+static uint64_t toy_hash(void *ctx, const void *state)
+{
+    (void)ctx;
+    const struct toy_state *s = state;
+    uint64_t h = s->limit;
+    for (int k = 0; k < MAX_KEYS; k++)
+        h = h * 31 + s->a[k] * 7 + s->b[k];
+    return h;
+}
+
+static bool toy_equal(void *ctx, const void *x, const void *y)
+{
+    (void)ctx;
+    return memcmp(x, y, sizeof(struct toy_state)) == 0;
+}
+
+static struct rl_lin_model toy_model(struct toy_ctx *ctx, bool remember)
+{
+    return (struct rl_lin_model){ctx,
+                                 toy_create,
+                                 toy_step,
+                                 toy_clone,
+                                 toy_destroy,
+                                 remember ? toy_hash : NULL,
+                                 remember ? toy_equal : NULL,
+                                 false,
+                                 NULL,
+                                 NULL,
+                                 NULL};
+}
+
+/* ---- the oracle ----------------------------------------------------------- */
+
+/* True when the operations not in `placed` can follow, from the times
+ * now[key] each key has reached and state, in some order at some candidate
+ * times (linearizable.h), every answer given. The whole history at once:
+ * keys are not split, one order holds them all. */
+static bool oracle_from(const struct rl_history *h, const struct rl_lin_model *m, unsigned placed,
+                        const uint64_t *now_of, const void *state)
+{
+    if (placed == (1u << h->len) - 1)
+        return true;
+    for (size_t j = 0; j < h->len; j++) {
+        if (placed & (1u << j))
+            continue;
+        const struct rl_hist_op *o = &h->ops[j];
+        uint64_t now = now_of[o->key];
+        uint64_t cand[3] = {o->call_ns > now ? o->call_ns : now, o->return_ns,
+                            o->has_witness ? o->witness_ns : o->return_ns};
+        for (int c = 0; c < 3; c++) {
+            uint64_t t = cand[c];
+            if (t < now || t < o->call_ns || t > o->return_ns)
+                continue;
+            void *s = m->clone(m->ctx, state);
+            uint64_t next[MAX_KEYS];
+            memcpy(next, now_of, sizeof next);
+            next[o->key] = t;
+            bool ok = m->step(m->ctx, s, t, o->key, o->cost) == o->admitted &&
+                      oracle_from(h, m, placed | 1u << j, next, s);
+            m->destroy(m->ctx, s);
+            if (ok)
+                return true;
+        }
+    }
+    return false;
+}
+
+static bool oracle(const struct rl_history *h, const struct rl_lin_model *m)
+{
+    void *s = m->create(m->ctx, 0);
+    const uint64_t start[MAX_KEYS] = {0};
+    bool ok = oracle_from(h, m, 0, start, s);
+    m->destroy(m->ctx, s);
+    return ok;
+}
+
+/* A random tiny history: 2–3 threads, up to 6 operations, 1–2 keys. Its
+ * answers come from a random sequential run at times inside the calls
+ * (linearizable by construction) and then, half the time, one is flipped.
+ * Witnesses: the run's times, random times in the call, or none. */
+static void random_history(uint64_t *rng, const struct rl_lin_model *m, struct rl_history *h)
+{
+    memset(h, 0, sizeof *h);
+    unsigned threads = 2 + rl_test_xorshift64(rng) % 2;
+    size_t n = 1 + rl_test_xorshift64(rng) % 6;
+    uint32_t keys = 1 + rl_test_xorshift64(rng) % MAX_KEYS;
+    int witnesses = (int)(rl_test_xorshift64(rng) % 3);
+    uint64_t free_at[3] = {0, 0, 0};
+    uint64_t at[6];
+    for (size_t i = 0; i < n; i++) {
+        unsigned t = rl_test_xorshift64(rng) % threads;
+        uint64_t call = free_at[t] + rl_test_xorshift64(rng) % 8;
+        uint64_t ret = call + rl_test_xorshift64(rng) % 12;
+        free_at[t] = ret + rl_test_xorshift64(rng) % 2;
+        at[i] = call + rl_test_xorshift64(rng) % (ret - call + 1);
+        struct rl_hist_op op = {.thread = t,
+                                .key = (uint32_t)(rl_test_xorshift64(rng) % keys),
+                                .cost = 1 + rl_test_xorshift64(rng) % 2,
+                                .call_ns = call,
+                                .return_ns = ret,
+                                .has_witness = witnesses == 1 ||
+                                               (witnesses == 2 && rl_test_xorshift64(rng) % 2),
+                                .line = (uint32_t)i + 1};
+        op.witness_ns = witnesses == 1 ? at[i] : call + rl_test_xorshift64(rng) % (ret - call + 1);
+        rl_history_push(h, &op);
+    }
+    h->key_count = keys;
+    /* the sequential run: operations by their chosen time */
+    size_t order[6];
+    for (size_t i = 0; i < n; i++)
+        order[i] = i;
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && at[order[j]] < at[order[j - 1]]; j--) {
+            size_t x = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = x;
+        }
+    void *s = m->create(m->ctx, 0);
+    for (size_t i = 0; i < n; i++) {
+        struct rl_hist_op *o = &h->ops[order[i]];
+        o->admitted = m->step(m->ctx, s, at[order[i]], o->key, o->cost);
+    }
+    m->destroy(m->ctx, s);
+    if (rl_test_xorshift64(rng) % 2) {
+        struct rl_hist_op *o = &h->ops[rl_test_xorshift64(rng) % n];
+        o->admitted = !o->admitted;
+    }
+}
+
+/* ---- the property --------------------------------------------------------- */
+
+static void test_agrees_with_oracle(void)
+{
+    uint64_t rng = 0x1D2C3B4A59687ull;
+    unsigned agree_yes = 0, agree_no = 0, by_witness = 0;
+    for (int round = 0; round < 6000; round++) {
+        struct toy_ctx ctx = {.kind = round % 2,
+                              .limit = 1 + rl_test_xorshift64(&rng) % 3,
+                              .interval = 10 + 10 * (rl_test_xorshift64(&rng) % 2)};
+        struct rl_lin_model m = toy_model(&ctx, round % 3 != 0);
+        struct rl_history h;
+        random_history(&rng, &m, &h);
+        bool want = oracle(&h, &m);
+        for (int mode = 0; mode < 2; mode++) {
+            struct rl_lin_options o = {.budget = 100000, .no_witness = mode == 1};
+            struct rl_lin_result r;
+            char err[256];
+            EXPECT_FATAL(rl_lin_check(&h, &m, &o, &r, err, sizeof err) == 0, "%s", err);
+            EXPECT(r.verdict == (want ? RL_LIN_YES : RL_LIN_NO),
+                   "round %d (%s, L=%llu, I=%llu, %zu ops, %s): oracle says %s, checker %s", round,
+                   ctx.kind ? "gcra" : "window", (unsigned long long)ctx.limit,
+                   (unsigned long long)ctx.interval, h.len, mode ? "search" : "witness first",
+                   want ? "yes" : "no", rl_lin_verdict_name(r.verdict));
+            by_witness += mode == 0 && strcmp(r.mode, "witness") == 0;
+            if (r.verdict == RL_LIN_NO) {
+                /* the counterexample fails on its own, and is 1-minimal */
+                struct rl_history sub = {.key_count = h.key_count};
+                for (size_t i = 0; i < r.counter_len; i++)
+                    rl_history_push(&sub, &h.ops[r.counter[i]]);
+                EXPECT(!oracle(&sub, &m), "round %d: the counterexample is linearizable", round);
+                for (size_t drop = 0; drop < sub.len; drop++) {
+                    struct rl_history less = {.key_count = h.key_count};
+                    for (size_t i = 0; i < sub.len; i++)
+                        if (i != drop)
+                            rl_history_push(&less, &sub.ops[i]);
+                    EXPECT(oracle(&less, &m),
+                           "round %d: the counterexample still fails without op %zu", round, drop);
+                    rl_history_free(&less);
+                }
+                rl_history_free(&sub);
+            }
+            rl_lin_result_free(&r);
+        }
+        agree_yes += want;
+        agree_no += !want;
+        rl_history_free(&h);
+    }
+    /* the random histories reach both answers and the witness path, often */
+    EXPECT(agree_yes > 1000 && agree_no > 1000 && by_witness > 500,
+           "%u linearizable, %u not, %u by witness: the generator lost its spread", agree_yes,
+           agree_no, by_witness);
+}
+
+/* ---- hand-made histories --------------------------------------------------- */
+
+static struct rl_hist_op op(uint32_t thread, uint64_t call, uint64_t ret, bool admitted)
+{
+    return (struct rl_hist_op){
+        .thread = thread, .call_ns = call, .return_ns = ret, .cost = 1, .admitted = admitted};
+}
+
+/* A fixed window of L = 2: three admits inside one window are one too many
+ * in any order (overshoot 1); two concurrent calls where the reject came
+ * first in real time are explained by ordering the reject after. */
+static void test_overshoot_and_order(void)
+{
+    struct toy_ctx ctx = {.kind = 0, .limit = 2, .interval = 100};
+    struct rl_lin_model m = toy_model(&ctx, true);
+    struct rl_history h = {.key_count = 1};
+    struct rl_hist_op ops[] = {op(0, 10, 20, true), op(1, 15, 30, true), op(0, 25, 40, true),
+                               op(1, 50, 60, false)};
+    for (size_t i = 0; i < 4; i++)
+        rl_history_push(&h, &ops[i]);
+    struct rl_lin_options o = {.budget = 1000};
+    struct rl_lin_result r;
+    char err[256];
+    EXPECT_FATAL(rl_lin_check(&h, &m, &o, &r, err, sizeof err) == 0, "%s", err);
+    EXPECT_EQ(r.verdict, RL_LIN_NO);
+    EXPECT_EQ(r.overshoot_known, 1);
+    EXPECT_EQ(r.overshoot, 1);
+    EXPECT_EQ(r.counter_len, 3); /* the reject is not needed to show it */
+    EXPECT(h.ops[r.culprit].admitted, "the marked answer is an admit");
+    rl_lin_result_free(&r);
+    rl_history_free(&h);
+
+    /* the reject returned (at 30) before the second admit's call ended, and
+     * the reject's call began first: it can still be placed last */
+    struct rl_hist_op ops2[] = {op(0, 10, 20, true), op(1, 12, 30, false), op(0, 21, 25, true)};
+    h = (struct rl_history){.key_count = 1};
+    for (size_t i = 0; i < 3; i++)
+        rl_history_push(&h, &ops2[i]);
+    EXPECT_FATAL(rl_lin_check(&h, &m, &o, &r, err, sizeof err) == 0, "%s", err);
+    EXPECT_EQ(r.verdict, RL_LIN_YES);
+    rl_lin_result_free(&r);
+    /* ... but not when it returned before the second admit was called: a
+     * reject no order explains, overshoot 0, counted as a false reject */
+    h.ops[1].return_ns = 20;
+    EXPECT_FATAL(rl_lin_check(&h, &m, &o, &r, err, sizeof err) == 0, "%s", err);
+    EXPECT_EQ(r.verdict, RL_LIN_NO);
+    EXPECT_EQ(r.overshoot, 0);
+    EXPECT_EQ(r.false_rejects, 1);
+    EXPECT(!h.ops[r.culprit].admitted, "the marked answer is the reject");
+    rl_lin_result_free(&r);
+    rl_history_free(&h);
+}
+
+/* Overlapping operations that need 40 states to place: a budget of 5 says
+ * unknown, never a verdict, with how far it got. */
+static void test_budget_gives_unknown(void)
+{
+    struct toy_ctx ctx = {.kind = 0, .limit = 100, .interval = 1000};
+    struct rl_lin_model m = toy_model(&ctx, true);
+    struct rl_history h = {.key_count = 1};
+    for (uint32_t i = 0; i < 40; i++) {
+        struct rl_hist_op o = op(i % 2, 10 * i + i % 2, 10 * i + 15, true);
+        rl_history_push(&h, &o);
+    }
+    struct rl_lin_options o = {.budget = 5};
+    struct rl_lin_result r;
+    char err[256];
+    EXPECT_FATAL(rl_lin_check(&h, &m, &o, &r, err, sizeof err) == 0, "%s", err);
+    EXPECT_EQ(r.verdict, RL_LIN_UNKNOWN);
+    EXPECT(r.states <= 5, "%llu states past a budget of 5", (unsigned long long)r.states);
+    EXPECT(r.unknown_ops == 40 && r.unknown_deepest == 5, "ops %zu, deepest %zu", r.unknown_ops,
+           r.unknown_deepest);
+    rl_lin_result_free(&r);
+    o.budget = 40; /* exactly enough */
+    EXPECT_FATAL(rl_lin_check(&h, &m, &o, &r, err, sizeof err) == 0, "%s", err);
+    EXPECT_EQ(r.verdict, RL_LIN_YES);
+    rl_lin_result_free(&r);
+    rl_history_free(&h);
+}
+
+/* ---- registry algorithms, sequential runs from sim ------------------------- */
+
+static void sim_history(const struct rl_algo *a, const struct rl_config *cfg,
+                        const struct rl_trace *trace, int shape, struct rl_history *h)
+{
+    struct rl_event_log log;
+    struct rl_sim_outcome out;
+    char err[256];
+    memset(h, 0, sizeof *h);
+    EXPECT_FATAL(rl_sim_run(a, cfg, trace, &log, &out, err, sizeof err) == 0, "%s", err);
+    h->key_count = log.key_count;
+    /* overlapping calls: the first 100 operations (algorithms whose state is
+     * not one flat word are searched without memory, lin_model.h) */
+    size_t len = shape == 2 && log.len > 100 ? 100 : log.len;
+    for (size_t i = 0; i < len; i++) {
+        const struct rl_event *e = &log.events[i];
+        uint64_t t = RL_VIRTUAL_ORIGIN_NS + e->t_ns;
+        struct rl_hist_op o = {.thread = 0,
+                               .key = e->key,
+                               .cost = e->n,
+                               .call_ns = t,
+                               .return_ns = t,
+                               .witness_ns = t,
+                               .has_witness = shape != 1,
+                               .admitted = e->admitted};
+        if (shape == 2) { /* alternate threads; each call stretched back over the gap */
+            o.thread = (uint32_t)(i % 2);
+            uint64_t prev = i >= 2 ? RL_VIRTUAL_ORIGIN_NS + log.events[i - 2].t_ns : 0;
+            o.call_ns = prev + 1 < t && i >= 2 ? prev + 1 : t;
+            o.has_witness = i % 3 != 0;
+        }
+        rl_history_push(h, &o);
+    }
+    rl_event_log_free(&log);
+}
+
+static void test_sim_runs_are_linearizable(void)
+{
+    static const char *const names[] = {"fw_mutex", "fw_cas",     "tb_mutex",    "tb_cas",
+                                        "gcra_cas", "fw_aligned", "sliding_log", "wheel"};
+    static const struct rl_test_trace_shape shape = {.salt = 0x11AE, .intervals = 4, .overload = 3};
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        struct rl_config cfg;
+        struct rl_trace trace;
+        rl_test_random_trace(seed, &shape, &cfg, &trace, NULL);
+        for (size_t a = 0; a < sizeof names / sizeof names[0]; a++) {
+            const struct rl_algo *algo = rl_registry_find(names[a]);
+            EXPECT_FATAL(algo != NULL, "%s is not in the registry", names[a]);
+            for (int form = 0; form < 3; form++) {
+                struct rl_history h;
+                sim_history(algo, &cfg, &trace, form, &h);
+                struct rl_config mcfg = cfg;
+                mcfg.epoch_ns = RL_VIRTUAL_ORIGIN_NS;
+                struct rl_lin_algo ctx;
+                struct rl_lin_model m;
+                char err[256];
+                EXPECT_FATAL(rl_lin_model_of(algo, &mcfg, &ctx, &m, err, sizeof err) == 0, "%s",
+                             err);
+                struct rl_lin_options o = {.budget = 200000, .no_shrink = true};
+                struct rl_lin_result r;
+                EXPECT_FATAL(rl_lin_check(&h, &m, &o, &r, err, sizeof err) == 0, "%s", err);
+                /* a state the search cannot remember (not one flat word) may
+                 * run out of budget on overlapping calls (wheel, seed 5):
+                 * unknown, never no */
+                bool remembered = algo->one_word_state != 0;
+                EXPECT(r.verdict == RL_LIN_YES ||
+                           (form == 2 && !remembered && r.verdict == RL_LIN_UNKNOWN),
+                       "seed %llu %s form %d (%zu ops): %s (%s)", (unsigned long long)seed,
+                       names[a], form, h.len, rl_lin_verdict_name(r.verdict), r.mode);
+                if (form == 0)
+                    EXPECT(strcmp(r.mode, "witness") == 0, "%s: mode %s", names[a], r.mode);
+                rl_lin_result_free(&r);
+
+                /* one reject turned into an admit the algorithm never gives:
+                 * caught, with an admit marked */
+                size_t flip = SIZE_MAX;
+                for (size_t i = 0; i < h.len && flip == SIZE_MAX; i++)
+                    if (!h.ops[i].admitted && h.ops[i].cost <= cfg.limit)
+                        flip = i;
+                if (flip != SIZE_MAX && form != 2) {
+                    h.ops[flip].admitted = true;
+                    o.no_shrink = false;
+                    EXPECT_FATAL(rl_lin_check(&h, &m, &o, &r, err, sizeof err) == 0, "%s", err);
+                    EXPECT(r.verdict == RL_LIN_NO && r.counter_len >= 1 &&
+                               h.ops[r.culprit].admitted,
+                           "seed %llu %s form %d: a false admit gives %s", (unsigned long long)seed,
+                           names[a], form, rl_lin_verdict_name(r.verdict));
+                    EXPECT(r.overshoot_known && r.overshoot >= 1, "%s: overshoot %llu", names[a],
+                           (unsigned long long)r.overshoot);
+                    rl_lin_result_free(&r);
+                }
+                rl_history_free(&h);
+            }
+        }
+        rl_trace_free(&trace);
+    }
+}
+
+/* ---- the reader's refusals ------------------------------------------------- */
+
+static void expect_refused(const char *text, const char *needle)
+{
+    struct rl_history h;
+    char err[512] = "";
+    EXPECT(rl_history_parse(text, strlen(text), "h.csv", &h, err, sizeof err) == -1 &&
+               strstr(err, needle) != NULL,
+           "'%s': wanted an error with '%s', got '%s'", text, needle, err);
+    EXPECT(h.ops == NULL && h.len == 0, "a refused history leaves operations behind");
+}
+
+static void test_reader(void)
+{
+    const char *head = "thread,key,cost,call_ns,return_ns,answer,witness_ns\n";
+    char text[512];
+    struct rl_history h;
+    char err[512];
+    snprintf(text, sizeof text,
+             "# ratelab history algo=tb_cas epoch_ns=7\n%s0,a,1,5,9,1,6\n"
+             "1,b,2,6,8,0,\n",
+             head);
+    EXPECT_FATAL(rl_history_parse(text, strlen(text), "h.csv", &h, err, sizeof err) == 0, "%s",
+                 err);
+    EXPECT(strcmp(h.algo, "tb_cas") == 0 && h.has_epoch && h.epoch_ns == 7, "header: '%s' %llu",
+           h.algo, (unsigned long long)h.epoch_ns);
+    EXPECT(h.len == 2 && h.key_count == 2 && h.ops[0].has_witness && !h.ops[1].has_witness &&
+               h.ops[1].cost == 2 && !h.ops[1].admitted,
+           "fields read wrong");
+    rl_history_free(&h);
+
+    expect_refused("t_ns,key,n,admitted\n1,a,1,1\n", "call and return");
+    expect_refused("", "empty");
+    snprintf(text, sizeof text, "%s0,a,1,9,5,1,\n", head);
+    expect_refused(text, "before its call");
+    snprintf(text, sizeof text, "%s0,a,1,5,9,1,\n0,a,1,8,12,1,\n", head);
+    expect_refused(text, "in flight at once");
+    snprintf(text, sizeof text, "%s0,a,1,5,9,1,12\n", head);
+    expect_refused(text, "outside its call");
+    snprintf(text, sizeof text, "%s0,a,0,5,9,1,\n", head);
+    expect_refused(text, "cost");
+    snprintf(text, sizeof text, "%s0,a,1,5,9,2,\n", head);
+    expect_refused(text, "answer");
+    snprintf(text, sizeof text, "%s0,a,1,5,9\n", head);
+    expect_refused(text, "fields");
+}
+
+/* ---- the command ----------------------------------------------------------- */
+
+static void test_command(void)
+{
+    char dir[] = "/tmp/ratelab-lin-XXXXXX", path[64], svg[64], cmd[512];
+    EXPECT_FATAL(mkdtemp(dir) != NULL, "mkdtemp");
+    snprintf(path, sizeof path, "%s/h.csv", dir);
+    snprintf(svg, sizeof svg, "%s/c.svg", dir);
+    FILE *f = fopen(path, "w");
+    EXPECT_FATAL(f != NULL, "cannot write %s", path);
+    /* fw_mutex, L = 2: three admits in one window, the third one too many
+     * (the article's window treats the first interval after t = 0 as
+     * closed, so the run's clock is well past it, as sim's is) */
+    fprintf(f, "# ratelab history algo=fw_mutex epoch_ns=0\n"
+               "thread,key,cost,call_ns,return_ns,answer,witness_ns\n"
+               "0,k,1,5000000010,5000000020,1,5000000015\n"
+               "1,k,1,5000000012,5000000030,1,5000000025\n"
+               "0,k,1,5000000025,5000000040,1,5000000030\n");
+    fclose(f);
+    struct rl_cli_outcome *o = malloc(sizeof *o);
+    EXPECT_FATAL(o != NULL, "out of memory");
+    snprintf(cmd, sizeof cmd,
+             "check --linearizable --algo fw_mutex --limit 2 --interval 1s --events %s --svg %s",
+             path, svg);
+    rl_cli_run(o, cmd);
+    EXPECT(o->status == 1 && strstr(o->out, "not linearizable") && strstr(o->out, "3A!") &&
+               strstr(o->out, "overshoot        1"),
+           "exit %d:\n%s%s", o->status, o->out, o->err);
+    EXPECT(access(svg, F_OK) == 0, "no SVG at %s", svg);
+    snprintf(cmd, sizeof cmd,
+             "check --linearizable --algo fw_mutex --limit 3 --interval 1s --events %s", path);
+    rl_cli_run(o, cmd);
+    EXPECT(o->status == 0 && strstr(o->out, "verdict          linearizable"), "exit %d:\n%s%s",
+           o->status, o->out, o->err);
+
+    snprintf(cmd, sizeof cmd,
+             "check --linearizable --algo tb_cas --limit 3 --interval 1s --events %s", path);
+    rl_cli_expect_usage_error(cmd, "recorded with fw_mutex");
+    snprintf(cmd, sizeof cmd,
+             "check --linearizable --algo tb_cas --limit 3 --interval 1s --events %s --force",
+             path);
+    rl_cli_run(o, cmd);
+    EXPECT(o->status == 0 || o->status == 1, "--force: exit %d %s", o->status, o->err);
+    snprintf(cmd, sizeof cmd,
+             "check --linearizable --algo fw_mutex --limit 3 --interval 1s --events %s "
+             "--budget 0",
+             path);
+    rl_cli_expect_usage_error(cmd, "--budget");
+    snprintf(cmd, sizeof cmd, "check --linearizable --limit 3 --interval 1s --events %s", path);
+    rl_cli_expect_usage_error(cmd, "--algo");
+    free(o);
+    unlink(svg);
+    unlink(path);
+    rmdir(dir);
+}
+
+RL_TEST_SUITE("linearizable", {"agrees with a brute-force oracle", test_agrees_with_oracle},
+              {"overshoot, false rejects and real-time order", test_overshoot_and_order},
+              {"a spent budget says unknown", test_budget_gives_unknown},
+              {"sim runs are linearizable, broken ones caught", test_sim_runs_are_linearizable},
+              {"history reader refusals", test_reader}, {"the command", test_command})
