@@ -60,7 +60,8 @@ static void central_serve(void *store, struct rl_coord_msg *m, uint64_t t_ns)
     struct central_store *s = store;
     struct rl_coord_window *w = &s->keys[m->key];
     rl_coord_window_expire(w, t_ns);
-    m->answer = w->sum + m->value <= s->p.limit && rl_coord_window_add(w, t_ns, m->value) != UINT64_MAX;
+    m->answer =
+        w->sum + m->value <= s->p.limit && rl_coord_window_add(w, t_ns, m->value) != UINT64_MAX;
     m->at_ns = t_ns;
 }
 
@@ -80,10 +81,8 @@ static enum rl_coord_step central_attempt(void *node, uint32_t key, uint32_t n, 
                                           struct rl_coord_msg *msg, bool *send)
 {
     (void)t_ns;
-    *msg = (struct rl_coord_msg){.op = RL_COORD_DECIDE,
-                                 .node = (uint32_t)((uintptr_t)node - 1u),
-                                 .key = key,
-                                 .value = n};
+    *msg = (struct rl_coord_msg){
+        .op = RL_COORD_DECIDE, .node = (uint32_t)((uintptr_t)node - 1u), .key = key, .value = n};
     *send = true;
     return RL_COORD_ASK;
 }

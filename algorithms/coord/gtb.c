@@ -13,11 +13,11 @@
 #include <stdlib.h>
 
 struct gtb_key {
-    double level;        /* tokens, ≤ L; below 0 when others spent more than it held */
-    uint64_t refilled;   /* when level was last refilled */
-    uint64_t own_sent;   /* own hits sent so far (the messages' ref) */
-    uint64_t unsent;     /* own hits since the last send */
-    uint64_t others;     /* the other nodes' hits already spent from level */
+    double level;      /* tokens, ≤ L; below 0 when others spent more than it held */
+    uint64_t refilled; /* when level was last refilled */
+    uint64_t own_sent; /* own hits sent so far (the messages' ref) */
+    uint64_t unsent;   /* own hits since the last send */
+    uint64_t others;   /* the other nodes' hits already spent from level */
     uint64_t answer_at;
 };
 

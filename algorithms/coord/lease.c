@@ -36,11 +36,11 @@ static int parse_ns(const char *text, uint64_t *out)
 {
     char *end;
     double v = strtod(text, &end);
-    double unit = strcmp(end, "s") == 0    ? 1e9
-                  : strcmp(end, "ms") == 0 ? 1e6
-                  : strcmp(end, "us") == 0 ? 1e3
+    double unit = strcmp(end, "s") == 0                      ? 1e9
+                  : strcmp(end, "ms") == 0                   ? 1e6
+                  : strcmp(end, "us") == 0                   ? 1e3
                   : (strcmp(end, "ns") == 0 || *end == '\0') ? 1
-                                                            : 0;
+                                                             : 0;
     if (end == text || unit == 0 || !(v > 0) || v * unit > 1e18)
         return -1;
     *out = (uint64_t)(v * unit + 0.5);
@@ -70,8 +70,8 @@ static int lease_parse(const char *text, struct rl_coord_params *p, char *err, s
                 return -1;
             }
         } else {
-            snprintf(err, err_len, "lease: unknown parameter '%s' (it takes k=TOKENS, ttl=DURATION)",
-                     key);
+            snprintf(err, err_len,
+                     "lease: unknown parameter '%s' (it takes k=TOKENS, ttl=DURATION)", key);
             return -1;
         }
     }

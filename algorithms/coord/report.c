@@ -16,11 +16,11 @@ struct sent {
 };
 
 struct report_key {
-    uint64_t global;     /* the newest count the store answered */
-    uint64_t global_at;  /* when the store answered it */
-    uint64_t unsent;     /* own hits since the last send */
-    uint64_t in_flight;  /* own hits sent, no answer yet */
-    struct sent *ring;   /* the unanswered sends, oldest first */
+    uint64_t global;    /* the newest count the store answered */
+    uint64_t global_at; /* when the store answered it */
+    uint64_t unsent;    /* own hits since the last send */
+    uint64_t in_flight; /* own hits sent, no answer yet */
+    struct sent *ring;  /* the unanswered sends, oldest first */
     uint32_t head, len;
     uint64_t seq;
 };

@@ -22,25 +22,23 @@ enum { OPT_NODES = 1000, OPT_COORD, OPT_SYNC, OPT_RTT, OPT_JITTER, OPT_LOSS };
 
 static void nodes_help(void)
 {
-    printf(
-        "usage: ratelab sim --nodes N --coord NAME[:PARAMS][+NAME...]|all [--sync T] [--rtt D]\n"
-        "                   [--jitter J] [--loss P] [--spread even|skew:S|hot:MOVE]\n"
-        "                   [--limit L --interval DUR] (--trace FILE | --workload W [...])\n"
-        "                   [--format F] [--out FILE.csv]\n\n"
-        "N nodes share one limit L per I: every attempt arrives at one node (--spread), and\n"
-        "the strategy decides how the nodes share L. Discrete-event simulation in virtual\n"
-        "time on one thread, deterministic for a seed (the workload's, 1 for a trace):\n"
-        "messages between a node and the shared store take RTT/2 plus up to J of jitter,\n"
-        "keep their order on each link, and are lost with probability P. Every decision\n"
-        "is streamed into the checker and judged against the strategy's derived bound\n"
-        "(docs/nodes.md). sim has no limit on N but memory: a node is a few hundred bytes\n"
-        "per key, not a process.\n\n"
-        "  --nodes N         nodes (1 ..; N × keys ≤ %llu)\n"
-        "  --coord LIST      strategies joined by '+', or all:\n",
-        MAX_NODE_KEYS);
+    printf("usage: ratelab sim --nodes N --coord NAME[:PARAMS][+NAME...]|all [--sync T] [--rtt D]\n"
+           "                   [--jitter J] [--loss P] [--spread even|skew:S|hot:MOVE]\n"
+           "                   [--limit L --interval DUR] (--trace FILE | --workload W [...])\n"
+           "                   [--format F] [--out FILE.csv]\n\n"
+           "N nodes share one limit L per I: every attempt arrives at one node (--spread), and\n"
+           "the strategy decides how the nodes share L. Discrete-event simulation in virtual\n"
+           "time on one thread, deterministic for a seed (the workload's, 1 for a trace):\n"
+           "messages between a node and the shared store take RTT/2 plus up to J of jitter,\n"
+           "keep their order on each link, and are lost with probability P. Every decision\n"
+           "is streamed into the checker and judged against the strategy's derived bound\n"
+           "(docs/nodes.md). sim has no limit on N but memory: a node is a few hundred bytes\n"
+           "per key, not a process.\n\n"
+           "  --nodes N         nodes (1 ..; N × keys ≤ %llu)\n"
+           "  --coord LIST      strategies joined by '+', or all:\n",
+           MAX_NODE_KEYS);
     for (const struct rl_coord *const *c = rl_coord_registry; *c; c++)
-        printf("                      %-8s %s; bound %s\n", (*c)->name, (*c)->summary,
-               (*c)->bound);
+        printf("                      %-8s %s; bound %s\n", (*c)->name, (*c)->summary, (*c)->bound);
     printf("                    parameters: lease:k=TOKENS,ttl=DUR (default k=max(1,L/4N),\n"
            "                    ttl=I); gtb, grd, fps: ewma=W (default 0.1)\n"
            "  --sync T          each node's tick: reports, estimates, lease returns (100ms)\n"
@@ -50,8 +48,7 @@ static void nodes_help(void)
            "  --spread RULE     even (default); skew:S, node i with weight 1/(i+1)^S;\n"
            "                    hot:MOVE, half the attempts at one node, the next every MOVE\n"
            "%s\n%s\n%s\n%s",
-           rl_cli_output_help, rl_cli_trace_window_help, rl_cli_workload_help,
-           rl_cli_exit_help);
+           rl_cli_output_help, rl_cli_trace_window_help, rl_cli_workload_help, rl_cli_exit_help);
 }
 
 bool rl_sim_wants_nodes(int argc, char **argv)
@@ -143,8 +140,7 @@ static bool parse_options(const char *cmd, int argc, char **argv, struct nodes_p
         case OPT_LOSS:
             plan->run.loss = strtod(optarg, &end);
             if (end == optarg || *end != '\0' || !(plan->run.loss >= 0 && plan->run.loss < 1))
-                rl_cli_usage_error(cmd, "--loss must be a probability in [0, 1), not '%s'",
-                                   optarg);
+                rl_cli_usage_error(cmd, "--loss must be a probability in [0, 1), not '%s'", optarg);
             break;
         case OPT_SPREAD: /* a node rule, or the boundary workload's duration */
             if (strcmp(optarg, "even") == 0 || strchr(optarg, ':'))
@@ -204,9 +200,8 @@ static void check_plan(const char *cmd, struct nodes_plan *plan)
     if (plan->trace_path && plan->workload.set)
         rl_cli_usage_error(cmd, "workload options need --workload, not --trace");
     char err[512];
-    if (plan->spread_text &&
-        rl_spread_parse(plan->spread_text, &plan->run.spread, rl_parse_duration_ns, err,
-                        sizeof err) != 0)
+    if (plan->spread_text && rl_spread_parse(plan->spread_text, &plan->run.spread,
+                                             rl_parse_duration_ns, err, sizeof err) != 0)
         rl_cli_usage_error(cmd, "%s", err);
     plan->run.p.limit = plan->cfg.limit;
     plan->run.p.interval_ns = plan->cfg.interval_ns;
@@ -244,13 +239,40 @@ static void load_trace(const char *cmd, struct nodes_plan *plan)
                            MAX_NODE_KEYS);
 }
 
-static const char *const columns[] = {
-    "mode", "coord", "nodes", "sync_ns", "rtt_ns", "jitter_ns", "loss", "spread", "limit",
-    "interval_ns", "workload", "seed", "keys", "attempts", "admits", "rejects", "max_sliding",
-    "max_sliding_ratio", "bound", "promise_held", "node_max_sliding_ratio", "window_max_ratio",
-    "window_p99_ratio", "step_max_ratio", "converge_ns", "messages", "lost",
-    "messages_per_node_s", "store_calls", "store_calls_per_decision", "node_offered_max",
-    "false_admits", "false_rejects", NULL};
+static const char *const columns[] = {"mode",
+                                      "coord",
+                                      "nodes",
+                                      "sync_ns",
+                                      "rtt_ns",
+                                      "jitter_ns",
+                                      "loss",
+                                      "spread",
+                                      "limit",
+                                      "interval_ns",
+                                      "workload",
+                                      "seed",
+                                      "keys",
+                                      "attempts",
+                                      "admits",
+                                      "rejects",
+                                      "max_sliding",
+                                      "max_sliding_ratio",
+                                      "bound",
+                                      "promise_held",
+                                      "node_max_sliding_ratio",
+                                      "window_max_ratio",
+                                      "window_p99_ratio",
+                                      "step_max_ratio",
+                                      "converge_ns",
+                                      "messages",
+                                      "lost",
+                                      "messages_per_node_s",
+                                      "store_calls",
+                                      "store_calls_per_decision",
+                                      "node_offered_max",
+                                      "false_admits",
+                                      "false_rejects",
+                                      NULL};
 
 struct nodes_rows {
     const struct nodes_row *rows;
@@ -325,8 +347,7 @@ static void print_table(const struct nodes_plan *plan, const struct nodes_row *r
            rl_format_duration_ns(run->p.interval_ns, interval, sizeof interval),
            rl_format_duration_ns(run->p.sync_ns, sync, sizeof sync),
            rl_format_duration_ns(run->rtt_ns, rtt, sizeof rtt),
-           rl_spread_text(&run->spread, spread, sizeof spread), plan->trace_name,
-           plan->trace.len);
+           rl_spread_text(&run->spread, spread, sizeof spread), plan->trace_name, plan->trace.len);
     printf("%-8s %8s %7s %7s %7s %9s %7s %7s %9s %9s\n", "coord", "admit%", "max/L", "bound/L",
            "held", "node/L", "win_p99", "step/L", "msg/node/s", "calls/dec");
     for (size_t i = 0; i < count; i++) {
@@ -337,13 +358,12 @@ static void print_table(const struct nodes_plan *plan, const struct nodes_row *r
         if (o->promised.kind == RL_BOUND_NONE)
             snprintf(bound, sizeof bound, "-");
         else
-            snprintf(bound, sizeof bound, "%.2f",
-                     (double)rl_promised_bound(&o->promised) / limit);
+            snprintf(bound, sizeof bound, "%.2f", (double)rl_promised_bound(&o->promised) / limit);
         printf("%-8s %7.1f%% %7.2f %7s %7s %9.2f %7.2f %7.2f %10.1f %9.3f\n", r->coord->name,
                o->attempts ? 100.0 * (double)o->admits / (double)o->attempts : 0.0,
                (double)o->global.max_sliding / limit, bound, rl_held_name(o->held),
-               (double)o->node_max_sliding / limit, o->window_p99, o->step_max,
-               per_node_second(r), per_decision(r));
+               (double)o->node_max_sliding / limit, o->window_p99, o->step_max, per_node_second(r),
+               per_decision(r));
     }
     printf("\nmax/L: the most admitted in any sliding window, all nodes; bound/L: the\n"
            "strategy's derived bound (docs/nodes.md); held: whether the run kept it;\n"

@@ -405,7 +405,8 @@ static int finish(struct sim *s)
     out->promised = (struct rl_promised){.kind = bound ? RL_BOUND_GIVEN : RL_BOUND_NONE,
                                          .limit = cfg->p.limit,
                                          .excess = bound > cfg->p.limit ? bound - cfg->p.limit : 0};
-    struct rl_run_facts facts = {.checked = true, .m = &out->global, .interval_ns = cfg->p.interval_ns};
+    struct rl_run_facts facts = {
+        .checked = true, .m = &out->global, .interval_ns = cfg->p.interval_ns};
     out->held = rl_verdict(&out->promised, &facts);
     return 0;
 }

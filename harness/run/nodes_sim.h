@@ -53,12 +53,12 @@ void rl_nodes_prepare(struct rl_nodes_config *cfg, uint32_t keys);
 
 struct rl_nodes_outcome {
     uint64_t attempts, admits, rejects;
-    uint64_t messages, lost; /* every message sent, requests and replies; those lost */
-    uint64_t store_calls;    /* messages the store served */
-    uint64_t span_ns;        /* the trace's last time */
+    uint64_t messages, lost;      /* every message sent, requests and replies; those lost */
+    uint64_t store_calls;         /* messages the store served */
+    uint64_t span_ns;             /* the trace's last time */
     struct rl_key_metrics global; /* the worst key, all nodes together */
     bool complete;
-    uint64_t node_max_sliding; /* the most any one node admitted for a key in a window */
+    uint64_t node_max_sliding;     /* the most any one node admitted for a key in a window */
     double window_max, window_p99; /* admitted/L over aligned windows of I, every key */
     double step_max;               /* window_max over the windows from the step on */
     uint64_t converge_ns; /* from the step (or 0) to the end of the last window above 1.05 L */
