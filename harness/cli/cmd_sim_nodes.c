@@ -4,6 +4,7 @@
  * derived bound (docs/nodes.md). */
 #include "cli.h"
 #include "cmd_sim_nodes.h"
+#include "nodes_rows.h"
 #include "output.h"
 #include "parse.h"
 #include "harness/run/nodes_sim.h"
@@ -73,13 +74,6 @@ struct nodes_plan {
     struct rl_trace trace;
     struct rl_workload_params wparams;
     char trace_name[256];
-};
-
-struct nodes_row {
-    const struct nodes_plan *plan;
-    const struct rl_coord *coord;
-    struct rl_nodes_config run;
-    struct rl_nodes_outcome out;
 };
 
 static uint64_t need_duration(const char *cmd, const char *opt, const char *arg, bool zero_ok)
@@ -239,139 +233,6 @@ static void load_trace(const char *cmd, struct nodes_plan *plan)
                            MAX_NODE_KEYS);
 }
 
-static const char *const columns[] = {"mode",
-                                      "coord",
-                                      "nodes",
-                                      "sync_ns",
-                                      "rtt_ns",
-                                      "jitter_ns",
-                                      "loss",
-                                      "spread",
-                                      "limit",
-                                      "interval_ns",
-                                      "workload",
-                                      "seed",
-                                      "keys",
-                                      "attempts",
-                                      "admits",
-                                      "rejects",
-                                      "max_sliding",
-                                      "max_sliding_ratio",
-                                      "bound",
-                                      "promise_held",
-                                      "node_max_sliding_ratio",
-                                      "window_max_ratio",
-                                      "window_p99_ratio",
-                                      "step_max_ratio",
-                                      "converge_ns",
-                                      "messages",
-                                      "lost",
-                                      "messages_per_node_s",
-                                      "store_calls",
-                                      "store_calls_per_decision",
-                                      "node_offered_max",
-                                      "false_admits",
-                                      "false_rejects",
-                                      NULL};
-
-struct nodes_rows {
-    const struct nodes_row *rows;
-    size_t count;
-};
-
-static double per_node_second(const struct nodes_row *r)
-{
-    double seconds = (double)r->out.span_ns / 1e9;
-    return seconds > 0 ? (double)r->out.messages / r->run.p.nodes / seconds : NAN;
-}
-
-static double per_decision(const struct nodes_row *r)
-{
-    return r->out.attempts ? (double)r->out.store_calls / (double)r->out.attempts : NAN;
-}
-
-static void fill(struct rl_cli_sheet *s, const void *data)
-{
-    const struct nodes_rows *all = data;
-    char spread[64];
-    for (size_t i = 0; i < all->count; i++) {
-        const struct nodes_row *r = &all->rows[i];
-        const struct rl_nodes_outcome *o = &r->out;
-        double limit = (double)r->run.p.limit;
-        rl_cli_sheet_text(s, "sim_nodes");
-        rl_cli_sheet_text(s, r->coord->name);
-        rl_cli_sheet_u64(s, r->run.p.nodes);
-        rl_cli_sheet_u64(s, r->run.p.sync_ns);
-        rl_cli_sheet_u64(s, r->run.rtt_ns);
-        rl_cli_sheet_u64(s, r->run.jitter_ns);
-        rl_cli_sheet_real(s, r->run.loss);
-        rl_cli_sheet_text(s, rl_spread_text(&r->run.spread, spread, sizeof spread));
-        rl_cli_sheet_u64(s, r->run.p.limit);
-        rl_cli_sheet_u64(s, r->run.p.interval_ns);
-        rl_cli_sheet_text(s, r->plan->trace_name);
-        rl_cli_sheet_u64(s, r->run.seed);
-        rl_cli_sheet_u64(s, r->run.p.keys);
-        rl_cli_sheet_u64(s, o->attempts);
-        rl_cli_sheet_u64(s, o->admits);
-        rl_cli_sheet_u64(s, o->rejects);
-        rl_cli_sheet_u64(s, o->global.max_sliding);
-        rl_cli_sheet_real(s, (double)o->global.max_sliding / limit);
-        if (o->promised.kind == RL_BOUND_NONE)
-            rl_cli_sheet_empty(s);
-        else
-            rl_cli_sheet_u64(s, rl_promised_bound(&o->promised));
-        rl_cli_sheet_text(s, rl_held_name(o->held));
-        rl_cli_sheet_real(s, (double)o->node_max_sliding / limit);
-        rl_cli_sheet_real(s, o->window_max);
-        rl_cli_sheet_real(s, o->window_p99);
-        rl_cli_sheet_real(s, o->step_max);
-        rl_cli_sheet_u64(s, o->converge_ns);
-        rl_cli_sheet_u64(s, o->messages);
-        rl_cli_sheet_u64(s, o->lost);
-        rl_cli_sheet_real(s, per_node_second(r));
-        rl_cli_sheet_u64(s, o->store_calls);
-        rl_cli_sheet_real(s, per_decision(r));
-        rl_cli_sheet_u64(s, o->h);
-        rl_cli_sheet_u64(s, o->global.false_admits);
-        rl_cli_sheet_u64(s, o->global.false_rejects);
-    }
-}
-
-static void print_table(const struct nodes_plan *plan, const struct nodes_row *rows, size_t count)
-{
-    char interval[RL_DURATION_BUF_LEN], sync[RL_DURATION_BUF_LEN], rtt[RL_DURATION_BUF_LEN],
-        spread[64];
-    const struct rl_nodes_config *run = &rows[0].run;
-    printf("sim: %u nodes share L=%llu per %s; sync %s, rtt %s, spread %s; %s: %zu attempts\n\n",
-           run->p.nodes, (unsigned long long)run->p.limit,
-           rl_format_duration_ns(run->p.interval_ns, interval, sizeof interval),
-           rl_format_duration_ns(run->p.sync_ns, sync, sizeof sync),
-           rl_format_duration_ns(run->rtt_ns, rtt, sizeof rtt),
-           rl_spread_text(&run->spread, spread, sizeof spread), plan->trace_name, plan->trace.len);
-    printf("%-8s %8s %7s %7s %7s %9s %7s %7s %9s %9s\n", "coord", "admit%", "max/L", "bound/L",
-           "held", "node/L", "win_p99", "step/L", "msg/node/s", "calls/dec");
-    for (size_t i = 0; i < count; i++) {
-        const struct nodes_row *r = &rows[i];
-        const struct rl_nodes_outcome *o = &r->out;
-        double limit = (double)r->run.p.limit;
-        char bound[16];
-        if (o->promised.kind == RL_BOUND_NONE)
-            snprintf(bound, sizeof bound, "-");
-        else
-            snprintf(bound, sizeof bound, "%.2f", (double)rl_promised_bound(&o->promised) / limit);
-        printf("%-8s %7.1f%% %7.2f %7s %7s %9.2f %7.2f %7.2f %10.1f %9.3f\n", r->coord->name,
-               o->attempts ? 100.0 * (double)o->admits / (double)o->attempts : 0.0,
-               (double)o->global.max_sliding / limit, bound, rl_held_name(o->held),
-               (double)o->node_max_sliding / limit, o->window_p99, o->step_max, per_node_second(r),
-               per_decision(r));
-    }
-    printf("\nmax/L: the most admitted in any sliding window, all nodes; bound/L: the\n"
-           "strategy's derived bound (docs/nodes.md); held: whether the run kept it;\n"
-           "node/L: one node's most; win_p99: p99 of admitted/L over aligned windows;\n"
-           "step/L: the most from the demand step on (flash); calls/dec: store calls\n"
-           "per decision.\n");
-}
-
 int rl_cmd_sim_nodes(int argc, char **argv)
 {
     const char *cmd = "sim";
@@ -385,28 +246,29 @@ int rl_cmd_sim_nodes(int argc, char **argv)
         rl_cli_usage_error(cmd, "--nodes must be a whole number of nodes >= 1");
     check_plan(cmd, &plan);
     load_trace(cmd, &plan);
-    struct nodes_row *rows = calloc(plan.coord_count, sizeof *rows);
+    struct rl_nodes_row *rows = calloc(plan.coord_count, sizeof *rows);
     if (rows == NULL)
         rl_cli_run_error(cmd, "out of memory");
     char err[512];
     for (size_t i = 0; i < plan.coord_count; i++) {
-        struct nodes_row *r = &rows[i];
-        r->plan = &plan;
-        r->coord = plan.coords[i];
+        struct rl_nodes_row *r = &rows[i];
+        r->experiment = "sim";
+        r->workload = plan.trace_name;
         r->run = plan.run;
-        r->run.coord = r->coord;
+        r->run.coord = plan.coords[i];
         r->run.p = plan.params[i];
         rl_nodes_prepare(&r->run, plan.trace.key_count);
-        rl_cli_progress("sim: %zu/%zu %s on %u nodes", i + 1, plan.coord_count, r->coord->name,
+        rl_cli_progress("sim: %zu/%zu %s on %u nodes", i + 1, plan.coord_count, r->run.coord->name,
                         r->run.p.nodes);
         if (rl_nodes_sim_run(&r->run, &plan.trace, &r->out, err, sizeof err) != 0)
-            rl_cli_run_error(cmd, "%s: %s", r->coord->name, err);
+            rl_cli_run_error(cmd, "%s: %s", r->run.coord->name, err);
     }
     rl_cli_progress_done();
-    if (rl_cli_output_view(&plan.output) == RL_FORMAT_TABLE)
-        print_table(&plan, rows, plan.coord_count);
-    struct nodes_rows all = {rows, plan.coord_count};
-    rl_cli_write_sheet(cmd, &plan.output, columns, fill, &all);
+    if (rl_cli_output_view(&plan.output) == RL_FORMAT_TABLE) {
+        rl_nodes_print_heading(rows, plan.trace.len);
+        rl_nodes_print_table(rows, plan.coord_count);
+    }
+    rl_nodes_write_rows(cmd, &plan.output, rows, plan.coord_count);
     free(rows);
     rl_trace_free(&plan.trace);
     return 0;

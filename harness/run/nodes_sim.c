@@ -161,6 +161,7 @@ static int decided(struct sim *s, uint64_t t_ns, uint32_t node, uint32_t key, ui
     s->out->attempts++;
     s->out->admits += admitted;
     s->out->rejects += !admitted;
+    s->out->node0_admits += admitted && node == 0;
     if (admitted) {
         size_t w = t_ns / s->cfg->p.interval_ns;
         if (w < s->windows)

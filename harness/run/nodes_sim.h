@@ -59,6 +59,7 @@ struct rl_nodes_outcome {
     struct rl_key_metrics global; /* the worst key, all nodes together */
     bool complete;
     uint64_t node_max_sliding;     /* the most any one node admitted for a key in a window */
+    uint64_t node0_admits;         /* admits at node 0 (the most loaded under skew) */
     double window_max, window_p99; /* admitted/L over aligned windows of I, every key */
     double step_max;               /* window_max over the windows from the step on */
     uint64_t converge_ns; /* from the step (or 0) to the end of the last window above 1.05 L */
