@@ -158,8 +158,9 @@ static bool parse_options(const char *cmd, int argc, char **argv, struct nodes_p
 static void parse_coords(const char *cmd, struct nodes_plan *plan)
 {
     if (plan->coord_list == NULL)
-        rl_cli_usage_error(cmd, "--coord is required (one of: central, split, lease, report, "
-                                "gtb, grd, fps; or all)");
+        rl_cli_usage_error(cmd,
+                           "--coord is required (one of: central, split, local, lease, report, "
+                           "gtb, grd, fps; or all)");
     char list[1024], err[512];
     if (strcmp(plan->coord_list, "all") == 0) {
         list[0] = '\0';

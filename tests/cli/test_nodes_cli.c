@@ -38,7 +38,7 @@ static void test_same_csv_twice(void)
     rl_cli_run(&a, args);
     rl_cli_run(&b, args);
     EXPECT_EQ(a.status, 0);
-    EXPECT(rl_cli_lines(a.out) == 8, "want a header and 7 rows: %s", a.out);
+    EXPECT(rl_cli_lines(a.out) == 9, "want a header and 8 rows: %s", a.out);
     EXPECT(strcmp(a.out, b.out) == 0, "two runs differ:\n%s\n%s", a.out, b.out);
 }
 
@@ -48,8 +48,8 @@ static void test_row_judged(void)
     static struct rl_cli_outcome o;
     rl_cli_run(&o, RUN "--nodes 4 --coord central+split --format csv");
     EXPECT_EQ(o.status, 0);
-    const char *central = strstr(o.out, "sim_nodes,central"),
-               *split = strstr(o.out, "sim_nodes,split");
+    const char *central = strstr(o.out, "sim_nodes,sim,central"),
+               *split = strstr(o.out, "sim_nodes,sim,split");
     EXPECT_FATAL(central && split, "rows missing: %s", o.out);
     char held[16];
     EXPECT(strcmp(rl_cli_csv_field(o.out, central, "promise_held", held, sizeof held), "yes") == 0,
