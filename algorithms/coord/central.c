@@ -100,7 +100,7 @@ static void central_reply(void *node, const struct rl_coord_msg *msg, uint64_t t
 
 const struct rl_coord rl_coord_central = {
     .name = "central",
-    .summary = "every decision a store call on one exact global window",
+    .summary = "every decision a store call on one exact window",
     .bound = "<= L",
     .parse = central_parse,
     .bound_of = central_bound,

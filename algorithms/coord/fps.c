@@ -110,8 +110,8 @@ static void fps_reply(void *node, const struct rl_coord_msg *msg, uint64_t t_ns)
 
 const struct rl_coord rl_coord_fps = {
     .name = "fps",
-    .summary = "DRL flow-proportional share: local limit L*e/D from demand estimates",
-    .bound = "<= N*L (each share <= L)",
+    .summary = "DRL flow-proportional share: local limit L*e/D",
+    .bound = "<= N*L",
     .parse = fps_parse,
     .bound_of = fps_bound,
     .bound_span = fps_span,

@@ -99,8 +99,8 @@ static void grd_reply(void *node, const struct rl_coord_msg *msg, uint64_t t_ns)
 
 const struct rl_coord rl_coord_grd = {
     .name = "grd",
-    .summary = "DRL global random drop: admit with probability L/D, D the global demand",
-    .bound = "nothing promised (right on average)",
+    .summary = "DRL global random drop: admit with probability L/D",
+    .bound = "none (right on average)",
     .parse = grd_parse,
     .bound_of = grd_bound,
     .bound_span = grd_span,

@@ -163,8 +163,8 @@ static void gtb_reply(void *node, const struct rl_coord_msg *msg, uint64_t t_ns)
 
 const struct rl_coord rl_coord_gtb = {
     .name = "gtb",
-    .summary = "DRL global token bucket: each node's copy, drained by the others' reported hits",
-    .bound = "<= 2L + (N-1)*h, h: one node's admits in 2T + 3D; none with loss",
+    .summary = "DRL global token bucket, drained by others' hits",
+    .bound = "<= 2L + (N-1)*h; none with loss",
     .parse = gtb_parse,
     .bound_of = gtb_bound,
     .bound_span = gtb_span,

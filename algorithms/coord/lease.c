@@ -211,7 +211,7 @@ static void lease_reply(void *node, const struct rl_coord_msg *msg, uint64_t t_n
 
 const struct rl_coord rl_coord_lease = {
     .name = "lease",
-    .summary = "k tokens a store call, spent locally until gone or expired (Doorman)",
+    .summary = "k tokens a store call, spent until gone or expired",
     .bound = "<= L + N*k",
     .parse = lease_parse,
     .bound_of = lease_bound,

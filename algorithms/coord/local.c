@@ -83,7 +83,7 @@ static void local_reply(void *node, const struct rl_coord_msg *msg, uint64_t t_n
 
 const struct rl_coord rl_coord_local = {
     .name = "local",
-    .summary = "each node enforces the whole L alone (uncoordinated baseline)",
+    .summary = "each node enforces all of L alone (no coordination)",
     .bound = "<= N*L",
     .parse = local_parse,
     .bound_of = local_bound,

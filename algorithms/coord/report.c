@@ -185,8 +185,8 @@ static void report_reply(void *node, const struct rl_coord_msg *msg, uint64_t t_
 
 const struct rl_coord rl_coord_report = {
     .name = "report",
-    .summary = "local decisions, hits reported and the global count received every T",
-    .bound = "<= L + (N-1)*h, h: one node's admits in 2T + 3D; none with loss",
+    .summary = "local decisions; hits out, global count back every T",
+    .bound = "<= L + (N-1)*h; none with loss",
     .parse = report_parse,
     .bound_of = report_bound,
     .bound_span = report_span,

@@ -82,7 +82,7 @@ static void split_reply(void *node, const struct rl_coord_msg *msg, uint64_t t_n
 
 const struct rl_coord rl_coord_split = {
     .name = "split",
-    .summary = "each node enforces L/N alone; no messages",
+    .summary = "each node enforces L/N alone, no messages",
     .bound = "<= L",
     .parse = split_parse,
     .bound_of = split_bound,

@@ -23,9 +23,9 @@ enum { OPT_NODES = 1000, OPT_COORD, OPT_SYNC, OPT_RTT, OPT_JITTER, OPT_LOSS };
 
 static void nodes_help(void)
 {
-    printf("usage: ratelab sim --nodes N --coord NAME[:PARAMS][+NAME...]|all [--sync T] [--rtt D]\n"
+    printf("usage: ratelab sim --nodes N --coord LIST [--sync T] [--rtt D]\n"
            "                   [--jitter J] [--loss P] [--spread even|skew:S|hot:MOVE]\n"
-           "                   [--limit L --interval DUR] (--trace FILE | --workload W [...])\n"
+           "                   [--limit L --interval DUR] (--trace FILE | --workload W ...)\n"
            "                   [--format F] [--out FILE.csv]\n\n"
            "N nodes share one limit L per I: every attempt arrives at one node (--spread), and\n"
            "the strategy decides how the nodes share L. Discrete-event simulation in virtual\n"
@@ -36,11 +36,12 @@ static void nodes_help(void)
            "(docs/nodes.md). sim has no limit on N but memory: a node is a few hundred bytes\n"
            "per key, not a process.\n\n"
            "  --nodes N         nodes (1 ..; N × keys ≤ %llu)\n"
-           "  --coord LIST      strategies joined by '+', or all:\n",
+           "  --coord LIST      NAME[:PARAMS] joined by '+', or all:\n",
            MAX_NODE_KEYS);
     for (const struct rl_coord *const *c = rl_coord_registry; *c; c++)
-        printf("                      %-8s %s; bound %s\n", (*c)->name, (*c)->summary, (*c)->bound);
-    printf("                    parameters: lease:k=TOKENS,ttl=DUR (default k=max(1,L/4N),\n"
+        printf("      %-8s %s\n%15sbound %s\n", (*c)->name, (*c)->summary, "", (*c)->bound);
+    printf("                    h: the most one node is offered in 2T + 3D, D = RTT/2 + J\n"
+           "                    parameters: lease:k=TOKENS,ttl=DUR (default k=max(1,L/4N),\n"
            "                    ttl=I); gtb, grd, fps: ewma=W (default 0.1)\n"
            "  --sync T          each node's tick: reports, estimates, lease returns (100ms)\n"
            "  --rtt D           a node's round trip to the store (1ms); at most the run\n"
