@@ -49,8 +49,9 @@ static struct rl_nodes_outcome run(const char *coord, uint32_t nodes, uint64_t s
     return out;
 }
 
-static const char *const bounded[] = {"central", "split", "local", "lease", "lease:k=30,ttl=40ms",
-                                      "report",  "gtb",   "fps"};
+static const char *const bounded[] = {
+    "central",           "split",  "local", "lease", "lease:k=30,ttl=40ms",
+    "lease:k=20,ttl=2s", "report", "gtb",   "fps"};
 
 /* Every bounded strategy, on every traffic shape: the checker's max_sliding
  * is within the derived bound, and the verdict says so. */
