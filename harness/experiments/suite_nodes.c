@@ -69,6 +69,23 @@ size_t rl_nodes_suite_plan(struct rl_nodes_item *items, size_t cap)
     struct rl_nodes_item it = base("drl73", 2, 50 * MS);
     it.run.spread = (struct rl_spread){.kind = RL_SPREAD_SKEW, .skew = 1.2223924213364481};
     n = each_coord(items, n, cap, &it);
+    /* the simulator's speed: 1000 nodes, 10^7 decisions, central (two
+     * messages a decision, the heaviest) and report */
+    static const char *const timed[] = {"central", "report"};
+    for (size_t i = 0; i < 2; i++, n++) {
+        if (n >= cap)
+            continue;
+        struct rl_nodes_item big = base("speed", 1000, 100 * MS);
+        big.run.p.limit = 100 * LIMIT;
+        rl_workload_defaults(&big.workload, 100 * LIMIT, INTERVAL);
+        big.workload.name = "poisson";
+        big.workload.duration_ns = 10000 * MS;
+        big.workload.rate_per_s = 1e6;
+        big.run.coord = rl_coord_find(timed[i], strlen(timed[i]));
+        char err[128];
+        big.run.coord->parse(NULL, &big.run.p, err, sizeof err);
+        items[n] = big;
+    }
     return n;
 }
 

@@ -1,7 +1,8 @@
 /* suite_nodes.h — `bench --suite nodes`: the coordination strategies'
  * trade-off in simulation (docs/nodes.md, Experiments): overshoot and store
  * calls per decision against the sync interval T, the node count N and the
- * demand's skew; a demand step to 10× L; DRL's two limiters at demand 7:3. */
+ * demand's skew; a demand step to 10× L; DRL's two limiters at demand 7:3;
+ * and the simulator's speed, 1000 nodes × 10^7 decisions. */
 #ifndef RL_SUITE_NODES_H
 #define RL_SUITE_NODES_H
 
@@ -11,7 +12,7 @@
 #include <stddef.h>
 
 struct rl_nodes_item {
-    const char *experiment; /* "grid", "step" or "drl73" */
+    const char *experiment; /* "grid", "step", "drl73" or "speed" */
     struct rl_nodes_config run;
     struct rl_workload_params workload;
 };
