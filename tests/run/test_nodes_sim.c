@@ -115,6 +115,35 @@ static void test_report_overshoots(void)
     rl_trace_free(&trace);
 }
 
+/* One node alone, with round trips four times T: the bounds leave nothing
+ * for other nodes, so report must keep L exactly and gtb 2L, which holds
+ * only if a node's own hits in flight (sent, not yet answered) stay in its
+ * view. */
+static void test_one_node_exact(void)
+{
+    struct rl_trace trace = {0};
+    workload(&trace, "poisson", 8000, 17);
+    struct rl_spread even = {RL_SPREAD_EVEN, 0, 0};
+    struct rl_nodes_config cfg = {
+        .p = {.limit = 200, .interval_ns = 100 * MS, .nodes = 1, .sync_ns = 5 * MS},
+        .rtt_ns = 20 * MS,
+        .spread = even,
+        .seed = 7};
+    const char *names[] = {"report", "gtb"};
+    for (size_t i = 0; i < 2; i++) {
+        char err[256];
+        struct rl_nodes_config c = cfg;
+        EXPECT_FATAL(rl_coord_parse(names[i], &c.coord, &c.p, err, sizeof err) == 0, "%s", err);
+        rl_nodes_prepare(&c, trace.key_count);
+        struct rl_nodes_outcome o;
+        EXPECT_FATAL(rl_nodes_sim_run(&c, &trace, &o, err, sizeof err) == 0, "%s", err);
+        EXPECT(o.global.max_sliding <= (i ? 400u : 200u) && o.held == RL_HELD_YES,
+               "%s on one node: max_sliding %llu", names[i],
+               (unsigned long long)o.global.max_sliding);
+    }
+    rl_trace_free(&trace);
+}
+
 /* With lost messages report's and gtb's bounds are void: nothing promised. */
 static void test_loss_voids_report(void)
 {
@@ -149,4 +178,5 @@ static void test_deterministic(void)
 RL_TEST_SUITE("nodes_sim", {"bounds_held", test_bounds_held},
               {"exact_strategies", test_exact_strategies},
               {"report_overshoots", test_report_overshoots},
+              {"one_node_exact", test_one_node_exact},
               {"loss_voids_report", test_loss_voids_report}, {"deterministic", test_deterministic});
