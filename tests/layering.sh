@@ -24,9 +24,9 @@ allowed() {
     harness/check) echo "harness/check harness/io" ;;
     harness/report) echo "harness/report harness/check harness/sys harness/io algorithms" ;;
     harness/keyed) echo "harness/keyed harness/sys harness/io algorithms" ;;
-    harness/run) echo "harness/run harness/keyed harness/report harness/check harness/sys harness/io workloads algorithms" ;;
-    harness/experiments) echo "harness/experiments harness/run harness/keyed harness/report harness/check harness/sys harness/io workloads algorithms" ;;
-    harness/cli) echo "harness/cli harness/experiments harness/run harness/keyed harness/report harness/check harness/sys harness/io workloads algorithms" ;;
+    harness/run) echo "harness/run harness/keyed harness/report harness/check harness/sys harness/io workloads algorithms algorithms/coord" ;;
+    harness/experiments) echo "harness/experiments harness/run harness/keyed harness/report harness/check harness/sys harness/io workloads algorithms algorithms/coord" ;;
+    harness/cli) echo "harness/cli harness/experiments harness/run harness/keyed harness/report harness/check harness/sys harness/io workloads algorithms algorithms/coord" ;;
     harness/gbench | tests | tests/*) echo "*" ;;
     *) echo "" ;;
     esac

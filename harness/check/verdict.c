@@ -28,6 +28,8 @@ uint64_t rl_promised_bound(const struct rl_promised *p)
         return 2 * p->limit;
     case RL_BOUND_BUCKET:
         return p->burst + p->limit + p->excess;
+    case RL_BOUND_GIVEN:
+        return p->limit + p->excess;
     case RL_BOUND_NONE:
         return 0;
     }

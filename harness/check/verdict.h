@@ -24,6 +24,8 @@ enum rl_bound_kind {
     RL_BOUND_WINDOW,      /* certain_max_sliding ≤ 2L and window_excess = 0 */
     RL_BOUND_BUCKET,      /* certain_max_sliding ≤ B + L + the algorithm's stated excess */
     RL_BOUND_CONCURRENCY, /* max_in_flight ≤ L */
+    RL_BOUND_GIVEN,       /* certain_max_sliding ≤ L + excess: a bound derived for the
+                             run elsewhere (a coordination strategy's, docs/nodes.md) */
 };
 
 /* A promise for one configuration. */
@@ -31,8 +33,9 @@ struct rl_promised {
     enum rl_bound_kind kind;
     uint64_t limit;  /* L */
     uint64_t burst;  /* B, bucket only: the capacity, its default already applied */
-    uint64_t excess; /* bucket only: what the algorithm states beyond B + L for the run's
-                        threads (rl_algo.bucket_excess; tb_sharded's per-thread caches) */
+    uint64_t excess; /* bucket: what the algorithm states beyond B + L for the run's
+                        threads (rl_algo.bucket_excess; tb_sharded's per-thread caches);
+                        given: the bound's excess over L */
 };
 
 /* What a run measured that the verdict reads. */

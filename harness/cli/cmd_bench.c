@@ -2,6 +2,7 @@
  * of sim and stress measurements into one tidy CSV, with the tables printed.
  * The CSV is written whole, also when the suite is interrupted or a run
  * fails: the finished rows are kept. */
+#include "bench_nodes.h"
 #include "cli.h"
 #include "commands.h"
 #include "parse.h"
@@ -53,6 +54,12 @@ static void bench_help(void)
         printf("  %-13s", (*s)->name);
         print_wrapped((*s)->summary, 16, 80);
     }
+    printf("  %-13s", "nodes");
+    print_wrapped("many nodes sharing one limit, simulated (docs/nodes.md): each coordination "
+                  "strategy's overshoot and store calls per decision against T, N and skew; a "
+                  "demand step to 10x L; DRL's two limiters at demand 7:3. Its own columns "
+                  "(results/README.md, Many-nodes rows); --reps does not apply",
+                  16, 80);
     printf("\nThe Redis algorithms run against a private redis-server (or --redis ADDR, or\n"
            "a Redis Cluster: --redis-cluster as for stress); without redis-server they are\n"
            "skipped, and a line on stderr says so.\n\n"
@@ -297,9 +304,11 @@ static bool parse_options(const char *cmd, int argc, char **argv, struct bench *
         rl_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
     const char *accepted =
         "quick, threads, memory-order, accuracy, clocks, pareto, keys, redis, claims, perf, "
-        "sharded";
+        "sharded, nodes";
     if (b->suite_name == NULL)
         rl_cli_usage_error(cmd, "--suite is required (accepted: %s)", accepted);
+    if (strcmp(b->suite_name, "nodes") == 0)
+        return true; /* its own runner (bench_nodes.c), not a suite of result rows */
     b->suite = rl_suite_find(b->suite_name);
     if (b->suite == NULL)
         rl_cli_usage_error(cmd, "unknown suite '%s' (accepted: %s)", b->suite_name, accepted);
@@ -399,10 +408,12 @@ int rl_cmd_bench(int argc, char **argv)
         return 0;
     rl_context_init(&b.ctx);
     if (b.output.out_path == NULL) {
-        snprintf(b.default_path, sizeof b.default_path, "results/%s-%s.csv", b.suite->name,
-                 b.ctx.host);
+        snprintf(b.default_path, sizeof b.default_path, "results/%s-%s.csv",
+                 b.suite ? b.suite->name : b.suite_name, b.ctx.host);
         b.output.out_path = b.default_path;
     }
+    if (b.suite == NULL)
+        return rl_cli_bench_nodes(&b.output);
     if (rl_suite_runs_claims(b.suite))
         return bench_claims(&b.output, b.redis);
     if (rl_suite_runs_perf(b.suite))

@@ -1,6 +1,7 @@
 /* cmd_sim.c — `ratelab sim`: replay a trace or workload through algorithms
  * in virtual time and check every decision. */
 #include "cli.h"
+#include "cmd_sim_nodes.h"
 #include "commands.h"
 #include "parse.h"
 #include "table.h"
@@ -27,6 +28,8 @@ static void sim_help(void)
            "  --decisions FILE  write every decision (t_ns,key,n,admitted,thread); one --algo\n"
            "  --expiry E        idle keys: never (default: independent limiters), lazy or\n"
            "                    sweeper (expired after I·(1 + max(2, B/L)) idle)\n"
+           "Many nodes sharing one limit: ratelab sim --nodes N --coord NAME ... (its options:\n"
+           "ratelab sim --nodes 1 --help; docs/nodes.md)\n\n"
            "%s\n%s\n%s\n%s\n%s",
            rl_cli_output_help, rl_cli_limiter_help, rl_cli_workload_help, rl_cli_remote_help,
            rl_cli_exit_help);
@@ -199,6 +202,8 @@ static void print_heading(const struct sim_plan *plan)
 int rl_cmd_sim(int argc, char **argv)
 {
     const char *cmd = "sim";
+    if (rl_sim_wants_nodes(argc, argv))
+        return rl_cmd_sim_nodes(argc, argv);
     struct sim_plan plan = {.output = {.format = RL_FORMAT_TABLE},
                             .sim = {.expiry = RL_EXPIRE_NEVER}};
     rl_cli_limiter_defaults(&plan.cfg);

@@ -242,5 +242,44 @@ const struct rl_claim rl_claims[] = {
                 "--rate 100 --on 1s --off 2s --duration 9s; " CONFORMANCE_ROWS("guava"),
      .deterministic = true,
      .run = rl_claim_guava},
+    {.id = "drl_disconnected_n",
+     .source_title = "Cloud Control with Distributed Rate Limiting",
+     .source_org = "Raghavan, Vishwanath, Ramabhadran, Yocum, Snoeren (UC San Diego), SIGCOMM",
+     .year = "2007",
+     .url = "http://docplayer.net/299171-Cloud-control-with-distributed-rate-limiting.html",
+     .claim = "Limiters that each enforce the global limit without talking to each other could "
+              "admit up to N times the limit.",
+     .experiment = "sim",
+     .command = "for n in 2 10 100; do build/ratelab sim --nodes $n --coord local --limit 100 "
+                "--interval 1s --workload poisson --duration 10s --rate $((200 * n)); done",
+     .deterministic = true,
+     .run = rl_claim_drl_disconnected},
+    {.id = "databricks_5pct",
+     .source_title = "High Performance Ratelimiting at Databricks",
+     .source_org = "D. Hoa, J. Wang, S. Soti, V. Peng, G. Nanda (Databricks engineering blog)",
+     .year = "2025",
+     .url = "https://www.databricks.com/blog/high-performance-ratelimiting-databricks",
+     .claim = "Clients that decide locally and report to the service about every 100 ms keep "
+              "the overshoot to about 5%.",
+     .experiment = "sim",
+     .command = "for d in 1020 1100 2000 10000; do build/ratelab sim --nodes 10 --coord report "
+                "--sync 100ms --rtt 1ms --limit 1000 --interval 1s --workload poisson "
+                "--duration 10s --rate $d; done",
+     .deterministic = true,
+     .run = rl_claim_databricks_overshoot},
+    {.id = "gubernator_global",
+     .source_title = "gubernator: GLOBAL behavior (documentation)",
+     .source_org = "gubernator-io (formerly Mailgun)",
+     .year = "not checked",
+     .url = "https://github.com/gubernator-io/gubernator",
+     .claim = "GLOBAL answers from any peer's cache and sends hits to the key's owner "
+              "asynchronously, choosing performance over accuracy; no bound on the "
+              "over-admission is given.",
+     .experiment = "sim",
+     .command = "for n in 2 10 100 1000; do build/ratelab sim --nodes $n --coord report "
+                "--sync 100ms --rtt 1ms --limit 1000 --interval 1s --workload poisson "
+                "--duration 10s --rate 2000; done",
+     .deterministic = true,
+     .run = rl_claim_gubernator_global},
     {.id = NULL},
 };

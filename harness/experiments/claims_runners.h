@@ -1,4 +1,4 @@
-/* claims_runners.h — the sixteen runners the registry (claims_data.c)
+/* claims_runners.h — the runners the registry (claims_data.c)
  * points to, one per claim, grouped by the file that holds them. Each
  * fills the outcome as claims.h describes; rl_claim_run calls them.
  * Internal to harness/experiments/. */
@@ -25,6 +25,11 @@ RL_CLAIM_RUNNER(rl_claim_redis_qps);
 RL_CLAIM_RUNNER(rl_claim_relaxed);
 RL_CLAIM_RUNNER(rl_claim_linux);
 RL_CLAIM_RUNNER(rl_claim_wrk2);
+
+/* claims_nodes.c: many nodes in the node simulator, virtual time */
+RL_CLAIM_RUNNER(rl_claim_drl_disconnected);
+RL_CLAIM_RUNNER(rl_claim_databricks_overshoot);
+RL_CLAIM_RUNNER(rl_claim_gubernator_global);
 
 /* claims_peers.c: the peers' own decisions beside ratelab's */
 RL_CLAIM_RUNNER(rl_claim_go_stale);

@@ -39,6 +39,7 @@ static const struct {
     {"window", {RL_BOUND_WINDOW, L, 0, 0}, 2 * L, false},
     {"bucket", {RL_BOUND_BUCKET, L, 5, 0}, 5 + L, false},
     {"bucket with excess", {RL_BOUND_BUCKET, L, 5, 7}, 5 + L + 7, false},
+    {"given (a coordination strategy's)", {RL_BOUND_GIVEN, L, 0, 9}, L + 9, false},
 };
 
 #define KINDS (sizeof kinds / sizeof *kinds)
