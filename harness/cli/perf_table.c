@@ -88,16 +88,16 @@ int rl_cli_bench_perf(const struct rl_cli_output *output, const char *redis, con
                ctx.git_rev, ctx.date);
         printf("reproduce: build/ratelab bench --suite perf%s%s --reps %u --out %s\n\n",
                goal ? " --goal " : "", goal ? goal : "", reps, output->out_path);
-        printf("%-48s %8s %9s %4s  %s\n", "goal", "ratio", "target", "met", "detail");
+        printf("%-48s %8s %9s %8s  %s\n", "goal", "ratio", "target", "met", "detail");
         for (size_t i = 0; i < rows.count; i++) {
             const struct rl_perf_row *r = &rows.row[i];
             char target[16];
             snprintf(target, sizeof target, "%s %.2f", r->at_most ? "<=" : ">=", r->target);
             if (isfinite(r->ratio))
-                printf("%-48s %8.2f %9s %4s  %s\n", r->goal, r->ratio, target, rl_perf_met(r),
+                printf("%-48s %8.2f %9s %8s  %s\n", r->goal, r->ratio, target, rl_perf_met(r),
                        r->detail);
             else
-                printf("%-48s %8s %9s %4s  %s\n", r->goal, "-", target, rl_perf_met(r), r->detail);
+                printf("%-48s %8s %9s %8s  %s\n", r->goal, "-", target, rl_perf_met(r), r->detail);
         }
         printf("\nratio: measured / floor, both in this run; the median of %u repetitions.\n",
                reps);

@@ -306,11 +306,11 @@ static int stream_rows(const struct rl_perf_options *opts, const struct key_stre
     for (size_t i = 0; i < ALGOS; i++) {
         struct rl_perf_row *row = &rows[i];
         memset(row, 0, sizeof *row);
-        snprintf(row->goal, sizeof row->goal, "keyed floor %s, 2 threads, %s", algos[i],
-                 stream->name);
-        snprintf(row->measured, sizeof row->measured,
-                 "attempts a second through the container, %s (stress, closed loop, 1 s)",
-                 stream->name);
+        snprintf(row->goal, sizeof row->goal, "keyed floor %s, %s", algos[i], stream->name);
+        snprintf(
+            row->measured, sizeof row->measured,
+            "attempts a second through the container, %s (stress, 2 threads, closed loop, 1 s)",
+            stream->name);
         snprintf(row->floor, sizeof row->floor,
                  "the same key stream (sampler, seeds, threads, 1 s) doing one relaxed fetch-add "
                  "on a fresh array of one word per key: the memory cost of touching the slot");
