@@ -101,10 +101,12 @@ void rl_clock_measure_started(const struct rl_clock *clock, struct rl_clock_repo
  * it never go back (docs/design.md, Clocks). */
 struct rl_clock_cached_stats {
     uint64_t period_ns;
-    uint64_t publishes;  /* stores since the publisher (re)started */
-    uint64_t max_gap_ns; /* the longest time from the word's value (the
-                            publisher's or a reader's) to the publisher's next store */
-    uint64_t cpu_ns;     /* the publisher thread's CPU time since it (re)started */
+    uint64_t publishes;   /* stores since the publisher (re)started */
+    uint64_t max_gap_ns;  /* the longest time from the word's value (the
+                             publisher's or a reader's) to the publisher's next store */
+    uint64_t max_late_ns; /* the longest the publisher woke after its deadline: its own
+                             lag, which readers' refreshes hide from max_gap_ns */
+    uint64_t cpu_ns;      /* the publisher thread's CPU time since it (re)started */
     bool running;
     bool realtime; /* it runs at SCHED_FIFO priority 1 (where the process may) */
 };

@@ -70,7 +70,7 @@ struct publisher {
     bool running, stop, realtime;
     pthread_t thread;
     pthread_cond_t wake; /* signalled by stop; timed on CLOCK_MONOTONIC */
-    uint64_t publishes, max_gap_ns, cpu_ns_at_stop;
+    uint64_t publishes, max_gap_ns, max_late_ns, cpu_ns_at_stop;
     clockid_t cpu_clock;
 };
 
@@ -168,6 +168,9 @@ static void *publisher_main(void *arg)
         struct timespec until = {(time_t)(due / 1000000000u), (long)(due % 1000000000u)};
         if (pthread_cond_timedwait(&p->wake, &lock, &until) != ETIMEDOUT)
             continue; /* stopped, or woken early: look again */
+        uint64_t woke = monotonic_ns();
+        if (woke > due && woke - due > p->max_late_ns)
+            p->max_late_ns = woke - due;
         publish(p);
         /* Absolute deadlines keep the mean period T; after a long
          * preemption the missed periods are skipped, not caught up. */
@@ -217,7 +220,7 @@ static int start(struct publisher *p, char *err, size_t err_len)
 {
     if (!p->running) {
         p->stop = false;
-        p->publishes = p->max_gap_ns = p->cpu_ns_at_stop = 0;
+        p->publishes = p->max_gap_ns = p->max_late_ns = p->cpu_ns_at_stop = 0;
         publish(p); /* a first value before anyone can read */
         p->max_gap_ns = 0;
         sigset_t all, old;
@@ -315,6 +318,7 @@ int rl_clock_cached_stats(const struct rl_clock *clock, struct rl_clock_cached_s
     *out = (struct rl_clock_cached_stats){.period_ns = p->period_ns,
                                           .publishes = p->publishes,
                                           .max_gap_ns = p->max_gap_ns,
+                                          .max_late_ns = p->max_late_ns,
                                           .running = p->running,
                                           .realtime = p->realtime};
     out->cpu_ns = p->running && !p->stop && p->cpu_clock != (clockid_t)-1 ? cpu_ns(p->cpu_clock)
