@@ -24,6 +24,9 @@ extern const char *const rl_clock_names[];
 /* The cached clock's period when its name gives none ("cached"); "cached:T"
  * names another, T a whole number of ns, us, ms or s in [10us, 1s]. */
 #define RL_CACHED_DEFAULT_PERIOD_NS 100000u
+/* A cached handle's every RL_CACHED_CHECK_EVERY-th read (a power of two, by
+ * its read count) checks the real clock and refreshes a word older than T. */
+#define RL_CACHED_CHECK_EVERY 64u
 
 /* Sets up a clock handle by name; the tsc clock is calibrated once per
  * process (about 20 ms) on first use, and a cached clock's publisher thread

@@ -31,7 +31,8 @@
  * The bound. A read at time t returns a value in [t − T − lag, t], lag the
  * smaller of the publisher's lateness and the time since the reading
  * handle's last check (the span of its last CHECK_EVERY − 1 reads, plus any
- * preemption inside it): a handle that keeps reading stays within 2 T with
+ * preemption inside it; rl_clock_init counts as a check, since attaching
+ * stores the time): a handle that keeps reading stays within 2 T with
  * every CPU busy.
  *
  * Lifetime. A publisher starts on the first rl_clock_init of its period,
@@ -58,7 +59,8 @@
 #define MAX_PERIOD_NS 1000000000u
 /* A reader checks the real clock on every CHECK_EVERY-th read of its
  * handle (a power of two): ~20 ns of clock_gettime over 64 reads of ~1 ns. */
-#define CHECK_EVERY 64u
+#define CHECK_EVERY RL_CACHED_CHECK_EVERY
+_Static_assert((CHECK_EVERY & (CHECK_EVERY - 1)) == 0, "a power of two: the test is a mask");
 
 struct publisher {
     /* The published time, alone on its cache line: readers' lines are
@@ -242,6 +244,10 @@ static int start(struct publisher *p, char *err, size_t err_len)
         p->running = true;
         atomic_store_explicit(&p->live, true, memory_order_relaxed);
     }
+    /* A handle starts on a fresh word, as if its first read had checked:
+     * until its 64th read only the publisher refreshes it, and starting a
+     * thread can take longer than T. */
+    publish_max(&p->now_ns, monotonic_ns());
     return 0;
 }
 
