@@ -11,6 +11,7 @@
 #include "stress_print.h"
 #include "harness/run/measure.h"
 #include "harness/run/stress.h"
+#include "harness/experiments/perf.h"
 #include "harness/experiments/suites.h"
 #include "harness/sys/clock.h"
 #include "harness/sys/interrupt.h"
@@ -19,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+enum { OPT_GOAL = 1000 }; /* bench's own option: beyond cli.h's codes */
 
 /* Prints text from column `indent` on, broken at spaces before `width`. */
 static void print_wrapped(const char *text, int indent, int width)
@@ -45,7 +48,8 @@ static void print_wrapped(const char *text, int indent, int width)
 static void bench_help(void)
 {
     printf("usage: ratelab bench --suite NAME [--reps R] [--out FILE.csv] [--format F]\n"
-           "                     [--redis ADDR | --redis-cluster NxR|HOST:PORT,...]\n\n"
+           "                     [--redis ADDR | --redis-cluster NxR|HOST:PORT,...]\n"
+           "                     [--goal NAME]\n\n"
            "Runs a suite and writes one CSV (columns: results/README.md; every row carries\n"
            "host, CPU, cores, compiler, flags, allocator, clock, git revision and date).\n"
            "Repetitions are interleaved across algorithms; tables give the median with\n"
@@ -70,6 +74,8 @@ static void bench_help(void)
            "                    - writes the rows to standard output in place of the tables\n"
            "                    (and no latency file)\n"
            "  --format F        standard output: table (default), csv or json\n"
+           "  --goal NAME       the perf suite only: run that one goal's rows (recorder,\n"
+           "                    keyed, checker, redis, clock, sharded, many_cores)\n"
            "Each option with a value is given once (a repeat: exit 2).\n\n"
            "%s\n%s",
            rl_cli_load_help, rl_cli_exit_help);
@@ -245,7 +251,7 @@ static int bench_claims(const struct rl_cli_output *output, const char *redis)
 /* A suite's run, from the options to the report: each step below reads and
  * fills it. */
 struct bench {
-    const char *suite_name, *redis;
+    const char *suite_name, *redis, *goal;
     struct rl_cli_output output;
     uint64_t reps;
     const struct rl_suite *suite;
@@ -275,6 +281,7 @@ static bool parse_options(const char *cmd, int argc, char **argv, struct bench *
         RL_CLI_OUTPUT_OPTIONS,
         {"redis", required_argument, NULL, OPT_REDIS},
         {"redis-cluster", required_argument, NULL, OPT_REDIS_CLUSTER},
+        {"goal", required_argument, NULL, OPT_GOAL},
         {0}};
     int code;
     while ((code = rl_cli_getopt(cmd, argc, argv, options)) != -1) {
@@ -290,6 +297,9 @@ static bool parse_options(const char *cmd, int argc, char **argv, struct bench *
             break;
         case OPT_REDIS_CLUSTER:
             rl_cli_redis_cluster_option(cmd, optarg);
+            break;
+        case OPT_GOAL:
+            b->goal = optarg;
             break;
         case OPT_REPS:
             if (rl_parse_u64(optarg, 1, 1000, &b->reps, b->err, sizeof b->err) != 0)
@@ -312,6 +322,10 @@ static bool parse_options(const char *cmd, int argc, char **argv, struct bench *
     b->suite = rl_suite_find(b->suite_name);
     if (b->suite == NULL)
         rl_cli_usage_error(cmd, "unknown suite '%s' (accepted: %s)", b->suite_name, accepted);
+    if (b->goal && !rl_suite_runs_perf(b->suite))
+        rl_cli_usage_error(cmd, "--goal is for --suite perf only");
+    if (b->goal && rl_perf_goal_find(b->goal) == NULL)
+        rl_cli_usage_error(cmd, "unknown perf goal '%s' (see ratelab bench --help)", b->goal);
     return true;
 }
 
@@ -417,7 +431,7 @@ int rl_cmd_bench(int argc, char **argv)
     if (rl_suite_runs_claims(b.suite))
         return bench_claims(&b.output, b.redis);
     if (rl_suite_runs_perf(b.suite))
-        return rl_cli_bench_perf(&b.output, b.redis, (unsigned)b.reps);
+        return rl_cli_bench_perf(&b.output, b.redis, b.goal, (unsigned)b.reps);
     plan_suite(cmd, &b);
     run_suite(&b);
     int status = report(cmd, &b);

@@ -48,7 +48,8 @@ static void fill(struct rl_cli_sheet *s, const void *data)
     }
 }
 
-int rl_cli_bench_perf(const struct rl_cli_output *output, const char *redis, unsigned reps)
+int rl_cli_bench_perf(const struct rl_cli_output *output, const char *redis, const char *goal,
+                      unsigned reps)
 {
     const char *cmd = "bench";
     static struct perf_rows rows;
@@ -67,6 +68,8 @@ int rl_cli_bench_perf(const struct rl_cli_output *output, const char *redis, uns
     rl_interrupt_install();
     for (const struct rl_perf_goal *const *g = rl_perf_goals; *g && !rl_interrupted; g++) {
         char err[512] = "";
+        if (goal && strcmp(goal, (*g)->name) != 0)
+            continue;
         if (table) {
             fprintf(stderr, "bench perf: %s ...\n", (*g)->name);
             fflush(stderr);
@@ -83,18 +86,18 @@ int rl_cli_bench_perf(const struct rl_cli_output *output, const char *redis, uns
     if (table) {
         printf("bench perf on %s (%s, %u cpus), git %s, %s\n", ctx.host, ctx.cpu_model, ctx.cores,
                ctx.git_rev, ctx.date);
-        printf("reproduce: build/ratelab bench --suite perf --reps %u --out %s\n\n", reps,
-               output->out_path);
-        printf("%-48s %8s %9s %4s  %s\n", "goal", "ratio", "target", "met", "detail");
+        printf("reproduce: build/ratelab bench --suite perf%s%s --reps %u --out %s\n\n",
+               goal ? " --goal " : "", goal ? goal : "", reps, output->out_path);
+        printf("%-48s %8s %9s %8s  %s\n", "goal", "ratio", "target", "met", "detail");
         for (size_t i = 0; i < rows.count; i++) {
             const struct rl_perf_row *r = &rows.row[i];
             char target[16];
             snprintf(target, sizeof target, "%s %.2f", r->at_most ? "<=" : ">=", r->target);
             if (isfinite(r->ratio))
-                printf("%-48s %8.2f %9s %4s  %s\n", r->goal, r->ratio, target, rl_perf_met(r),
+                printf("%-48s %8.2f %9s %8s  %s\n", r->goal, r->ratio, target, rl_perf_met(r),
                        r->detail);
             else
-                printf("%-48s %8s %9s %4s  %s\n", r->goal, "-", target, rl_perf_met(r), r->detail);
+                printf("%-48s %8s %9s %8s  %s\n", r->goal, "-", target, rl_perf_met(r), r->detail);
         }
         printf("\nratio: measured / floor, both in this run; the median of %u repetitions.\n",
                reps);

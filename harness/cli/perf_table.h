@@ -7,6 +7,7 @@
 
 /* The exit status: 0 (every goal ran, met or not), 1 when a goal could not
  * run or the run was interrupted. */
-int rl_cli_bench_perf(const struct rl_cli_output *output, const char *redis, unsigned reps);
+int rl_cli_bench_perf(const struct rl_cli_output *output, const char *redis, const char *goal,
+                      unsigned reps);
 
 #endif

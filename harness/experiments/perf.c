@@ -25,10 +25,20 @@ const struct rl_perf_goal *const rl_perf_goals[] = {
 #undef RL_PERF_GOAL
     NULL};
 
+const struct rl_perf_goal *rl_perf_goal_find(const char *name)
+{
+    for (const struct rl_perf_goal *const *g = rl_perf_goals; *g; g++)
+        if (strcmp((*g)->name, name) == 0)
+            return *g;
+    return NULL;
+}
+
 const char *rl_perf_met(const struct rl_perf_row *row)
 {
     if (!isfinite(row->ratio))
         return "n/a";
+    if (row->reported)
+        return "reported";
     return (row->at_most ? row->ratio <= row->target : row->ratio >= row->target) ? "yes" : "no";
 }
 

@@ -27,11 +27,13 @@ struct rl_perf_row {
     double ratio;                /* NAN: not measured (why: in detail) */
     bool at_most;                /* the goal is ratio <= target (else >=) */
     double target;
+    bool reported;              /* printed for its history, not a goal: met reads "reported" */
     char detail[RL_PERF_TEXT];  /* the two numbers behind the ratio, with units */
     char command[RL_PERF_TEXT]; /* what reproduces it */
 };
 
-/* Whether the row meets its goal ("yes", "no", or "n/a" when not measured). */
+/* Whether the row meets its goal: "yes", "no", "n/a" when not measured, or
+ * "reported" for a row that is no longer a goal. */
 const char *rl_perf_met(const struct rl_perf_row *row);
 
 struct rl_perf_goal {
@@ -45,6 +47,9 @@ struct rl_perf_goal {
 
 /* NULL-terminated, in perf_goals.def's order. */
 extern const struct rl_perf_goal *const rl_perf_goals[];
+
+/* The goal named name, or NULL. */
+const struct rl_perf_goal *rl_perf_goal_find(const char *name);
 
 /* Runs argv (argv[0] a path) as a child with stdout and stderr to
  * /dev/null (or stdout to out_path when not NULL), and reports its wall

@@ -24,6 +24,9 @@ extern const char *const rl_clock_names[];
 /* The cached clock's period when its name gives none ("cached"); "cached:T"
  * names another, T a whole number of ns, us, ms or s in [10us, 1s]. */
 #define RL_CACHED_DEFAULT_PERIOD_NS 100000u
+/* A cached handle's every RL_CACHED_CHECK_EVERY-th read (a power of two, by
+ * its read count) checks the real clock and refreshes a word older than T. */
+#define RL_CACHED_CHECK_EVERY 64u
 
 /* Sets up a clock handle by name; the tsc clock is calibrated once per
  * process (about 20 ms) on first use, and a cached clock's publisher thread
@@ -93,17 +96,20 @@ int rl_clock_measure(const char *name, struct rl_clock_report *out, char *err, s
 void rl_clock_measure_started(const struct rl_clock *clock, struct rl_clock_report *out);
 
 /* The cached clock: one thread a period T publishes CLOCK_MONOTONIC into
- * one word, and a read is one relaxed load of it (plus the handle's skew).
- * A read at true time t returns a value in [t − T − lag, t], where lag is how
- * late the publisher woke and stored (descheduled, it is unbounded: the
- * publisher measures the longest gap it left, below). Each reader sees it
- * never go back (docs/design.md, Clocks). */
+ * one word, and a read is one relaxed load of it (plus the handle's skew);
+ * every 64th read of a handle checks the real clock and refreshes a word
+ * older than T itself. A read at true time t returns a value in
+ * [t − T − lag, t], where lag is the smaller of how late the publisher woke
+ * and stored and the time since the handle's last check. Each reader sees
+ * it never go back (docs/design.md, Clocks). */
 struct rl_clock_cached_stats {
     uint64_t period_ns;
-    uint64_t publishes;  /* stores since the publisher (re)started */
-    uint64_t max_gap_ns; /* the longest time from one published value to the
-                            moment the next one was stored: no read was staler */
-    uint64_t cpu_ns;     /* the publisher thread's CPU time since it (re)started */
+    uint64_t publishes;   /* stores since the publisher (re)started */
+    uint64_t max_gap_ns;  /* the longest time from the word's value (the
+                             publisher's or a reader's) to the publisher's next store */
+    uint64_t max_late_ns; /* the longest the publisher woke after its deadline: its own
+                             lag, which readers' refreshes hide from max_gap_ns */
+    uint64_t cpu_ns;      /* the publisher thread's CPU time since it (re)started */
     bool running;
     bool realtime; /* it runs at SCHED_FIFO priority 1 (where the process may) */
 };

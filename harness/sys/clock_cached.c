@@ -1,27 +1,46 @@
 /* clock_cached.c — the cached clock: a publisher thread stores
- * CLOCK_MONOTONIC into one word every period T, and a read is one relaxed
- * load of that word (docs/design.md, Clocks).
+ * CLOCK_MONOTONIC into one word every period T, a read is one relaxed load
+ * of that word, and every CHECK_EVERY-th read of a handle also reads the
+ * real clock and, when the word is older than T, stores the time itself
+ * (docs/design.md, Clocks).
+ *
+ * Why readers refresh. A publisher woken by a timer is late by hundreds of
+ * µs on a loaded VM (every CPU busy, or its vCPU not running): readers
+ * then saw values several T old. A reader that is running is proof that
+ * time is passing and that someone can read the clock, so it does: the
+ * word is at most T old at each check of a running reader, whatever the
+ * publisher's lag. The check costs a test of the handle's own read count
+ * (rl_clock_now counts every read) on the reads that do not check; the
+ * clock read is paid once every CHECK_EVERY reads.
  *
  * Why relaxed is enough. The word is one aligned 64-bit atomic, so a load
  * never sees half a store. Every store to it is in one modification order,
  * and read-read coherence forbids a thread's later load from returning a
- * value earlier in that order than its previous load returned; the values
- * are stored in increasing order (one publisher at a time, each storing the
- * monotonic clock it just read, a restarted one after the old one was
- * joined), so each reader sees time never go back. Nothing else is published
- * through the word, so there is no other data an acquire would have to make
+ * value earlier in that order than its previous load returned. Every
+ * writer, publisher or reader, stores only by a compare-and-swap that
+ * raises the word (publish_max), so the values in that order increase and
+ * each reader sees time never go back. Nothing else is published through
+ * the word, so there is no other data an acquire would have to make
  * visible; and acquire would not make a load fresher: ordering is not
- * recency. A stale read is a value from before the latest store: at most
- * T + the publisher's lag old, plus the time a store takes to reach another
- * core (nanoseconds, which the C standard leaves to "a reasonable amount of
- * time"). Two readers may see different values at the same instant, as two
- * threads reading any clock at slightly different moments do.
+ * recency. A stale read is a value from before the latest store, plus the
+ * time a store takes to reach another core (nanoseconds, which the C
+ * standard leaves to "a reasonable amount of time"). Two readers may see
+ * different values at the same instant, as two threads reading any clock
+ * at slightly different moments do.
+ *
+ * The bound. A read at time t returns a value in [t − T − lag, t], lag the
+ * smaller of the publisher's lateness and the time since the reading
+ * handle's last check (the span of its last CHECK_EVERY − 1 reads, plus any
+ * preemption inside it; rl_clock_init counts as a check, since attaching
+ * stores the time): a handle that keeps reading stays within 2 T with
+ * every CPU busy.
  *
  * Lifetime. A publisher starts on the first rl_clock_init of its period,
  * runs until rl_clock_cached_stop or exit (an atexit handler joins it), and
  * starts again on the next init; its word is static, so a handle never
  * dangles. A forked child has no publisher thread: the child's next init
- * starts one (until then its handles read the time of the fork). */
+ * starts one (until then its handles read the time of the fork). A stopped
+ * clock is frozen: readers refresh only the word of a running publisher. */
 #include "clock_cached.h"
 
 #include <errno.h>
@@ -38,17 +57,22 @@
 #define MAX_PERIODS   8
 #define MIN_PERIOD_NS 10000u /* shorter, and the publisher is never asleep */
 #define MAX_PERIOD_NS 1000000000u
+/* A reader checks the real clock on every CHECK_EVERY-th read of its
+ * handle (a power of two): ~20 ns of clock_gettime over 64 reads of ~1 ns. */
+#define CHECK_EVERY RL_CACHED_CHECK_EVERY
+_Static_assert((CHECK_EVERY & (CHECK_EVERY - 1)) == 0, "a power of two: the test is a mask");
 
 struct publisher {
     /* The published time, alone on its cache line: readers' lines are
      * invalidated once a period by this store, and by nothing else. */
     _Alignas(64) _Atomic uint64_t now_ns;
-    _Alignas(64) uint64_t period_ns; /* 0: a free slot */
+    _Alignas(64) uint64_t period_ns; /* 0: a free slot; set once, before any handle points here */
+    _Atomic bool live;               /* a publisher runs: readers may refresh the word */
     /* The rest is guarded by `lock`. */
     bool running, stop, realtime;
     pthread_t thread;
     pthread_cond_t wake; /* signalled by stop; timed on CLOCK_MONOTONIC */
-    uint64_t publishes, max_gap_ns, cpu_ns_at_stop;
+    uint64_t publishes, max_gap_ns, max_late_ns, cpu_ns_at_stop;
     clockid_t cpu_clock;
 };
 
@@ -76,11 +100,41 @@ static uint64_t cpu_ns(clockid_t id)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Raises *word to value unless it already holds as much; returns what it
+ * holds after. The only way the word is written, so it never goes back. */
+static uint64_t publish_max(_Atomic uint64_t *word, uint64_t value)
+{
+    uint64_t seen = atomic_load_explicit(word, memory_order_relaxed);
+    while (seen < value && !atomic_compare_exchange_weak_explicit(
+                               word, &seen, value, memory_order_relaxed, memory_order_relaxed))
+        ;
+    return seen < value ? value : seen;
+}
+
+/* A reader's check, the read that `seen` began: the real time, stored when
+ * the word is older than T; returns the read's value, skew applied. Out of
+ * line (a tail call), so the reads that do not check save no register. */
+__attribute__((noinline)) static uint64_t check(const struct rl_clock_state *st, uint64_t seen)
+{
+    _Atomic uint64_t *word = st->cached_value;
+    const struct publisher *p =
+        (const struct publisher *)((const char *)word - offsetof(struct publisher, now_ns));
+    /* stopped: the clock stays frozen */
+    if (atomic_load_explicit(&p->live, memory_order_relaxed)) {
+        uint64_t now = monotonic_ns();
+        if (now - seen > p->period_ns)
+            seen = publish_max(word, now);
+    }
+    return seen + (uint64_t)st->skew_ns;
+}
+
 uint64_t rl_clock_cached_read(struct rl_clock *self)
 {
     const struct rl_clock_state *st = rl_clock_state(self);
-    return atomic_load_explicit((_Atomic uint64_t *)st->cached_value, memory_order_relaxed) +
-           (uint64_t)st->skew_ns;
+    uint64_t now = atomic_load_explicit((_Atomic uint64_t *)st->cached_value, memory_order_relaxed);
+    if (__builtin_expect((self->reads & (CHECK_EVERY - 1)) == 0, 0))
+        return check(st, now);
+    return now + (uint64_t)st->skew_ns;
 }
 
 static void init_wake(struct publisher *p)
@@ -98,7 +152,7 @@ static void init_wake(struct publisher *p)
 static void publish(struct publisher *p)
 {
     uint64_t previous = atomic_load_explicit(&p->now_ns, memory_order_relaxed);
-    atomic_store_explicit(&p->now_ns, monotonic_ns(), memory_order_relaxed);
+    publish_max(&p->now_ns, monotonic_ns());
     uint64_t gap = monotonic_ns() - previous;
     if (gap > p->max_gap_ns)
         p->max_gap_ns = gap;
@@ -116,6 +170,9 @@ static void *publisher_main(void *arg)
         struct timespec until = {(time_t)(due / 1000000000u), (long)(due % 1000000000u)};
         if (pthread_cond_timedwait(&p->wake, &lock, &until) != ETIMEDOUT)
             continue; /* stopped, or woken early: look again */
+        uint64_t woke = monotonic_ns();
+        if (woke > due && woke - due > p->max_late_ns)
+            p->max_late_ns = woke - due;
         publish(p);
         /* Absolute deadlines keep the mean period T; after a long
          * preemption the missed periods are skipped, not caught up. */
@@ -146,6 +203,7 @@ static void after_fork_child(void)
     for (size_t i = 0; i < MAX_PERIODS; i++)
         if (publishers[i].running) {
             publishers[i].running = false;
+            atomic_store_explicit(&publishers[i].live, false, memory_order_relaxed);
             init_wake(&publishers[i]);
         }
     pthread_mutex_unlock(&lock);
@@ -164,7 +222,7 @@ static int start(struct publisher *p, char *err, size_t err_len)
 {
     if (!p->running) {
         p->stop = false;
-        p->publishes = p->max_gap_ns = p->cpu_ns_at_stop = 0;
+        p->publishes = p->max_gap_ns = p->max_late_ns = p->cpu_ns_at_stop = 0;
         publish(p); /* a first value before anyone can read */
         p->max_gap_ns = 0;
         sigset_t all, old;
@@ -184,7 +242,12 @@ static int start(struct publisher *p, char *err, size_t err_len)
         if (pthread_getcpuclockid(p->thread, &p->cpu_clock) != 0)
             p->cpu_clock = (clockid_t)-1;
         p->running = true;
+        atomic_store_explicit(&p->live, true, memory_order_relaxed);
     }
+    /* A handle starts on a fresh word, as if its first read had checked:
+     * until its 64th read only the publisher refreshes it, and starting a
+     * thread can take longer than T. */
+    publish_max(&p->now_ns, monotonic_ns());
     return 0;
 }
 
@@ -261,6 +324,7 @@ int rl_clock_cached_stats(const struct rl_clock *clock, struct rl_clock_cached_s
     *out = (struct rl_clock_cached_stats){.period_ns = p->period_ns,
                                           .publishes = p->publishes,
                                           .max_gap_ns = p->max_gap_ns,
+                                          .max_late_ns = p->max_late_ns,
                                           .running = p->running,
                                           .realtime = p->realtime};
     out->cpu_ns = p->running && !p->stop && p->cpu_clock != (clockid_t)-1 ? cpu_ns(p->cpu_clock)
@@ -278,6 +342,7 @@ void rl_clock_cached_stop(void)
     for (size_t i = 0; i < MAX_PERIODS; i++)
         if (publishers[i].running) {
             publishers[i].stop = true;
+            atomic_store_explicit(&publishers[i].live, false, memory_order_relaxed);
             pthread_cond_signal(&publishers[i].wake);
             joining[n++] = publishers[i].thread;
         }

@@ -409,3 +409,27 @@ void rl_redis_server_stop(struct rl_redis_server *server)
     }
     track(server, false);
 }
+
+int rl_redis_command(const char *address, int argc, const char *const *argv, char *reply_text,
+                     size_t reply_len, char *err, size_t err_len)
+{
+    redisContext *c = connect_to(address, 1000);
+    if (c == NULL || c->err) {
+        snprintf(err, err_len, "cannot connect to redis at %s: %s", address,
+                 c ? c->errstr : "bad address");
+        if (c)
+            redisFree(c);
+        return -1;
+    }
+    redisReply *reply = redisCommandArgv(c, argc, (const char **)argv, NULL);
+    int ok = reply && (reply->type == REDIS_REPLY_STATUS || reply->type == REDIS_REPLY_STRING);
+    if (ok)
+        snprintf(reply_text, reply_len, "%s", reply->str);
+    else
+        snprintf(err, err_len, "redis at %s: %s: %s", address, argv[0],
+                 reply ? (reply->str ? reply->str : "unexpected reply") : c->errstr);
+    if (reply)
+        freeReplyObject(reply);
+    redisFree(c);
+    return ok ? 0 : -1;
+}

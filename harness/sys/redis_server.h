@@ -53,6 +53,12 @@ int rl_redis_server_restart(struct rl_redis_server *server, char *err, size_t er
  * within a second. */
 int rl_redis_ping(const char *address, char *err, size_t err_len);
 
+/* Sends one command (argv[0..argc)) to address and copies its reply, a
+ * status or a string (INFO's text), into reply_text (cut at reply_len).
+ * -1 with one line in err: no connection, an error reply, another type. */
+int rl_redis_command(const char *address, int argc, const char *const *argv, char *reply_text,
+                     size_t reply_len, char *err, size_t err_len);
+
 /* Checks an address given by the user: unix:PATH, or PORT (1-65535, digits)
  * after a loopback host written as a literal: 127.0.0.0/8 as four dotted
  * decimals, [::1], or localhost, taken to mean 127.0.0.1. No name is ever

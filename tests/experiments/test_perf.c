@@ -2,6 +2,7 @@
  * target in either direction, the median, and the child runner's exit
  * status and peak memory. The goals' ratios are printed, never asserted. */
 #include "harness/report/stats.h"
+#include "tests/support/cli_run.h"
 #include "tests/support/test_util.h"
 #include "harness/experiments/perf.h"
 
@@ -17,8 +18,28 @@ static void test_met(void)
     CU_ASSERT_STRING_EQUAL(rl_perf_met(&r), "no");
     r.at_most = false;
     CU_ASSERT_STRING_EQUAL(rl_perf_met(&r), "yes");
+    /* a row kept for its history is reported, met or not; unmeasured stays n/a */
+    r.reported = true;
+    CU_ASSERT_STRING_EQUAL(rl_perf_met(&r), "reported");
+    r.ratio = 0.1;
+    CU_ASSERT_STRING_EQUAL(rl_perf_met(&r), "reported");
     r.ratio = NAN;
     CU_ASSERT_STRING_EQUAL(rl_perf_met(&r), "n/a");
+    r.reported = false;
+    CU_ASSERT_STRING_EQUAL(rl_perf_met(&r), "n/a");
+}
+
+/* bench --goal finds each goal of perf_goals.def by its name, and no other. */
+static void test_goal_find(void)
+{
+    for (const struct rl_perf_goal *const *g = rl_perf_goals; *g; g++)
+        CU_ASSERT_PTR_EQUAL(rl_perf_goal_find((*g)->name), *g);
+    CU_ASSERT_PTR_NOT_NULL(rl_perf_goal_find("clock"));
+    CU_ASSERT_PTR_NULL(rl_perf_goal_find("cloc"));
+    CU_ASSERT_PTR_NULL(rl_perf_goal_find(""));
+    rl_cli_expect_usage_error("bench --suite perf --goal cloc", "cloc");
+    rl_cli_expect_usage_error("bench --suite quick --goal clock", "--goal");
+    rl_cli_expect_usage_error("bench --suite perf --goal clock --goal keyed", "twice");
 }
 
 static void test_median(void)
@@ -47,6 +68,7 @@ static void test_run_child(void)
     CU_ASSERT_EQUAL(rl_perf_run_child(missing, NULL, &wall, &rss, err, sizeof err), -1);
 }
 
-RL_TEST_SUITE("perf", {"a row's verdict follows its direction", test_met},
+RL_TEST_SUITE("perf", {"bench --goal finds goals by name", test_goal_find},
+              {"a row's verdict follows its direction", test_met},
               {"median of odd, even and no values", test_median},
               {"a child's time, memory and failure", test_run_child})
