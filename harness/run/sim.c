@@ -54,16 +54,35 @@ int rl_sim_run_keyed(const struct rl_algo *algo, const struct rl_config *cfg,
         return -1;
     }
     log->cap = trace->len;
+    bool shapes = rl_sim_shapes(algo, options);
+    if (shapes && (log->release_ns =
+                       malloc((trace->len ? trace->len : 1) * sizeof *log->release_ns)) == NULL) {
+        snprintf(err, err_len, "out of memory for a trace of %zu attempts", trace->len);
+        rl_keyed_destroy(keyed);
+        rl_event_log_free(log);
+        return -1;
+    }
+    uint64_t max_wait = options->max_wait_set ? options->max_wait_ns : UINT64_MAX;
 
     for (size_t i = 0; i < trace->len; i++) {
         const struct rl_attempt *a = &trace->attempts[i];
         rl_clock_set_virtual(&clock, RL_VIRTUAL_ORIGIN_NS + a->t_ns);
-        enum rl_decision d = rl_keyed_acquire(keyed, &clock, a->key, a->n);
+        uint64_t arrival = RL_VIRTUAL_ORIGIN_NS + a->t_ns, release = arrival;
+        enum rl_decision d = algo->shape
+                                 ? rl_keyed_shape(keyed, &clock, a->key, a->n, max_wait, &release)
+                                 : rl_keyed_acquire(keyed, &clock, a->key, a->n);
         out->errors += d == RL_ERROR;
         if (d == RL_ERROR)
             d = options->error_admits ? RL_ADMIT : RL_REJECT;
         else if (d == RL_ADMIT && (algo->flags & RL_NEEDS_RELEASE))
             rl_keyed_release(keyed, &clock, a->key, a->n); /* served at once */
+        /* as the shaper said, early or not (the checker judges it); an
+         * error admitted fail-open goes at once */
+        if (shapes)
+            log->release_ns[log->len] = d != RL_ADMIT ? RL_NO_RELEASE
+                                        : release >= RL_VIRTUAL_ORIGIN_NS
+                                            ? release - RL_VIRTUAL_ORIGIN_NS
+                                            : 0;
         out->attempts++;
         out->admits += d == RL_ADMIT;
         out->rejects += d == RL_REJECT;
