@@ -28,6 +28,13 @@ int rl_sim_check_config(const struct rl_algo *algo, const struct rl_config *cfg,
     return 0;
 }
 
+/* Attempt i's max wait: the trace's own (max_wait_ns column), else the run's. */
+static uint64_t wait_of(const struct rl_trace *trace, size_t i, uint64_t run_wait)
+{
+    uint64_t own = trace->max_wait_ns ? trace->max_wait_ns[i] : RL_TRACE_WAIT_DEFAULT;
+    return own != RL_TRACE_WAIT_DEFAULT ? own : run_wait;
+}
+
 int rl_sim_run_keyed(const struct rl_algo *algo, const struct rl_config *cfg,
                      const struct rl_sim_options *options, const struct rl_trace *trace,
                      struct rl_event_log *log, struct rl_sim_outcome *out, char *err,
@@ -54,7 +61,7 @@ int rl_sim_run_keyed(const struct rl_algo *algo, const struct rl_config *cfg,
         return -1;
     }
     log->cap = trace->len;
-    bool shapes = rl_sim_shapes(algo, options);
+    bool shapes = rl_sim_shapes(algo, options) || trace->max_wait_ns != NULL;
     if (shapes && (log->release_ns =
                        malloc((trace->len ? trace->len : 1) * sizeof *log->release_ns)) == NULL) {
         snprintf(err, err_len, "out of memory for a trace of %zu attempts", trace->len);
@@ -69,7 +76,8 @@ int rl_sim_run_keyed(const struct rl_algo *algo, const struct rl_config *cfg,
         rl_clock_set_virtual(&clock, RL_VIRTUAL_ORIGIN_NS + a->t_ns);
         uint64_t arrival = RL_VIRTUAL_ORIGIN_NS + a->t_ns, release = arrival;
         enum rl_decision d = algo->shape
-                                 ? rl_keyed_shape(keyed, &clock, a->key, a->n, max_wait, &release)
+                                 ? rl_keyed_shape(keyed, &clock, a->key, a->n,
+                                                  wait_of(trace, i, max_wait), &release)
                                  : rl_keyed_acquire(keyed, &clock, a->key, a->n);
         out->errors += d == RL_ERROR;
         if (d == RL_ERROR)

@@ -34,7 +34,9 @@ struct rl_sim_options {
 
 /* Whether a sim run of algo with options shapes: its log then carries
  * release times (rl_event_log.release_ns). A shaper always does; any
- * algorithm does under a max wait (its admits released at once). */
+ * algorithm does under a max wait (its admits released at once), and so
+ * does a run of a trace with a max_wait_ns column (trace.h), whose
+ * attempts' own waits replace --max-wait where they are given. */
 static inline bool rl_sim_shapes(const struct rl_algo *algo, const struct rl_sim_options *options)
 {
     return algo->shape != NULL || options->max_wait_set;

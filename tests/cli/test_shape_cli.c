@@ -124,6 +124,48 @@ static void test_check_broken_by_idle_bug(void)
     remove_dir();
 }
 
+static void test_trace_max_wait_column(void)
+{
+    char trace[128], log[128], args[512], text[1024];
+    in_dir("waits.csv", trace, sizeof trace);
+    FILE *f = fopen(trace, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    /* T = 100 ms, B = 1; empty waits take --max-wait 100ms */
+    fputs("t_ns,key,n,max_wait_ns\n0,a,1,\n0,a,1,0\n0,a,1,\n0,a,1,150000000\n0,a,1,1000000000\n",
+          f);
+    fclose(f);
+    in_dir("waits-log.csv", log, sizeof log);
+    snprintf(args, sizeof args,
+             "sim --algo gcra_spacer --trace %s --limit 10 --interval 1s --burst 1 --max-wait "
+             "100ms --decisions %s",
+             trace, log);
+    struct rl_cli_outcome *o = malloc(sizeof *o);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    rl_cli_run(o, args);
+    CU_ASSERT_EQUAL(o->status, 0);
+    rl_cli_slurp(log, text, sizeof text);
+    CU_ASSERT_STRING_EQUAL(text, "t_ns,key,n,admitted,thread,release_ns\n"
+                                 "0,a,1,1,0,0\n0,a,1,0,0,\n0,a,1,1,0,100000000\n"
+                                 "0,a,1,0,0,\n0,a,1,1,0,200000000\n");
+    snprintf(args, sizeof args, "replay --algo gcra_spacer --trace %s", trace);
+    rl_cli_expect_usage_error(args, "only sim runs");
+    static const char *const bad[][2] = {
+        {"t_ns,key,n,max_wait_ns\n0,a,1,x\n", ":2: max wait 'x'"},
+        {"t_ns,key,n,max_wait_ns\n0,a,1,86400000000001\n", ":2: max wait"},
+        {"t_ns,key,n,max_wait_ns\n0,a,1,\n0\n", ":3: too few fields"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        f = fopen(trace, "w");
+        CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+        fputs(bad[i][0], f);
+        fclose(f);
+        snprintf(args, sizeof args, "sim --algo gcra_spacer --trace %s", trace);
+        rl_cli_expect_usage_error(args, bad[i][1]);
+    }
+    free(o);
+    remove_dir();
+}
+
 static void test_bad_input(void)
 {
     char plain[128], args[512];
@@ -164,4 +206,5 @@ RL_TEST_SUITE("shape_cli",
               {"sim: release_ns for a shaper or --max-wait only", test_sim_release_column},
               {"check --promise shape: pacer_uber held, its idle bug broken",
                test_check_broken_by_idle_bug},
+              {"a trace's max_wait_ns column, sim only", test_trace_max_wait_column},
               {"bad input exits 2 with one line", test_bad_input})
