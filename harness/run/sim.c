@@ -75,10 +75,9 @@ int rl_sim_run_keyed(const struct rl_algo *algo, const struct rl_config *cfg,
         const struct rl_attempt *a = &trace->attempts[i];
         rl_clock_set_virtual(&clock, RL_VIRTUAL_ORIGIN_NS + a->t_ns);
         uint64_t arrival = RL_VIRTUAL_ORIGIN_NS + a->t_ns, release = arrival;
-        enum rl_decision d = algo->shape
-                                 ? rl_keyed_shape(keyed, &clock, a->key, a->n,
-                                                  wait_of(trace, i, max_wait), &release)
-                                 : rl_keyed_acquire(keyed, &clock, a->key, a->n);
+        enum rl_decision d = algo->shape ? rl_keyed_shape(keyed, &clock, a->key, a->n,
+                                                          wait_of(trace, i, max_wait), &release)
+                                         : rl_keyed_acquire(keyed, &clock, a->key, a->n);
         out->errors += d == RL_ERROR;
         if (d == RL_ERROR)
             d = options->error_admits ? RL_ADMIT : RL_REJECT;
