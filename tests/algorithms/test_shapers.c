@@ -110,6 +110,47 @@ static void test_spacer_acquire_is_gcra(void)
     }
 }
 
+static void test_guava_bursty_next_pays(void)
+{
+    /* tb_debt's worked sequence (L = 3 per 3000 ns, T = 1000 ns), delayed
+     * instead of refused: the 10 go at once and the next caller waits for
+     * them; a timeout shorter than the wait gives up and changes nothing */
+    expect_shaped("guava_bursty", 3, 3000, 0,
+                  SHAPE_STEPS({0, 10, WAIT_ANY, 'A', 0}, {0, 1, WAIT_ANY, 'A', 10000},
+                              {5000, 1, 1000, 'R', 0}, {5000, 1, WAIT_ANY, 'A', 11000},
+                              {30000, 5, 0, 'A', 30000}, {30000, 3, WAIT_ANY, 'A', 32000},
+                              {30000, 1, 4999, 'R', 0}, {30000, 1, 5000, 'A', 35000}));
+}
+
+static void test_guava_bursty_acquire_is_tb_debt(void)
+{
+    const struct rl_algo *shaper = rl_registry_find("guava_bursty");
+    const struct rl_algo *debt = rl_registry_find("tb_debt");
+    for (uint64_t seed = 1; seed <= 40; seed++) {
+        struct rl_config cfg;
+        struct rl_trace trace;
+        const struct rl_test_trace_shape shape = {.salt = 26, .odd_intervals = true};
+        rl_test_random_trace(seed, &shape, &cfg, &trace, NULL);
+        cfg.epoch_ns = RL_VIRTUAL_ORIGIN_NS;
+        char err[256];
+        void *a = shaper->create(&cfg, err, sizeof err), *b = debt->create(&cfg, err, sizeof err);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+        struct rl_clock clock;
+        rl_clock_init(&clock, "virtual", err, sizeof err);
+        for (size_t i = 0; i < trace.len; i++) {
+            rl_clock_set_virtual(&clock, RL_VIRTUAL_ORIGIN_NS + trace.attempts[i].t_ns);
+            enum rl_decision x = shaper->acquire(a, &clock, 0, trace.attempts[i].n);
+            enum rl_decision y = debt->acquire(b, &clock, 0, trace.attempts[i].n);
+            EXPECT_FATAL(x == y, "seed %llu attempt %zu: guava_bursty %d, tb_debt %d",
+                         (unsigned long long)seed, i, (int)x, (int)y);
+        }
+        shaper->destroy(a);
+        debt->destroy(b);
+        rl_trace_free(&trace);
+    }
+}
+
 static void test_uber_slack_after_idle(void)
 {
     /* per = 100 ms, slack 2 (B = 3): the first Take goes at once, the next
@@ -256,6 +297,8 @@ static void test_spacer_is_the_checkers_ideal(void)
 RL_TEST_SUITE("shapers", {"gcra_spacer: burst, spacing, max wait, n > B", test_spacer_table},
               {"gcra_spacer: T not a whole ns, releases rounded up", test_spacer_fractions},
               {"gcra_spacer: acquire decides as gcra_cas", test_spacer_acquire_is_gcra},
+              {"guava_bursty: the next request pays, timeouts", test_guava_bursty_next_pays},
+              {"guava_bursty: acquire decides as tb_debt", test_guava_bursty_acquire_is_tb_debt},
               {"pacer_uber: slack + 1 at once after idle, then paced", test_uber_slack_after_idle},
               {"pacer_uber: default slack 10, WithoutSlack, n > 1",
                test_uber_default_and_without_slack},
