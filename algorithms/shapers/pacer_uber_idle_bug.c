@@ -4,8 +4,9 @@
  * WithSlack(2), as #122). Kept to reproduce the bug, as fw_atomic_naive
  * keeps the C++ article's.
  *
- * Promise: none. Once a gap longer than slack·I/L has passed, each Take
- * that comes later than the one before is released at once.
+ * Promise: bucket, as pacer_uber claims it, and broken (as fw_atomic_naive
+ * keeps the window it breaks): once a gap longer than slack·I/L has passed,
+ * each Take that comes later than the one before is released at once.
  *
  * State: pacer_uber's word (pacer_uber.h).
  *
@@ -47,11 +48,12 @@ const struct rl_algo rl_pacer_uber_idle_bug_algo = {
     .name = "pacer_uber_idle_bug",
     .family = "shaper",
     .summary = "pacer_uber before v0.3.1: slack re-applied after idle, stops limiting (#119)",
-    .promise = RL_PROMISE_NONE,
+    .promise = RL_PROMISE_BUCKET,
     .flags = RL_THREAD_SAFE | RL_BLOCKING,
     .orders = "seq_cst",
     .create = pacer_uber_create,
     .destroy = free,
     .acquire = pacer_uber_idle_bug_acquire,
+    .bucket_excess = pacer_uber_excess,
     .shape = pacer_uber_idle_bug_shape,
 };
