@@ -121,6 +121,12 @@ static inline uint64_t rl_config_burst(const struct rl_config *cfg)
     return cfg->burst ? cfg->burst : cfg->limit;
 }
 
+/* What a shaper's admit promises (struct rl_algo, shape). */
+struct rl_reservation {
+    uint64_t release_ns; /* when the caller may go, on the clock's timeline */
+    uint64_t ticket;     /* the shaper's own record of it, for cancel; opaque */
+};
+
 /* One implementation: a row of `ratelab list` and of every CSV, and four
  * calls. The harness reaches an algorithm only through this table and the
  * registry.
@@ -187,9 +193,9 @@ struct rl_algo {
 
     /* Shapers only (NULL for the others, which then answer admit-now or
      * reject through acquire alone; docs/design.md, Shaping). Decides one
-     * attempt of cost n that may wait: RL_ADMIT with *release_ns the time, on
-     * the clock's timeline and never before the read it decided on, at which
-     * the caller may go (equal to that read: admitted now); RL_REJECT when
+     * attempt of cost n that may wait: RL_ADMIT with *reservation filled
+     * (struct rl_reservation: its release_ns never before the read it
+     * decided on; equal to that read: admitted now); RL_REJECT when
      * the release would come more than max_wait_ns after that read, with the
      * state unchanged; RL_ERROR as acquire. max_wait_ns UINT64_MAX waits for
      * as long as it takes. An RL_BLOCKING shaper never rejects an n it can
@@ -197,16 +203,15 @@ struct rl_algo {
      * shaper's acquire is this call's admit-now part: it admits only what
      * would be released at once and otherwise rejects, changing nothing. */
     enum rl_decision (*shape)(void *state, struct rl_clock *clock, uint64_t key, uint64_t n,
-                              uint64_t max_wait_ns, uint64_t *release_ns);
+                              uint64_t max_wait_ns, struct rl_reservation *reservation);
     /* Optional, shapers only (NULL: reservations cannot be cancelled, and a
      * harness refuses a cancellation for this algorithm as bad input): the
-     * caller gives up a reservation that shape admitted for key and n with
-     * release_ns, before that release. The shaper gives back what its rule
-     * says (x/time/rate's CancelAt: the tokens no later reservation relies
-     * on); true when it knew the reservation, false (nothing changed) when
-     * it did not. */
+     * caller gives up a reservation that shape made on this state for key
+     * and n. The shaper gives back what its rule says (as x/time/rate's
+     * CancelAt: the part no later reservation relies on, nothing once the
+     * release has passed); true when something was given back. */
     bool (*cancel)(void *state, struct rl_clock *clock, uint64_t key, uint64_t n,
-                   uint64_t release_ns);
+                   const struct rl_reservation *reservation);
 };
 
 /* Registry (registry.c): a NULL-terminated array of every implementation,

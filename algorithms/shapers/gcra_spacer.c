@@ -19,8 +19,13 @@
  * never be released and is rejected. RL_ERROR past the horizon, or when
  * the waits have pushed TAT out of the 64-bit word.
  *
- * Cancellation: not offered (rl_algo.cancel NULL): a reservation's ticks
- * cannot be recovered exactly from its rounded release.
+ * Cancellation, in the manner of x/time/rate's CancelAt: a reservation
+ * keeps the TAT it left (its ticket). Cancelled before its release, it
+ * gives back its n·T less what reservations made after it took (TAT now −
+ * ticket): all of it when it was the last, nothing when later ones used
+ * n·T or more; at or after its release it gives back nothing. TAT then
+ * moves back by that much, so cancellation is the one step that lowers
+ * TAT (never below now: a bucket is never more than full).
  *
  * Memory orders: acq_rel, as gcra_cas (an acquire load, an acq_rel CAS on
  * success and acquire on failure): one word, decided and written by one CAS.
@@ -41,7 +46,8 @@ static void *gcra_spacer_create(const struct rl_config *cfg, char *err, size_t e
 }
 
 static enum rl_decision gcra_spacer_shape(void *state, struct rl_clock *clock, uint64_t key,
-                                          uint64_t n, uint64_t max_wait_ns, uint64_t *release_ns)
+                                          uint64_t n, uint64_t max_wait_ns,
+                                          struct rl_reservation *reservation)
 {
     (void)key;
     struct tb_tat_state *s = state;
@@ -66,17 +72,46 @@ static enum rl_decision gcra_spacer_shape(void *state, struct rl_clock *clock, u
             return RL_ERROR;
         if (atomic_compare_exchange_weak_explicit(&s->tat, &tat, base + cost, memory_order_acq_rel,
                                                   memory_order_acquire)) {
-            *release_ns = (read > s->epoch_ns ? read : s->epoch_ns) + wait_ns;
+            reservation->release_ns = (read > s->epoch_ns ? read : s->epoch_ns) + wait_ns;
+            reservation->ticket = base + cost; /* TAT right after it: what cancel needs */
             return RL_ADMIT;
         }
+    }
+}
+
+static bool gcra_spacer_cancel(void *state, struct rl_clock *clock, uint64_t key, uint64_t n,
+                               const struct rl_reservation *reservation)
+{
+    (void)key;
+    struct tb_tat_state *s = state;
+    uint64_t read = rl_clock_now(clock);
+    if (read >= reservation->release_ns || n > s->burst)
+        return false; /* released already: nothing to give back */
+    uint64_t since = tb_since_epoch(read, s->epoch_ns);
+    if (since > s->horizon_ns)
+        return false;
+    uint64_t now = since * s->ticks.per_ns;
+    uint64_t cost = n * s->ticks.per_token;
+    uint64_t tat = atomic_load_explicit(&s->tat, memory_order_acquire);
+    for (;;) {
+        if (tat < reservation->ticket)
+            return false; /* not a reservation of this state's, or given back already */
+        uint64_t later = tat - reservation->ticket;
+        if (later >= cost)
+            return false;
+        uint64_t back = tat - (cost - later);
+        uint64_t next = back > now ? back : now;
+        if (atomic_compare_exchange_weak_explicit(&s->tat, &tat, next, memory_order_acq_rel,
+                                                  memory_order_acquire))
+            return true;
     }
 }
 
 static enum rl_decision gcra_spacer_acquire(void *state, struct rl_clock *clock, uint64_t key,
                                             uint64_t n)
 {
-    uint64_t release;
-    return gcra_spacer_shape(state, clock, key, n, 0, &release);
+    struct rl_reservation reservation;
+    return gcra_spacer_shape(state, clock, key, n, 0, &reservation);
 }
 
 const struct rl_algo rl_gcra_spacer_algo = {
@@ -90,4 +125,5 @@ const struct rl_algo rl_gcra_spacer_algo = {
     .destroy = free,
     .acquire = gcra_spacer_acquire,
     .shape = gcra_spacer_shape,
+    .cancel = gcra_spacer_cancel,
 };

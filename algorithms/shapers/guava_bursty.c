@@ -80,7 +80,8 @@ static void guava_bursty_destroy(void *state)
 }
 
 static enum rl_decision guava_bursty_shape(void *state, struct rl_clock *clock, uint64_t key,
-                                           uint64_t n, uint64_t max_wait_ns, uint64_t *release_ns)
+                                           uint64_t n, uint64_t max_wait_ns,
+                                           struct rl_reservation *reservation)
 {
     (void)key;
     struct guava_bursty_state *s = state;
@@ -105,15 +106,16 @@ static enum rl_decision guava_bursty_shape(void *state, struct rl_clock *clock, 
     s->stored -= spent;
     s->next_free += cost - spent; /* the next caller pays the rest */
     pthread_mutex_unlock(&s->lock);
-    *release_ns = (read > s->epoch_ns ? read : s->epoch_ns) + (uint64_t)wait_ns;
+    reservation->release_ns = (read > s->epoch_ns ? read : s->epoch_ns) + (uint64_t)wait_ns;
+    reservation->ticket = 0; /* no cancel */
     return RL_ADMIT;
 }
 
 static enum rl_decision guava_bursty_acquire(void *state, struct rl_clock *clock, uint64_t key,
                                              uint64_t n)
 {
-    uint64_t release;
-    return guava_bursty_shape(state, clock, key, n, 0, &release);
+    struct rl_reservation reservation;
+    return guava_bursty_shape(state, clock, key, n, 0, &reservation);
 }
 
 const struct rl_algo rl_guava_bursty_algo = {

@@ -65,19 +65,20 @@ uint64_t pacer_uber_excess(const struct rl_config *cfg, unsigned threads)
 }
 
 static enum rl_decision pacer_uber_shape(void *state, struct rl_clock *clock, uint64_t key,
-                                         uint64_t n, uint64_t max_wait_ns, uint64_t *release_ns)
+                                         uint64_t n, uint64_t max_wait_ns,
+                                         struct rl_reservation *reservation)
 {
     (void)key;
     (void)max_wait_ns; /* RL_BLOCKING */
-    return pacer_uber_take(state, clock, n, false, false, release_ns);
+    return pacer_uber_take(state, clock, n, false, false, reservation);
 }
 
 static enum rl_decision pacer_uber_acquire(void *state, struct rl_clock *clock, uint64_t key,
                                            uint64_t n)
 {
     (void)key;
-    uint64_t release;
-    return pacer_uber_take(state, clock, n, true, false, &release);
+    struct rl_reservation reservation;
+    return pacer_uber_take(state, clock, n, true, false, &reservation);
 }
 
 const struct rl_algo rl_pacer_uber_algo = {

@@ -54,7 +54,7 @@ static inline int64_t pacer_uber_step(const struct pacer_uber_state *s, int64_t 
  * release later than now is a reject and nothing is written. */
 __attribute__((always_inline)) static inline enum rl_decision
 pacer_uber_take(struct pacer_uber_state *s, struct rl_clock *clock, uint64_t n, bool try,
-                bool idle_bug, uint64_t *release_ns)
+                bool idle_bug, struct rl_reservation *reservation)
 {
     uint64_t read = rl_clock_now(clock);
     if (read > (uint64_t)INT64_MAX / 2 || n > (uint64_t)INT32_MAX)
@@ -70,7 +70,7 @@ pacer_uber_take(struct pacer_uber_state *s, struct rl_clock *clock, uint64_t n, 
             return RL_REJECT;
         if (atomic_compare_exchange_weak_explicit(&s->next, &seen, next, memory_order_seq_cst,
                                                   memory_order_seq_cst)) {
-            *release_ns = (uint64_t)release;
+            *reservation = (struct rl_reservation){.release_ns = (uint64_t)release};
             return RL_ADMIT;
         }
     }

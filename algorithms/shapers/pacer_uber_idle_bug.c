@@ -29,19 +29,19 @@
 
 static enum rl_decision pacer_uber_idle_bug_shape(void *state, struct rl_clock *clock, uint64_t key,
                                                   uint64_t n, uint64_t max_wait_ns,
-                                                  uint64_t *release_ns)
+                                                  struct rl_reservation *reservation)
 {
     (void)key;
     (void)max_wait_ns; /* RL_BLOCKING */
-    return pacer_uber_take(state, clock, n, false, true, release_ns);
+    return pacer_uber_take(state, clock, n, false, true, reservation);
 }
 
 static enum rl_decision pacer_uber_idle_bug_acquire(void *state, struct rl_clock *clock,
                                                     uint64_t key, uint64_t n)
 {
     (void)key;
-    uint64_t release;
-    return pacer_uber_take(state, clock, n, true, true, &release);
+    struct rl_reservation reservation;
+    return pacer_uber_take(state, clock, n, true, true, &reservation);
 }
 
 const struct rl_algo rl_pacer_uber_idle_bug_algo = {

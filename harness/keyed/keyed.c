@@ -332,11 +332,11 @@ static enum rl_decision decide_word(const struct rl_keyed *k, _Atomic uint64_t *
     }
 }
 
-/* A shaper's request (rl_keyed_shape): its max wait and where the release
- * goes; NULL for a plain acquire. */
+/* A shaper's request (rl_keyed_shape): its max wait and where the
+ * reservation goes; NULL for a plain acquire. */
 struct shape_request {
     uint64_t max_wait_ns;
-    uint64_t *release_ns;
+    struct rl_reservation *reservation;
 };
 
 /* primed: NULL, or a handle primed from clock (one-word states only). */
@@ -358,7 +358,7 @@ static enum rl_decision use_slot(struct rl_keyed *k, _Atomic uint64_t *slot, str
         if ((reads > 0) != atomic_load_explicit(&k->reads_time, memory_order_relaxed))
             atomic_store_explicit(&k->reads_time, reads > 0, memory_order_relaxed);
     } else if (req) {
-        d = k->algo->shape(instance_of(slot), clock, key, n, req->max_wait_ns, req->release_ns);
+        d = k->algo->shape(instance_of(slot), clock, key, n, req->max_wait_ns, req->reservation);
     } else {
         d = k->algo->acquire(instance_of(slot), clock, key, n);
     }
@@ -783,7 +783,7 @@ keyed_decide(struct rl_keyed *k, struct rl_clock *clock, uint64_t key, uint64_t 
 {
     if (k->remote_state)
         return req ? k->algo->shape(k->remote_state, clock, key, n, req->max_wait_ns,
-                                    req->release_ns)
+                                    req->reservation)
                    : k->algo->acquire(k->remote_state, clock, key, n);
     /* Read straight through the handle so the algorithm's own reads are
      * what `reads` counts. */
@@ -846,9 +846,10 @@ enum rl_decision rl_keyed_acquire(struct rl_keyed *k, struct rl_clock *clock, ui
 }
 
 enum rl_decision rl_keyed_shape(struct rl_keyed *k, struct rl_clock *clock, uint64_t key,
-                                uint64_t n, uint64_t max_wait_ns, uint64_t *release_ns)
+                                uint64_t n, uint64_t max_wait_ns,
+                                struct rl_reservation *reservation)
 {
-    const struct shape_request req = {.max_wait_ns = max_wait_ns, .release_ns = release_ns};
+    const struct shape_request req = {.max_wait_ns = max_wait_ns, .reservation = reservation};
     return keyed_decide(k, clock, key, n, &req);
 }
 

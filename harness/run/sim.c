@@ -74,10 +74,12 @@ int rl_sim_run_keyed(const struct rl_algo *algo, const struct rl_config *cfg,
     for (size_t i = 0; i < trace->len; i++) {
         const struct rl_attempt *a = &trace->attempts[i];
         rl_clock_set_virtual(&clock, RL_VIRTUAL_ORIGIN_NS + a->t_ns);
-        uint64_t arrival = RL_VIRTUAL_ORIGIN_NS + a->t_ns, release = arrival;
+        uint64_t arrival = RL_VIRTUAL_ORIGIN_NS + a->t_ns;
+        struct rl_reservation reservation = {.release_ns = arrival};
         enum rl_decision d = algo->shape ? rl_keyed_shape(keyed, &clock, a->key, a->n,
-                                                          wait_of(trace, i, max_wait), &release)
+                                                          wait_of(trace, i, max_wait), &reservation)
                                          : rl_keyed_acquire(keyed, &clock, a->key, a->n);
+        uint64_t release = reservation.release_ns;
         out->errors += d == RL_ERROR;
         if (d == RL_ERROR)
             d = options->error_admits ? RL_ADMIT : RL_REJECT;

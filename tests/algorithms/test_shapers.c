@@ -41,8 +41,9 @@ static void expect_shaped(const char *name, uint64_t limit, uint64_t interval_ns
     for (size_t i = 0; i < count; i++) {
         const struct shape_step *s = &steps[i];
         rl_clock_set_virtual(&clock, RL_VIRTUAL_ORIGIN_NS + s->t_ns);
-        uint64_t release = 0;
-        enum rl_decision d = algo->shape(state, &clock, 0, s->n, s->max_wait_ns, &release);
+        struct rl_reservation r = {0};
+        enum rl_decision d = algo->shape(state, &clock, 0, s->n, s->max_wait_ns, &r);
+        uint64_t release = r.release_ns;
         char got = d == RL_ADMIT ? 'A' : d == RL_REJECT ? 'R' : 'E';
         uint64_t at = release - RL_VIRTUAL_ORIGIN_NS;
         EXPECT(got == s->expect && (got != 'A' || at == s->release_ns),
@@ -151,6 +152,59 @@ static void test_guava_bursty_acquire_is_tb_debt(void)
     }
 }
 
+/* gcra_spacer at T = 100 ms, B = 1, one instance: shape and cancel at t. */
+struct spacer {
+    const struct rl_algo *algo;
+    void *state;
+    struct rl_clock clock;
+};
+
+static struct rl_reservation spacer_shape(struct spacer *sp, uint64_t t)
+{
+    rl_clock_set_virtual(&sp->clock, RL_VIRTUAL_ORIGIN_NS + t);
+    struct rl_reservation r = {0};
+    CU_ASSERT_EQUAL(sp->algo->shape(sp->state, &sp->clock, 0, 1, WAIT_ANY, &r), RL_ADMIT);
+    r.release_ns -= RL_VIRTUAL_ORIGIN_NS;
+    return r;
+}
+
+static bool spacer_cancel(struct spacer *sp, uint64_t t, struct rl_reservation r)
+{
+    rl_clock_set_virtual(&sp->clock, RL_VIRTUAL_ORIGIN_NS + t);
+    r.release_ns += RL_VIRTUAL_ORIGIN_NS;
+    return sp->algo->cancel(sp->state, &sp->clock, 0, 1, &r);
+}
+
+static void test_spacer_cancel(void)
+{
+    struct spacer sp = {.algo = rl_registry_find("gcra_spacer")};
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sp.algo->cancel);
+    struct rl_config cfg = {
+        .limit = 10, .interval_ns = S, .burst = 1, .epoch_ns = RL_VIRTUAL_ORIGIN_NS};
+    char err[256];
+    sp.state = sp.algo->create(&cfg, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sp.state);
+    rl_clock_init(&sp.clock, "virtual", err, sizeof err);
+    struct rl_reservation a = spacer_shape(&sp, 0), b = spacer_shape(&sp, 0);
+    CU_ASSERT_EQUAL(a.release_ns, 0);
+    CU_ASSERT_EQUAL(b.release_ns, 100 * MS);
+    /* the last reservation, cancelled before its release: its slot is free again */
+    CU_ASSERT_TRUE(spacer_cancel(&sp, 50 * MS, b));
+    CU_ASSERT_FALSE(spacer_cancel(&sp, 50 * MS, b)); /* given back once */
+    struct rl_reservation c = spacer_shape(&sp, 50 * MS);
+    CU_ASSERT_EQUAL(c.release_ns, 100 * MS);
+    struct rl_reservation d = spacer_shape(&sp, 50 * MS);
+    CU_ASSERT_EQUAL(d.release_ns, 200 * MS);
+    /* c is followed by d, which took a whole T after it: nothing to give back */
+    CU_ASSERT_FALSE(spacer_cancel(&sp, 60 * MS, c));
+    CU_ASSERT_EQUAL(spacer_shape(&sp, 60 * MS).release_ns, 300 * MS);
+    /* released already: nothing given back */
+    struct rl_reservation e = spacer_shape(&sp, 70 * MS);
+    CU_ASSERT_EQUAL(e.release_ns, 400 * MS);
+    CU_ASSERT_FALSE(spacer_cancel(&sp, 400 * MS, e));
+    sp.algo->destroy(sp.state);
+}
+
 static void test_uber_slack_after_idle(void)
 {
     /* per = 100 ms, slack 2 (B = 3): the first Take goes at once, the next
@@ -210,14 +264,15 @@ static int uber_122_released_at_once(const char *name)
     CU_ASSERT_PTR_NOT_NULL_FATAL(state);
     struct rl_clock clock;
     rl_clock_init(&clock, "virtual", err, sizeof err);
-    uint64_t release, t = 100 * S, after = t + 4 * S;
+    struct rl_reservation r;
+    uint64_t t = 100 * S, after = t + 4 * S;
     rl_clock_set_virtual(&clock, t);
-    CU_ASSERT_EQUAL(algo->shape(state, &clock, 0, 1, 0, &release), RL_ADMIT);
+    CU_ASSERT_EQUAL(algo->shape(state, &clock, 0, 1, 0, &r), RL_ADMIT);
     int at_once = 0;
     for (int i = 0; i < 20; i++) {
         rl_clock_set_virtual(&clock, after + (uint64_t)i * MS);
-        CU_ASSERT_EQUAL(algo->shape(state, &clock, 0, 1, 0, &release), RL_ADMIT);
-        at_once += release < after + S;
+        CU_ASSERT_EQUAL(algo->shape(state, &clock, 0, 1, 0, &r), RL_ADMIT);
+        at_once += r.release_ns < after + S;
     }
     algo->destroy(state);
     return at_once;
@@ -297,6 +352,7 @@ static void test_spacer_is_the_checkers_ideal(void)
 RL_TEST_SUITE("shapers", {"gcra_spacer: burst, spacing, max wait, n > B", test_spacer_table},
               {"gcra_spacer: T not a whole ns, releases rounded up", test_spacer_fractions},
               {"gcra_spacer: acquire decides as gcra_cas", test_spacer_acquire_is_gcra},
+              {"gcra_spacer: cancel gives back what no later reservation took", test_spacer_cancel},
               {"guava_bursty: the next request pays, timeouts", test_guava_bursty_next_pays},
               {"guava_bursty: acquire decides as tb_debt", test_guava_bursty_acquire_is_tb_debt},
               {"pacer_uber: slack + 1 at once after idle, then paced", test_uber_slack_after_idle},
