@@ -1,7 +1,8 @@
 /* rl.h — the plug-in contract every ratelab limiter implements.
  *
  * A limiter is configured with a limit L (cost) per interval I (ns) and
- * answers attempts (key, n) with admit, reject or error. The harness reaches
+ * answers attempts (key, n) with admit, reject or error; a shaper may also
+ * answer admit at a later release time (struct rl_algo, shape). The harness reaches
  * an algorithm only through struct rl_algo and the registry; an algorithm
  * reaches time only through struct rl_clock, and only when it needs it
  * (docs/design.md, The contract).
@@ -59,6 +60,9 @@ enum rl_flags {
     /* state lives outside the process (Redis): one instance serves every key,
      * and acquire answers RL_ERROR when the server cannot decide */
     RL_REMOTE = 1u << 2,
+    /* shapers whose shape never rejects (a blocking Take: uber-go/ratelimit):
+     * max_wait_ns is ignored (struct rl_algo, shape) */
+    RL_BLOCKING = 1u << 3,
 };
 
 /* The clock handle (docs/design.md, Clocks). Each thread owns one, so
@@ -116,6 +120,12 @@ static inline uint64_t rl_config_burst(const struct rl_config *cfg)
 {
     return cfg->burst ? cfg->burst : cfg->limit;
 }
+
+/* What a shaper's admit promises (struct rl_algo, shape). */
+struct rl_reservation {
+    uint64_t release_ns; /* when the caller may go, on the clock's timeline */
+    uint64_t ticket;     /* the shaper's own record of it, for cancel; opaque */
+};
 
 /* One implementation: a row of `ratelab list` and of every CSV, and four
  * calls. The harness reaches an algorithm only through this table and the
@@ -180,6 +190,28 @@ struct rl_algo {
      * key and runs acquire on a per-thread copy, committing the word with its
      * own CAS (harness/keyed/keyed.c, docs/keys.md). */
     size_t one_word_state;
+
+    /* Shapers only (NULL for the others, which then answer admit-now or
+     * reject through acquire alone; docs/design.md, Shaping). Decides one
+     * attempt of cost n that may wait: RL_ADMIT with *reservation filled
+     * (struct rl_reservation: its release_ns never before the read it
+     * decided on; equal to that read: admitted now); RL_REJECT when
+     * the release would come more than max_wait_ns after that read, with the
+     * state unchanged; RL_ERROR as acquire. max_wait_ns UINT64_MAX waits for
+     * as long as it takes. An RL_BLOCKING shaper never rejects an n it can
+     * ever honour: it ignores max_wait_ns, as a blocking Take does. The
+     * shaper's acquire is this call's admit-now part: it admits only what
+     * would be released at once and otherwise rejects, changing nothing. */
+    enum rl_decision (*shape)(void *state, struct rl_clock *clock, uint64_t key, uint64_t n,
+                              uint64_t max_wait_ns, struct rl_reservation *reservation);
+    /* Optional, shapers only (NULL: reservations cannot be cancelled, and a
+     * harness refuses a cancellation for this algorithm as bad input): the
+     * caller gives up a reservation that shape made on this state for key
+     * and n. The shaper gives back what its rule says (as x/time/rate's
+     * CancelAt: the part no later reservation relies on, nothing once the
+     * release has passed); true when something was given back. */
+    bool (*cancel)(void *state, struct rl_clock *clock, uint64_t key, uint64_t n,
+                   const struct rl_reservation *reservation);
 };
 
 /* Registry (registry.c): a NULL-terminated array of every implementation,

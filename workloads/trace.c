@@ -71,6 +71,7 @@ int rl_trace_name_keys(struct rl_trace *trace, uint32_t count)
 void rl_trace_free(struct rl_trace *trace)
 {
     free(trace->attempts);
+    free(trace->max_wait_ns);
     free_names(trace->key_names, trace->key_count);
     memset(trace, 0, sizeof *trace);
 }

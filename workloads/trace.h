@@ -4,12 +4,11 @@
  * into dense ids 0..key_count-1 in order of first appearance.
  *
  * The reader is strict, so a trace means one thing: every line after the
- * header is exactly three fields. t_ns is decimal digits only (0..2^64-1, no
- * sign or spaces), n is decimal digits 1..2^32-1, and the key is taken
- * verbatim (spaces included) and must be non-empty. A line may end in \n or
- * \r\n and the last one may lack its newline. Blank lines are errors, not
- * skipped: a blank line in the middle of a trace usually means two files were
- * glued together or one was cut short.
+ * header is exactly three fields (four with RL_TRACE_CSV_HEADER_WAIT below). t_ns is decimal digits
+ * only (0..2^64-1, no sign or spaces), n is decimal digits 1..2^32-1, and the key is taken verbatim
+ * (spaces included) and must be non-empty. A line may end in \n or \r\n and the last one may lack
+ * its newline. Blank lines are errors, not skipped: a blank line in the middle of a trace usually
+ * means two files were glued together or one was cut short.
  */
 #ifndef RL_TRACE_H
 #define RL_TRACE_H
@@ -19,6 +18,13 @@
 #include <stdint.h>
 
 #define RL_TRACE_CSV_HEADER "t_ns,key,n"
+/* A trace for shapers may carry each attempt's maximum wait: header
+ * `t_ns,key,n,max_wait_ns`, the fourth field empty (the run's --max-wait)
+ * or decimal ns, at most RL_TRACE_MAX_WAIT_LIMIT_NS (a day). Read by the
+ * same rules otherwise; only sim uses the column (replay refuses it). */
+#define RL_TRACE_CSV_HEADER_WAIT   "t_ns,key,n,max_wait_ns"
+#define RL_TRACE_MAX_WAIT_LIMIT_NS (86400ull * 1000000000ull)
+#define RL_TRACE_WAIT_DEFAULT      UINT64_MAX /* the line left max_wait_ns empty */
 
 struct rl_attempt {
     uint64_t t_ns; /* since the trace's t = 0 */
@@ -31,6 +37,10 @@ struct rl_trace {
     size_t len, cap;
     char **key_names; /* key_count names, owned */
     uint32_t key_count;
+    /* NULL unless read from a trace with max_wait_ns: len entries, each the
+     * attempt's max wait or RL_TRACE_WAIT_DEFAULT; owned. Beside the
+     * attempts, so a plain trace's attempts stay 16 bytes. */
+    uint64_t *max_wait_ns;
 };
 
 /* Makes room for at least cap attempts in total, so a caller that knows the

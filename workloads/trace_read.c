@@ -273,6 +273,71 @@ static int parse_body(const char *path, const char *p, const char *end, bool uns
     return rc;
 }
 
+/* A trace with max_wait_ns: each line's last field is taken off into a
+ * waits array, and the three fields left go through parse_body, line for
+ * line, so every other rule and message is the plain reader's. */
+static int parse_body_wait(const char *path, const char *p, const char *end, bool unsorted,
+                           struct rl_trace *out, char *err, size_t err_len)
+{
+    size_t lines = count_lines(p, end);
+    char *stripped = malloc((size_t)(end - p) + 1);
+    uint64_t *waits = malloc((lines ? lines : 1) * sizeof *waits);
+    if (stripped == NULL || waits == NULL) {
+        free(stripped);
+        free(waits);
+        rl_set_err(err, err_len, "%s: out of memory", path);
+        return -1;
+    }
+    char *w = stripped;
+    size_t line_no = 2, count = 0;
+    int rc = 0;
+    while (p < end && rc == 0) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *next = nl ? nl + 1 : end;
+        const char *le = nl ? nl : end;
+        if (le > p && le[-1] == '\r')
+            le--;
+        const char *comma = le;
+        while (comma > p && comma[-1] != ',')
+            comma--;
+        uint64_t wait = RL_TRACE_WAIT_DEFAULT;
+        if (le > p && comma == p) {
+            rl_set_err(err, err_len, "%s:%zu: too few fields: expected 4 (t_ns,key,n,max_wait_ns)",
+                       path, line_no);
+            rc = -1;
+            break;
+        }
+        const char *field_end = le > p ? comma - 1 : le; /* a blank line stays blank */
+        if (comma < le) {
+            char q[RL_QUOTE_LEN];
+            if (parse_u64(comma, (size_t)(le - comma), UINT64_MAX, &wait) != NUM_OK ||
+                wait > RL_TRACE_MAX_WAIT_LIMIT_NS) {
+                rl_set_err(err, err_len,
+                           "%s:%zu: max wait '%s' is not ns from 0 to a day (%llu), nor empty "
+                           "(the run's --max-wait)",
+                           path, line_no, rl_quote_field(q, sizeof q, comma, (size_t)(le - comma)),
+                           (unsigned long long)RL_TRACE_MAX_WAIT_LIMIT_NS);
+                rc = -1;
+                break;
+            }
+        }
+        memcpy(w, p, (size_t)(field_end - p));
+        w += field_end - p;
+        *w++ = '\n';
+        waits[count++] = wait;
+        line_no++;
+        p = next;
+    }
+    if (rc == 0)
+        rc = parse_body(path, stripped, w, unsorted, out, err, err_len);
+    free(stripped);
+    if (rc == 0 && out->len == count)
+        out->max_wait_ns = waits;
+    else
+        free(waits);
+    return rc;
+}
+
 int rl_trace_read_csv(const char *path, struct rl_trace *out, char *err, size_t err_len)
 {
     return rl_trace_read_csv_order(path, false, out, err, err_len);
@@ -291,8 +356,12 @@ int rl_trace_read_csv_order(const char *path, bool unsorted, struct rl_trace *ou
     if (le > p && le[-1] == '\r')
         le--;
     const size_t header_len = sizeof(RL_TRACE_CSV_HEADER) - 1;
+    const size_t wait_header_len = sizeof(RL_TRACE_CSV_HEADER_WAIT) - 1;
     int rc = 0;
-    if ((size_t)(le - p) != header_len || memcmp(p, RL_TRACE_CSV_HEADER, header_len) != 0) {
+    if ((size_t)(le - p) == wait_header_len &&
+        memcmp(p, RL_TRACE_CSV_HEADER_WAIT, wait_header_len) == 0) {
+        rc = parse_body_wait(path, nl ? nl + 1 : end, end, unsorted, out, err, err_len);
+    } else if ((size_t)(le - p) != header_len || memcmp(p, RL_TRACE_CSV_HEADER, header_len) != 0) {
         char q[RL_QUOTE_LEN];
         if (fb.len == 0)
             rl_set_err(err, err_len,

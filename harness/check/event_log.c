@@ -49,6 +49,7 @@ void rl_event_log_free(struct rl_event_log *log)
         free(log->key_names);
     }
     free(log->events);
+    free(log->release_ns);
     memset(log, 0, sizeof *log);
 }
 
@@ -126,7 +127,10 @@ static int check_writable(const struct rl_event_log *log, const char *path, char
 
 static void write_events(const struct rl_event_log *log, struct rl_outfile *out)
 {
-    rl_outfile_bytes(out, HEADER "\n", HEADER_LEN + 1);
+    if (log->release_ns)
+        rl_outfile_bytes(out, HEADER ",release_ns\n", HEADER_LEN + 12);
+    else
+        rl_outfile_bytes(out, HEADER "\n", HEADER_LEN + 1);
     for (size_t i = 0; i < log->len; i++) {
         const struct rl_event *ev = &log->events[i];
         rl_outfile_u64(out, ev->t_ns);
@@ -142,6 +146,11 @@ static void write_events(const struct rl_event_log *log, struct rl_outfile *out)
         rl_outfile_u64(out, ev->n);
         rl_outfile_bytes(out, ev->admitted ? ",1," : ",0,", 3);
         rl_outfile_u64(out, ev->thread);
+        if (log->release_ns) {
+            rl_outfile_bytes(out, ",", 1);
+            if (log->release_ns[i] != RL_NO_RELEASE)
+                rl_outfile_u64(out, log->release_ns[i]);
+        }
         rl_outfile_bytes(out, "\n", 1);
     }
 }

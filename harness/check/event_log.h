@@ -4,6 +4,8 @@
  * check --events` reads one from ratelab or from any other system. CSV
  * header `t_ns,key,n,admitted,thread`; admitted is 0 or 1. The reader also
  * takes `t_ns,key,n,admitted` (every line then has four fields; thread 0).
+ * A shaped run's log has a sixth column, release_ns (shape_check.h reads
+ * it; the reader here does not).
  */
 #ifndef RL_EVENT_LOG_H
 #define RL_EVENT_LOG_H
@@ -34,7 +36,16 @@ struct rl_event_log {
     bool complete;           /* rejects are in the log too (sim, check), not only admits */
     uint64_t dropped;        /* events a full recorder buffer could not keep */
     uint64_t uncertainty_ns; /* the largest gap_ns of one recorded call */
+    /* NULL unless the run shaped (a shaper, or a max wait): len entries, the
+     * event's release on t_ns's time base (an admit-now's equals its t_ns),
+     * RL_NO_RELEASE for a reject. The CSV then gains a release_ns column,
+     * empty for rejects. Owned; kept beside, not in, the 24-byte events, and
+     * not reordered by rl_event_log_sort: a shaped log is sorted by its
+     * owner (sim writes its logs in trace order). */
+    uint64_t *release_ns;
 };
+
+#define RL_NO_RELEASE UINT64_MAX
 
 int rl_event_log_push(struct rl_event_log *log, const struct rl_event *event);
 

@@ -30,6 +30,8 @@ uint64_t rl_promised_bound(const struct rl_promised *p)
         return p->burst + p->limit + p->excess;
     case RL_BOUND_GIVEN:
         return p->limit + p->excess;
+    case RL_BOUND_SHAPE: /* the curve over one interval */
+        return p->burst + p->limit;
     case RL_BOUND_NONE:
         return 0;
     }
@@ -81,8 +83,22 @@ int rl_verdict_rule(const struct rl_promised *p, char *buf, size_t len)
                                                              : "max_sliding";
     if (p->kind == RL_BOUND_NONE)
         return snprintf(buf, len, "nothing promised");
+    if (p->kind == RL_BOUND_SHAPE)
+        return snprintf(buf, len,
+                        "releases causal and within %llu + %llu per interval, delay bound kept, "
+                        "no spurious reject",
+                        (unsigned long long)p->burst, (unsigned long long)p->limit);
     return snprintf(buf, len, "%s <= %llu%s", measured, (unsigned long long)rl_promised_bound(p),
                     p->kind == RL_BOUND_WINDOW ? ", window_excess = 0" : "");
+}
+
+enum rl_held rl_shape_verdict(const struct rl_shape_result *shaped)
+{
+    if (shaped->attempts == 0)
+        return RL_HELD_NA;
+    bool broken = shaped->noncausal > 0 || shaped->curve_violations > 0 || shaped->over_wait > 0 ||
+                  shaped->spurious_rejects > 0;
+    return broken ? RL_HELD_NO : RL_HELD_YES;
 }
 
 void rl_held_tally_add(struct rl_held_tally *t, enum rl_held held, bool checked, uint64_t errors)

@@ -11,6 +11,7 @@
 #define RL_VERDICT_H
 
 #include "checker.h"
+#include "shape_check.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -26,6 +27,8 @@ enum rl_bound_kind {
     RL_BOUND_CONCURRENCY, /* max_in_flight ≤ L */
     RL_BOUND_GIVEN,       /* certain_max_sliding ≤ L + excess: a bound derived for the
                              run elsewhere (a coordination strategy's, docs/nodes.md) */
+    RL_BOUND_SHAPE,       /* a shaped stream: releases causal, within B + L·u/I in any span
+                             u, delay bound and no spurious reject (rl_shape_verdict) */
 };
 
 /* A promise for one configuration. */
@@ -90,6 +93,13 @@ enum rl_held rl_verdict(const struct rl_promised *p, const struct rl_run_facts *
 /* What the verdict compares, for a reader: "max_sliding <= 20, window_excess
  * = 0". Returns what snprintf returns. */
 int rl_verdict_rule(const struct rl_promised *p, char *buf, size_t len);
+
+/* Whether a shaped stream kept the shape promise (shape_check.h): no when
+ * a release came before its arrival, the releases exceeded the curve, an
+ * admit waited past the max wait or a reject was spurious; n/a when the
+ * log holds no attempt; else yes. The distance from the ideal schedule is
+ * reported, never judged. */
+enum rl_held rl_shape_verdict(const struct rl_shape_result *shaped);
 
 /* The verdict of several runs of one configuration (a stress table's line
  * over its repetitions): no if any run broke the promise; else yes if a run

@@ -65,6 +65,7 @@ enum rl_cli_option {
     OPT_TRIALS,
     OPT_TEST,
     OPT_RATE_PER_KEY,
+    OPT_MAX_WAIT,
 };
 
 #define RL_CLI_HELP_OPTION                                                                         \

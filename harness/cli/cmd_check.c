@@ -1,5 +1,6 @@
 /* cmd_check.c — `ratelab check`: the checker on any decision log. */
 #include "check_linearizable.h"
+#include "check_shape.h"
 #include "cli.h"
 #include "commands.h"
 #include "parse.h"
@@ -18,6 +19,7 @@ static void check_help(void)
 {
     printf("usage: ratelab check --events FILE --limit L --interval DUR [--epoch DUR]\n"
            "                     [--promise strong|weak|window|bucket [--burst B]]\n"
+           "                     [--promise shape [--burst B] [--max-wait DUR]]\n"
            "                     [--admits-only] [--per-key] [--format table|csv|json]\n"
            "                     [--out FILE.csv] [--reorder LINES]\n"
            "       ratelab check --linearizable --algo NAME ... (its own --help)\n\n"
@@ -43,7 +45,15 @@ static void check_help(void)
            "                    bucket  max_sliding <= B + L\n"
            "                    (concurrency is judged on permits held at once, which\n"
            "                    needs release events: stress measures it, a log cannot)\n"
-           "  --burst B         bucket capacity for --promise bucket (default L)\n"
+           "                    shape   a shaped log (header with release_ns: sim with a\n"
+           "                            shaper or --max-wait): releases causal and within\n"
+           "                            B + L·u/I in any span u, no admit waiting longer\n"
+           "                            than the max wait and no reject the ideal schedule\n"
+           "                            would have released in time; the distance from that\n"
+           "                            ideal schedule (GCRA virtual scheduling) is reported\n"
+           "  --burst B         bucket capacity for --promise bucket or shape (default L)\n"
+           "  --max-wait DUR    --promise shape: the longest wait a caller accepted\n"
+           "                    (0s to 86400s); without it any wait is accepted\n"
            "  --epoch DUR       where aligned windows start, in log time (default 0ns)\n"
            "  --admits-only     the log holds admits only (stress --decisions, a service's\n"
            "                    access log): the maxima, excesses, violations and the\n"
@@ -147,7 +157,8 @@ static enum rl_promise parse_promise(const char *cmd, const char *arg)
         rl_cli_usage_error(cmd, "--promise concurrency cannot be judged from a decision log: it "
                                 "bounds permits held at once, and a log has no releases (stress "
                                 "measures it as max_in_flight)");
-    rl_cli_usage_error(cmd, "unknown --promise '%s' (accepted: strong, weak, window, bucket)", arg);
+    rl_cli_usage_error(
+        cmd, "unknown --promise '%s' (accepted: strong, weak, window, bucket, shape)", arg);
 }
 
 /* The promise to judge, with the limit (and burst) it is judged against. */
@@ -329,6 +340,8 @@ struct check_options {
     struct judge judge;
     uint64_t epoch_ns, reorder;
     bool per_key, admits_only, limit_given, interval_given;
+    bool shape, max_wait_set; /* --promise shape (check_shape.c), --max-wait */
+    uint64_t max_wait_ns;
     struct rl_cli_output output;
 };
 
@@ -347,6 +360,7 @@ static bool parse_options(const char *cmd, int argc, char **argv, struct check_o
                                             {"per-key", no_argument, NULL, OPT_PER_KEY},
                                             {"admits-only", no_argument, NULL, OPT_ADMITS_ONLY},
                                             {"reorder", required_argument, NULL, OPT_REORDER},
+                                            {"max-wait", required_argument, NULL, OPT_MAX_WAIT},
                                             RL_CLI_OUTPUT_OPTIONS,
                                             {0}};
     char err[512];
@@ -364,8 +378,15 @@ static bool parse_options(const char *cmd, int argc, char **argv, struct check_o
                 rl_cli_usage_error(cmd, "--epoch: %s", err);
             break;
         case OPT_PROMISE:
-            o->judge.promise = parse_promise(cmd, optarg);
+            o->shape = strcmp(optarg, "shape") == 0;
+            if (!o->shape)
+                o->judge.promise = parse_promise(cmd, optarg);
             o->judge.given = true;
+            break;
+        case OPT_MAX_WAIT:
+            if (rl_parse_max_wait_ns(optarg, &o->max_wait_ns, err, sizeof err) != 0)
+                rl_cli_usage_error(cmd, "--max-wait: %s", err);
+            o->max_wait_set = true;
             break;
         case OPT_PER_KEY:
             o->per_key = true;
@@ -390,8 +411,17 @@ static bool parse_options(const char *cmd, int argc, char **argv, struct check_o
         rl_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
     if (o->events_path == NULL)
         rl_cli_usage_error(cmd, "--events FILE is required (CSV: t_ns,key,n,admitted,thread)");
-    if (o->cfg.burst != 0 && !(o->judge.given && o->judge.promise == RL_PROMISE_BUCKET))
-        rl_cli_usage_error(cmd, "--burst B is the capacity for --promise bucket, and no other");
+    bool judges_burst = o->judge.given && (o->shape || o->judge.promise == RL_PROMISE_BUCKET);
+    if (o->cfg.burst != 0 && !judges_burst)
+        rl_cli_usage_error(cmd, "--burst B is the capacity for --promise bucket or shape, and no "
+                                "other");
+    if (o->max_wait_set && !o->shape)
+        rl_cli_usage_error(cmd,
+                           "--max-wait is the caller's wait for --promise shape, and no other");
+    if (o->shape &&
+        (o->per_key || o->admits_only || o->output.format != RL_FORMAT_TABLE || o->output.out_path))
+        rl_cli_usage_error(cmd, "--promise shape prints its table only: no --per-key, "
+                                "--admits-only, --format or --out");
     rl_cli_output_check(cmd, &o->output);
     const struct rl_cli_file files[] = {{"--out", o->output.out_path, true},
                                         {"--events", o->events_path, false}};
@@ -450,6 +480,15 @@ int rl_cmd_check(int argc, char **argv)
     if (!parse_options(cmd, argc, argv, &o))
         return 0;
     require_limit(cmd, &o);
+    if (o.shape) {
+        const struct rl_check_shape_request shape = {.events_path = o.events_path,
+                                                     .limit = o.cfg.limit,
+                                                     .interval_ns = o.cfg.interval_ns,
+                                                     .burst = rl_config_burst(&o.cfg),
+                                                     .max_wait_set = o.max_wait_set,
+                                                     .max_wait_ns = o.max_wait_ns};
+        return rl_check_shape(cmd, &shape);
+    }
     o.judge.promised = rl_promised_of(o.judge.promise, &o.cfg, 0);
     struct rl_check_params params = {
         .limit = o.cfg.limit, .interval_ns = o.cfg.interval_ns, .epoch_ns = o.epoch_ns};

@@ -212,6 +212,11 @@ static void load_trace(struct replay_options *o, struct rl_trace *trace, char *n
     if (o->trace_path) {
         if (rl_trace_read_csv(o->trace_path, trace, err, sizeof err) != 0)
             rl_cli_usage_error(cmd, "%s", err);
+        if (trace->max_wait_ns)
+            rl_cli_usage_error(cmd,
+                               "%s: a max_wait_ns column is for shapers, which only sim "
+                               "runs so far (replay does not sleep until a release)",
+                               o->trace_path);
         const char *slash = strrchr(o->trace_path, '/'); /* the file's name is the workload */
         snprintf(name, name_len, "%s", slash ? slash + 1 : o->trace_path);
     } else {

@@ -15,7 +15,8 @@ static void sim_help(void)
 {
     printf("usage: ratelab sim --algo A[,B...|all] [--limit L --interval DUR] [--burst B]\n"
            "                   (--trace FILE | --workload W [workload options])\n"
-           "                   [--unsorted] [--decisions FILE] [--expiry E] [--format F]\n"
+           "                   [--unsorted] [--decisions FILE] [--expiry E] [--max-wait DUR]\n"
+           "                   [--format F]\n"
            "                   [--out FILE.csv] [--redis ADDR] [--on-error admit|reject]\n\n"
            "Replays every attempt on one thread in virtual time (deterministic), one limiter\n"
            "instance per key, and checks the decisions: max admitted cost in any sliding\n"
@@ -28,6 +29,13 @@ static void sim_help(void)
            "  --decisions FILE  write every decision (t_ns,key,n,admitted,thread); one --algo\n"
            "  --expiry E        idle keys: never (default: independent limiters), lazy or\n"
            "                    sweeper (expired after I·(1 + max(2, B/L)) idle)\n"
+           "  --max-wait DUR    how long a caller waits for its release (0s to 86400s): a\n"
+           "                    shaper (family shaper) rejects what it would release later\n"
+           "                    (a blocking one never rejects); without it a shaper waits\n"
+           "                    as long as it takes. With a shaper or --max-wait the\n"
+           "                    decisions gain a release_ns column (empty for rejects) and\n"
+           "                    the limit is checked on release times\n"
+           "\n"
            "Many nodes sharing one limit: ratelab sim --nodes N --coord NAME ... (its options:\n"
            "ratelab sim --nodes 1 --help; docs/nodes.md)\n\n"
            "%s\n%s\n%s\n%s\n%s",
@@ -64,6 +72,7 @@ static bool parse_options(const char *cmd, int argc, char **argv, struct sim_pla
                                             {"decisions", required_argument, NULL, OPT_DECISIONS},
                                             RL_CLI_OUTPUT_OPTIONS,
                                             {"expiry", required_argument, NULL, OPT_EXPIRY},
+                                            {"max-wait", required_argument, NULL, OPT_MAX_WAIT},
                                             RL_CLI_REMOTE_OPTIONS,
                                             {0}};
     int code;
@@ -87,6 +96,13 @@ static bool parse_options(const char *cmd, int argc, char **argv, struct sim_pla
         case OPT_EXPIRY:
             plan->sim.expiry = rl_cli_parse_expiry(cmd, optarg);
             break;
+        case OPT_MAX_WAIT: {
+            char err[256];
+            if (rl_parse_max_wait_ns(optarg, &plan->sim.max_wait_ns, err, sizeof err) != 0)
+                rl_cli_usage_error(cmd, "--max-wait: %s", err);
+            plan->sim.max_wait_set = true;
+            break;
+        }
         case OPT_REDIS:
             plan->redis = optarg;
             break;

@@ -115,6 +115,19 @@ int rl_parse_duration_ns(const char *text, uint64_t *out_ns, char *err, size_t e
     return -1;
 }
 
+int rl_parse_max_wait_ns(const char *text, uint64_t *out_ns, char *err, size_t err_len)
+{
+    uint64_t ns;
+    if (rl_parse_duration_ns(text, &ns, err, err_len) != 0)
+        return -1;
+    if (ns > RL_MAX_WAIT_LIMIT_NS) {
+        snprintf(err, err_len, "max wait '%s' is more than a day (expected 0s to 86400s)", text);
+        return -1;
+    }
+    *out_ns = ns;
+    return 0;
+}
+
 int rl_parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out, char *err,
                  size_t err_len)
 {

@@ -13,6 +13,11 @@
  * converted exactly, an exponent form ("1e3ms") through a double. */
 int rl_parse_duration_ns(const char *text, uint64_t *out_ns, char *err, size_t err_len);
 
+/* --max-wait: a duration (as above) of at most RL_MAX_WAIT_LIMIT_NS, one
+ * day: a longer wait is a typo, not a caller's patience. 0 is "no wait". */
+#define RL_MAX_WAIT_LIMIT_NS (86400ull * 1000000000ull)
+int rl_parse_max_wait_ns(const char *text, uint64_t *out_ns, char *err, size_t err_len);
+
 /* A decimal integer in [min, max]. */
 int rl_parse_u64(const char *text, uint64_t min, uint64_t max, uint64_t *out, char *err,
                  size_t err_len);

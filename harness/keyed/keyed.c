@@ -332,10 +332,17 @@ static enum rl_decision decide_word(const struct rl_keyed *k, _Atomic uint64_t *
     }
 }
 
+/* A shaper's request (rl_keyed_shape): its max wait and where the
+ * reservation goes; NULL for a plain acquire. */
+struct shape_request {
+    uint64_t max_wait_ns;
+    struct rl_reservation *reservation;
+};
+
 /* primed: NULL, or a handle primed from clock (one-word states only). */
 static enum rl_decision use_slot(struct rl_keyed *k, _Atomic uint64_t *slot, struct rl_clock *clock,
                                  struct primed_clock *primed, uint64_t key, uint64_t n,
-                                 uint64_t now)
+                                 uint64_t now, const struct shape_request *req)
 {
     /* relaxed: expiry reads it after a grace period, which orders it */
     if (k->expires)
@@ -350,6 +357,8 @@ static enum rl_decision use_slot(struct rl_keyed *k, _Atomic uint64_t *slot, str
          * operation whether to prime a clock */
         if ((reads > 0) != atomic_load_explicit(&k->reads_time, memory_order_relaxed))
             atomic_store_explicit(&k->reads_time, reads > 0, memory_order_relaxed);
+    } else if (req) {
+        d = k->algo->shape(instance_of(slot), clock, key, n, req->max_wait_ns, req->reservation);
     } else {
         d = k->algo->acquire(instance_of(slot), clock, key, n);
     }
@@ -639,7 +648,9 @@ static int choose_layout(struct rl_keyed *k, const struct rl_keyed_config *confi
                          char *err, size_t err_len)
 {
     const struct rl_algo *algo = config->algo;
-    k->one_word = algo->one_word_state > 0 && algo->one_word_state <= SCRATCH_BYTES;
+    /* a shaper's shape call has no one-word path: its instances are kept whole */
+    k->one_word =
+        algo->one_word_state > 0 && algo->one_word_state <= SCRATCH_BYTES && algo->shape == NULL;
     if (k->one_word) {
         if (check_one_word(algo, &config->cfg, first, err, err_len) != 0) {
             algo->destroy(first);
@@ -749,13 +760,13 @@ struct rl_keyed *rl_keyed_create(const struct rl_keyed_config *config, char *err
 /* Every operation of a non-thread-safe algorithm with instances. */
 static enum rl_decision acquire_locked(struct rl_keyed *k, struct shard *s, uint64_t key_word,
                                        struct rl_clock *clock, uint64_t key, uint64_t n,
-                                       uint64_t now)
+                                       uint64_t now, const struct shape_request *req)
 {
     pthread_mutex_lock(&s->lock);
     _Atomic uint64_t *slot = find_or_add(k, s, key_word, now);
     enum rl_decision d = RL_ERROR;
     if (slot) {
-        d = use_slot(k, slot, clock, NULL, key, n, now);
+        d = use_slot(k, slot, clock, NULL, key, n, now, req);
         size_t found[LAZY_LOOKS];
         struct table *t = atomic_load_explicit(&s->table, memory_order_relaxed);
         if (k->config.expiry == RL_EXPIRE_LAZY)
@@ -765,11 +776,15 @@ static enum rl_decision acquire_locked(struct rl_keyed *k, struct shard *s, uint
     return d;
 }
 
-enum rl_decision rl_keyed_acquire(struct rl_keyed *k, struct rl_clock *clock, uint64_t key,
-                                  uint64_t n)
+/* rl_keyed_acquire (req NULL, folded away) and rl_keyed_shape. */
+__attribute__((always_inline)) static inline enum rl_decision
+keyed_decide(struct rl_keyed *k, struct rl_clock *clock, uint64_t key, uint64_t n,
+             const struct shape_request *req)
 {
     if (k->remote_state)
-        return k->algo->acquire(k->remote_state, clock, key, n);
+        return req ? k->algo->shape(k->remote_state, clock, key, n, req->max_wait_ns,
+                                    req->reservation)
+                   : k->algo->acquire(k->remote_state, clock, key, n);
     /* Read straight through the handle so the algorithm's own reads are
      * what `reads` counts. */
     uint64_t now = 0;
@@ -782,7 +797,7 @@ enum rl_decision rl_keyed_acquire(struct rl_keyed *k, struct rl_clock *clock, ui
     struct shard *s = &k->shards[h & k->shard_mask];
     uint64_t key_word = h >> k->shard_bits | KEY_TOP;
     if (k->locked)
-        return acquire_locked(k, s, key_word, clock, key, n, now);
+        return acquire_locked(k, s, key_word, clock, key, n, now, req);
     struct rl_grace_thread *me = rl_grace_self();
     if (me == NULL)
         return RL_ERROR;
@@ -804,7 +819,7 @@ enum rl_decision rl_keyed_acquire(struct rl_keyed *k, struct rl_clock *clock, ui
             slot = find_from(k, t, key_word, home);
         }
         if (slot) {
-            enum rl_decision d = use_slot(k, slot, clock, primed_if, key, n, now);
+            enum rl_decision d = use_slot(k, slot, clock, primed_if, key, n, now, req);
             size_t found[LAZY_LOOKS], count = 0;
             if (k->config.expiry == RL_EXPIRE_LAZY)
                 count = look_lazily(k, s, t, key_word, now, found);
@@ -822,6 +837,20 @@ enum rl_decision rl_keyed_acquire(struct rl_keyed *k, struct rl_clock *clock, ui
         if (slot == NULL)
             return RL_ERROR;
     }
+}
+
+enum rl_decision rl_keyed_acquire(struct rl_keyed *k, struct rl_clock *clock, uint64_t key,
+                                  uint64_t n)
+{
+    return keyed_decide(k, clock, key, n, NULL);
+}
+
+enum rl_decision rl_keyed_shape(struct rl_keyed *k, struct rl_clock *clock, uint64_t key,
+                                uint64_t n, uint64_t max_wait_ns,
+                                struct rl_reservation *reservation)
+{
+    const struct shape_request req = {.max_wait_ns = max_wait_ns, .reservation = reservation};
+    return keyed_decide(k, clock, key, n, &req);
 }
 
 void rl_keyed_release(struct rl_keyed *k, struct rl_clock *clock, uint64_t key, uint64_t n)

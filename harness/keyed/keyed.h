@@ -73,6 +73,14 @@ struct rl_keyed *rl_keyed_create(const struct rl_keyed_config *config, char *err
 enum rl_decision rl_keyed_acquire(struct rl_keyed *keyed, struct rl_clock *clock, uint64_t key,
                                   uint64_t n);
 
+/* A shaper's decision for the key (rl_algo.shape, which must be set):
+ * RL_ADMIT with *reservation, or RL_REJECT when the release would come more
+ * than max_wait_ns after the read; RL_ERROR as rl_keyed_acquire. Shapers
+ * claim no one-word state (rl_keyed_create refuses one that does). */
+enum rl_decision rl_keyed_shape(struct rl_keyed *keyed, struct rl_clock *clock, uint64_t key,
+                                uint64_t n, uint64_t max_wait_ns,
+                                struct rl_reservation *reservation);
+
 /* For limiters that need release: returns a permit taken by key. */
 void rl_keyed_release(struct rl_keyed *keyed, struct rl_clock *clock, uint64_t key, uint64_t n);
 

@@ -25,7 +25,22 @@ struct rl_sim_outcome {
 struct rl_sim_options {
     enum rl_keyed_expiry expiry;
     bool error_admits; /* what the caller does on RL_ERROR: admit (fail-open) or reject */
+    /* --max-wait: how long a caller accepts to wait for its release (a
+     * shaper rejects what would come later; an RL_BLOCKING one ignores it).
+     * Unset: a shaper waits as long as it takes, the others decide now. */
+    bool max_wait_set;
+    uint64_t max_wait_ns;
 };
+
+/* Whether a sim run of algo with options shapes: its log then carries
+ * release times (rl_event_log.release_ns). A shaper always does; any
+ * algorithm does under a max wait (its admits released at once), and so
+ * does a run of a trace with a max_wait_ns column (trace.h), whose
+ * attempts' own waits replace --max-wait where they are given. */
+static inline bool rl_sim_shapes(const struct rl_algo *algo, const struct rl_sim_options *options)
+{
+    return algo->shape != NULL || options->max_wait_set;
+}
 
 /* The keyed container's configuration for a sim run of algo with cfg: cfg
  * as given, in virtual time (cfg.virtual_time) with its epoch at
@@ -40,8 +55,9 @@ struct rl_keyed_config rl_sim_keyed_config(const struct rl_algo *algo, const str
 int rl_sim_check_config(const struct rl_algo *algo, const struct rl_config *cfg, char *err,
                         size_t err_len);
 
-/* Runs every attempt of trace through algo in virtual time
- * RL_VIRTUAL_ORIGIN_NS + t (the epoch at RL_VIRTUAL_ORIGIN_NS), through the
+/* Runs every attempt of trace through algo in virtual time (a shaper
+ * through rl_algo.shape, with options' max wait: rl_sim_shapes)
+ * at RL_VIRTUAL_ORIGIN_NS + t (the epoch at RL_VIRTUAL_ORIGIN_NS), through the
  * keyed container (keyed.h): one limiter per key, created on the key's first
  * attempt, expired as options->expiry says (the sweeper follows its
  * schedule in virtual time). An RL_ERROR is counted in out->errors and then

@@ -1,0 +1,82 @@
+/* shape_check.h — judging a shaped stream: a decision log with release
+ * times (sim with a shaper or --max-wait writes one), against the arrival
+ * curve σ(u) = B + L·u/I (docs/design.md, Shaping).
+ *
+ * Per key, in one pass over arrivals and one over releases (plus the sorts
+ * that put them in those orders):
+ *   causal      every release ≥ its arrival;
+ *   curve       the released cost between any two releases r_i ≤ r_j,
+ *               both included, is ≤ B + L·(r_j − r_i)/I, checked exactly in
+ *               integers with the release's rounding to a whole ns allowed
+ *               (< B + L·(r_j − r_i + 1)/I): with prefix costs P, that is
+ *               P_j·I − L·r_j − min_{i ≤ j}(P_{i−1}·I − L·r_i) < (B·I + L),
+ *               a running minimum, O(n);
+ *   ideal       the greedy schedule of the admitted attempts in arrival
+ *               order (GCRA virtual scheduling, ITU-T I.371: release at
+ *               max(a, TAT − τ), TAT = max(a, TAT) + T, in exact ticks,
+ *               rounded up to a ns): each release's distance from it;
+ *   delay       release − arrival ≤ D when a max wait D is given;
+ *   spurious    a reject the ideal schedule would have released within D
+ *               (within any time when no D is given), for an n ≤ B;
+ *   fifo        releases that come before an earlier arrival's (reported;
+ *               not every shaper promises FIFO).
+ * Held (verdict.h, rl_shape_verdict): causal, within the curve, delay
+ * bound kept and no spurious reject.
+ */
+#ifndef RL_SHAPE_CHECK_H
+#define RL_SHAPE_CHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One decision of a shaped log. */
+struct rl_shaped_event {
+    uint64_t t_ns;       /* arrival */
+    uint64_t release_ns; /* admits only */
+    uint32_t key, n;
+    bool admitted;
+};
+
+struct rl_shaped_log {
+    struct rl_shaped_event *events;
+    size_t len;
+    char **key_names; /* key_count names, owned */
+    uint32_t key_count;
+};
+
+/* Reads a decision log CSV whose header names t_ns, key, n, admitted and
+ * release_ns (thread and other columns ignored). -1 with one line in err:
+ * a missing file, no release_ns column ("not a shaped log"), a malformed
+ * line with its number, an admit without a release or a reject with one. */
+int rl_shaped_log_read_csv(const char *path, struct rl_shaped_log *out, char *err, size_t err_len);
+
+void rl_shaped_log_free(struct rl_shaped_log *log);
+
+struct rl_shape_params {
+    uint64_t limit;       /* L: cost per interval, > 0 */
+    uint64_t interval_ns; /* I, > 0 */
+    uint64_t burst;       /* B, > 0 */
+    bool max_wait_set;    /* D given */
+    uint64_t max_wait_ns; /* D */
+};
+
+struct rl_shape_result {
+    uint64_t attempts, admits, rejects;
+    uint64_t noncausal;        /* releases before their arrival */
+    uint64_t curve_violations; /* releases at which the curve was exceeded */
+    double worst_excess;       /* the most cost beyond the curve at one release */
+    uint64_t over_wait;        /* admits released more than D after arrival */
+    uint64_t spurious_rejects; /* rejects the ideal schedule would have released in time */
+    uint64_t fifo_inversions;  /* releases before an earlier arrival's */
+    uint64_t early;            /* releases before the ideal schedule's */
+    uint64_t late_p50_ns, late_p99_ns, late_max_ns; /* release − ideal, over admits, ≥ 0 */
+    uint64_t delay_max_ns;                          /* the longest release − arrival */
+};
+
+/* Judges log (reordered in place: by key, then arrival) against params.
+ * -1 with one line in err for bad params (zero L, I or B) or ENOMEM. */
+int rl_shape_check(struct rl_shaped_log *log, const struct rl_shape_params *params,
+                   struct rl_shape_result *out, char *err, size_t err_len);
+
+#endif
