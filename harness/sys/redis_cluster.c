@@ -171,6 +171,31 @@ static redisReply *node_command(const struct rl_redis_cluster_node *n, char *err
     return reply;
 }
 
+/* PING with a timeout on the answer too (hiredis's connect timeout alone
+ * waits forever on a port that accepts and never answers). */
+static int node_ping(const struct rl_redis_cluster_node *n, int timeout_ms, char *err,
+                     size_t err_len)
+{
+    redisContext *ctx = node_connect(n, timeout_ms);
+    const char *host = n->host[0] ? n->host : "127.0.0.1";
+    if (ctx == NULL || ctx->err) {
+        snprintf(err, err_len, "cannot connect to redis at %s:%u: %s", host, n->port,
+                 ctx ? ctx->errstr : "out of memory");
+        if (ctx)
+            redisFree(ctx);
+        return -1;
+    }
+    redisReply *r = redisCommand(ctx, "PING");
+    int ok = r && r->type == REDIS_REPLY_STATUS && strcmp(r->str, "PONG") == 0;
+    if (!ok)
+        snprintf(err, err_len, "%s:%u did not answer PING within %d ms: %s", host, n->port,
+                 timeout_ms, r && r->str ? r->str : ctx->errstr);
+    if (r)
+        freeReplyObject(r);
+    redisFree(ctx);
+    return ok ? 0 : -1;
+}
+
 /* A command whose reply must not be an error; -1 with the reason in err. */
 static int node_ok(const struct rl_redis_cluster_node *n, char *err, size_t err_len,
                    const char *what, const char *fmt, ...)
@@ -348,6 +373,22 @@ void rl_redis_cluster_sweep(void)
 
 /* ---- nodes ---------------------------------------------------------------- */
 
+/* Whether a node's log says one of its ports was taken ("Could not create
+ * server TCP listening socket ...: bind: Address already in use", then
+ * "Failed listening on port ..., aborting."). */
+static bool log_says_port_taken(const struct rl_redis_cluster_node *n)
+{
+    char path[PATH_MAX + 16], line[512];
+    snprintf(path, sizeof path, "%s/redis.log", n->dir);
+    FILE *f = fopen(path, "r");
+    bool taken = false;
+    while (f && !taken && fgets(line, sizeof line, f))
+        taken = strstr(line, "Address already in use") != NULL;
+    if (f)
+        fclose(f);
+    return taken;
+}
+
 /* The last non-empty line of a node's log, with the log's path. */
 static void log_tail(const struct rl_redis_cluster_node *n, char *buf, size_t len)
 {
@@ -369,11 +410,25 @@ static void log_tail(const struct rl_redis_cluster_node *n, char *buf, size_t le
  * sockets held until every port is chosen so that none repeats. A port
  * taken between the probe and the node's bind makes the node exit with
  * "Address already in use"; start then tries fresh ports. */
+static unsigned forced_ports[16];
+static size_t forced_count, forced_next;
+
+void rl_redis_cluster_force_ports(const unsigned *ports, size_t count)
+{
+    forced_count = count < 16 ? count : 16;
+    forced_next = 0;
+    memcpy(forced_ports, ports, forced_count * sizeof *ports);
+}
+
 static int choose_ports(unsigned *ports, size_t count, char *err, size_t err_len)
 {
     int fds[2 * RL_REDIS_CLUSTER_MAX_NODES];
-    size_t opened = 0;
+    size_t opened = 0, forced = 0;
     int rc = 0;
+    while (forced < count && forced_next < forced_count)
+        ports[forced++] = forced_ports[forced_next++];
+    ports += forced;
+    count -= forced;
     while (opened < count) {
         int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
         struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = 0};
@@ -464,20 +519,24 @@ static int wait_node_up(struct rl_redis_cluster *c, size_t i, bool *port_taken, 
 {
     struct rl_redis_cluster_node *n = &c->nodes[i];
     *port_taken = false;
-    char address[32], ping_err[256], tail[PATH_MAX + 300];
-    snprintf(address, sizeof address, "127.0.0.1:%u", n->port);
-    for (int waited_ms = 0; waited_ms < 5000; waited_ms += 10) {
-        if (rl_redis_ping(address, ping_err, sizeof ping_err) == 0)
-            return 0;
+    char ping_err[256], tail[PATH_MAX + 300];
+    uint64_t deadline = now_ns() + 5000000000ull;
+    for (;;) {
         int status;
         if (waitpid(n->pid, &status, WNOHANG) == n->pid) {
             n->pid = 0;
             log_tail(n, tail, sizeof tail);
-            *port_taken = strstr(tail, "already in use") != NULL;
+            *port_taken = log_says_port_taken(n);
             snprintf(err, err_len, "cluster node %zu (port %u) exited at start: %s", i, n->port,
                      tail);
             return -1;
         }
+        /* a short answer timeout: the port may be held by something else
+         * that accepts and never answers, until our node gives up */
+        if (node_ping(n, 200, ping_err, sizeof ping_err) == 0)
+            return 0;
+        if (now_ns() > deadline)
+            break;
         sleep_ms(10);
     }
     log_tail(n, tail, sizeof tail);
@@ -499,9 +558,11 @@ static int start_node(struct rl_redis_cluster *c, size_t i, char *err, size_t er
         if (choose_ports(ports, 2, err, err_len) != 0)
             return -1;
         n->port = ports[0];
-        char conf[PATH_MAX + 16];
+        char conf[PATH_MAX + 16], log_path[PATH_MAX + 16];
         snprintf(conf, sizeof conf, "%s/nodes.conf", n->dir);
+        snprintf(log_path, sizeof log_path, "%s/redis.log", n->dir);
         unlink(conf);
+        unlink(log_path); /* each try's log says why that try failed */
         n->pid = spawn_node(n, ports[1]);
         if (n->pid < 0) {
             n->pid = 0;
@@ -985,12 +1046,12 @@ int rl_redis_cluster_join(struct rl_redis_cluster *c, const char *seeds, char *e
     char *save = NULL;
     for (char *a = strtok_r(buf, ",", &save); a; a = strtok_r(NULL, ",", &save)) {
         char ping_err[512];
-        if (rl_redis_ping(a, ping_err, sizeof ping_err) != 0) {
+        memset(&seed, 0, sizeof seed);
+        split_address(a, seed.host, sizeof seed.host, &seed.port);
+        if (node_ping(&seed, 1000, ping_err, sizeof ping_err) != 0) {
             snprintf(err, err_len, "--redis-cluster: %s", ping_err);
             return -2;
         }
-        memset(&seed, 0, sizeof seed);
-        split_address(a, seed.host, sizeof seed.host, &seed.port);
         redisReply *reply = node_command(&seed, err, err_len, "CLUSTER INFO");
         bool cluster = reply && reply->type == REDIS_REPLY_STRING;
         if (!cluster)

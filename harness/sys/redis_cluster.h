@@ -69,6 +69,11 @@ int rl_redis_cluster_parse(const char *spec, unsigned *primaries, unsigned *repl
 int rl_redis_cluster_start(struct rl_redis_cluster *c, unsigned primaries, unsigned replicas,
                            char *err, size_t err_len);
 
+/* For tests: the next ports the private cluster's nodes take, before any
+ * probe (client port, then bus port, node by node; at most 16): a test
+ * names a taken port to see start move on to fresh ones. */
+void rl_redis_cluster_force_ports(const unsigned *ports, size_t count);
+
 /* Joins an existing cluster at seeds ("HOST:PORT,..." or the "cluster:..."
  * form parse gives): every seed must answer PING and be in cluster mode,
  * and the cluster must say ok (within 5 s); the nodes are read from

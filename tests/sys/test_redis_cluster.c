@@ -136,6 +136,62 @@ static void test_start_stop_nothing_left(void)
     rl_redis_cluster_stop(&c); /* twice is harmless */
 }
 
+/* A port taken between the probe and the node's bind: the node is started
+ * again on fresh ports; taken on every try, start fails in one line quoting
+ * the node's log, and leaves nothing. */
+static void test_port_taken(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t sl = sizeof sa;
+    CU_ASSERT_FATAL(fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0 &&
+                    listen(fd, 1) == 0 && getsockname(fd, (struct sockaddr *)&sa, &sl) == 0);
+    unsigned taken = ntohs(sa.sin_port);
+    char tmp[64] = "/tmp/rl-cluster-port-XXXXXX", saved[4096] = "";
+    CU_ASSERT_FATAL(mkdtemp(tmp) != NULL);
+    const char *old = getenv("TMPDIR");
+    bool had = old != NULL;
+    snprintf(saved, sizeof saved, "%s", old ? old : "");
+    setenv("TMPDIR", tmp, 1);
+
+    static struct rl_redis_cluster c;
+    char err[1024];
+    /* first try: the client port taken; second: a free client port, the
+     * bus port taken; the third probes */
+    int free_fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in free_sa = {.sin_family = AF_INET};
+    free_sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    sl = sizeof free_sa;
+    CU_ASSERT_FATAL(free_fd >= 0 &&
+                    bind(free_fd, (struct sockaddr *)&free_sa, sizeof free_sa) == 0 &&
+                    getsockname(free_fd, (struct sockaddr *)&free_sa, &sl) == 0);
+    unsigned free_port = ntohs(free_sa.sin_port);
+    close(free_fd);
+    unsigned twice[] = {taken, taken, free_port, taken};
+    rl_redis_cluster_force_ports(twice, 4);
+    EXPECT(rl_redis_cluster_start(&c, 1, 0, err, sizeof err) == 0, "start: %s", err);
+    EXPECT(c.nodes[0].port != taken && c.nodes[0].port != free_port,
+           "the node is on port %u, not on a third, probed one", c.nodes[0].port);
+    rl_redis_cluster_stop(&c);
+
+    unsigned always[10];
+    for (size_t i = 0; i < 10; i++)
+        always[i] = taken;
+    rl_redis_cluster_force_ports(always, 10);
+    err[0] = '\0';
+    EXPECT(rl_redis_cluster_start(&c, 1, 0, err, sizeof err) == -1 && strstr(err, "redis.log: ") &&
+               strstr(err, "Failed listening on port") && !strchr(err, '\n'),
+           "a port taken five times: '%s'", err);
+    rl_redis_cluster_force_ports(NULL, 0);
+    close(fd);
+    EXPECT(rmdir(tmp) == 0, "%s is not empty after the failed start", tmp);
+    if (had)
+        setenv("TMPDIR", saved, 1);
+    else
+        unsetenv("TMPDIR");
+}
+
 /* A process that starts a cluster, says where, and waits to be killed. */
 static pid_t start_owner(int fd_out)
 {
@@ -370,10 +426,24 @@ static void test_join(void)
     rc = rl_redis_cluster_join(&joined, seeds, err, sizeof err);
     EXPECT(rc == -2 && strstr(err, "cannot connect") && !strchr(err, '\n'),
            "join a port nobody answers: %d '%s'", rc, err);
+
+    /* a port that accepts and never answers (not a redis) */
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET};
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t sl = sizeof sa;
+    CU_ASSERT_FATAL(fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0 &&
+                    listen(fd, 4) == 0 && getsockname(fd, (struct sockaddr *)&sa, &sl) == 0);
+    snprintf(seeds, sizeof seeds, "127.0.0.1:%u", ntohs(sa.sin_port));
+    rc = rl_redis_cluster_join(&joined, seeds, err, sizeof err);
+    EXPECT(rc == -2 && strstr(err, "did not answer PING") && !strchr(err, '\n'),
+           "join a port that never answers: %d '%s'", rc, err);
+    close(fd);
 }
 
 RL_TEST_SUITE("redis_cluster",
               {"start 3x1, every slot served, stop, nothing left", test_start_stop_nothing_left},
+              {"a port taken: fresh ports, or one line and nothing left", test_port_taken},
               {"a SIGKILLed owner's nodes die and its folder is swept", test_killed_owner_swept},
               {"the sweep kills orphan nodes and keeps live runs",
                test_sweep_kills_orphans_keeps_live},
