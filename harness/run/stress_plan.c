@@ -97,9 +97,16 @@ int rl_stress_plan_prepare(struct rl_stress_plan *plan, const struct rl_stress_a
     return 0;
 }
 
+/* Each run paired with a recorded twin (--record), unless faults make
+ * every run a recorded one. */
+static bool paired(const struct rl_stress_plan *plan)
+{
+    return plan->run.record && plan->faults == NULL;
+}
+
 size_t rl_stress_plan_rows(const struct rl_stress_plan *plan)
 {
-    return plan->algo_count * plan->thread_count * plan->reps * (plan->run.record ? 2 : 1);
+    return plan->algo_count * plan->thread_count * plan->reps * (paired(plan) ? 2 : 1);
 }
 
 /* One line of progress before run number `done` + 1 of `total`. */
@@ -115,6 +122,33 @@ static void show_progress(const struct rl_stress_plan *plan, const char *label, 
     plan->progress(line);
 }
 
+/* One run with the plan's faults, on a fresh cluster unless this is the
+ * first; the row gets the fault, the outage and the lost admits. */
+static int run_faulted(struct rl_stress_plan *plan, const struct rl_stress_params *params,
+                       unsigned rep, struct rl_result *row, struct rl_event_log *kept, char *err,
+                       size_t err_len)
+{
+    if (plan->cluster_used && rl_faults_fresh_cluster(plan->cluster, err, err_len) != 0)
+        return -1;
+    plan->cluster_used = true;
+    struct rl_fault_run faults;
+    if (rl_faults_start(&faults, plan->faults, plan->cluster, err, err_len) != 0)
+        return -1;
+    int rc = rl_measure_stress(params, rep, row, kept, err, err_len);
+    rl_faults_join(&faults);
+    if (rc != 0)
+        return -1;
+    if (faults.failed) {
+        snprintf(err, err_len, "%s", faults.err);
+        return -1;
+    }
+    row->fault = plan->faults->spec;
+    row->outage_ms = (double)faults.outage_ns / 1e6;
+    struct rl_promised promised = rl_algo_promised(row->algo, &row->cfg, row->threads);
+    row->lost_admits = row->checked ? rl_verdict_excess(&promised, &row->m) : 0;
+    return 0;
+}
+
 /* One run into *row; a recorded run's admits replace the plan's decisions
  * when it keeps them. -1 with err (or interrupted). */
 static int run_one(struct rl_stress_plan *plan, const struct rl_stress_params *params, unsigned rep,
@@ -122,7 +156,10 @@ static int run_one(struct rl_stress_plan *plan, const struct rl_stress_params *p
 {
     struct rl_event_log kept = {0};
     bool keep = params->record && plan->keep_decisions;
-    if (rl_measure_stress(params, rep, row, keep ? &kept : NULL, err, err_len) != 0)
+    bool faulted = plan->faults && (params->algo->flags & RL_REMOTE);
+    int rc = faulted ? run_faulted(plan, params, rep, row, keep ? &kept : NULL, err, err_len)
+                     : rl_measure_stress(params, rep, row, keep ? &kept : NULL, err, err_len);
+    if (rc != 0)
         return -1;
     if (keep) {
         rl_event_log_free(&plan->decisions);
@@ -150,7 +187,8 @@ size_t rl_stress_plan_run(struct rl_stress_plan *plan, const char *label, struct
     for (unsigned rep = 1; rep <= plan->reps; rep++)
         for (size_t t = 0; t < plan->thread_count; t++)
             for (size_t a = 0; a < plan->algo_count; a++)
-                for (int recorded = 0; recorded <= (plan->run.record ? 1 : 0); recorded++) {
+                for (int recorded = plan->faults ? 1 : 0; recorded <= (plan->run.record ? 1 : 0);
+                     recorded++) {
                     if (rl_interrupted) {
                         *interrupted = true;
                         goto out;
