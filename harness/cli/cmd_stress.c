@@ -5,6 +5,7 @@
 #include "parse.h"
 #include "stress_print.h"
 #include "table.h"
+#include "harness/run/faults.h"
 #include "harness/run/stress_plan.h"
 #include "harness/sys/clock.h"
 #include "harness/sys/interrupt.h"
@@ -255,6 +256,9 @@ int rl_cmd_stress(int argc, char **argv)
                                         {"--decisions", o.decisions_path, true}};
     rl_cli_require_distinct_files(cmd, files, sizeof files / sizeof files[0]);
 
+    const struct rl_faults *faults = rl_cli_faults();
+    if (faults && faults->list[faults->count - 1].at_ns >= o.plan.run.duration_ns)
+        rl_cli_usage_error(cmd, "--fault: every fault must come before the run ends (--duration)");
     const struct rl_algo *list[RL_CLI_MAX_ALGOS + 1];
     prepare_plan(&o, list, RL_CLI_MAX_ALGOS + 1);
     /* The clock is an experimental variable: measure it before the run. */

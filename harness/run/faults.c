@@ -244,3 +244,26 @@ int rl_faults_fresh_cluster(struct rl_redis_cluster *cluster, char *err, size_t 
     /* start writes the new address into the same buffer cfg.remote names */
     return rl_redis_cluster_start(cluster, primaries, replicas, err, err_len);
 }
+
+int rl_faults_begin(struct rl_fault_run *run, const struct rl_faults *faults,
+                    struct rl_redis_cluster *cluster, bool *used, char *err, size_t err_len)
+{
+    if (*used && rl_faults_fresh_cluster(cluster, err, err_len) != 0)
+        return -1;
+    *used = true;
+    return rl_faults_start(run, faults, cluster, err, err_len);
+}
+
+int rl_faults_end(struct rl_fault_run *run, struct rl_result *row, char *err, size_t err_len)
+{
+    rl_faults_join(run);
+    if (run->failed) {
+        snprintf(err, err_len, "%s", run->err);
+        return -1;
+    }
+    row->fault = run->faults->spec;
+    row->outage_ms = (double)run->outage_ns / 1e6;
+    struct rl_promised promised = rl_algo_promised(row->algo, &row->cfg, row->threads);
+    row->lost_admits = row->checked ? rl_verdict_excess(&promised, &row->m) : 0;
+    return 0;
+}

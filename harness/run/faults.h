@@ -5,6 +5,7 @@
 #ifndef RL_FAULTS_H
 #define RL_FAULTS_H
 
+#include "harness/report/result.h"
 #include "harness/sys/redis_cluster.h"
 
 #include <pthread.h>
@@ -74,5 +75,14 @@ void rl_faults_join(struct rl_fault_run *run);
  * started again with the same shape, its address rewritten in place
  * (cfg.remote points at it). -1 with err. */
 int rl_faults_fresh_cluster(struct rl_redis_cluster *cluster, char *err, size_t err_len);
+
+/* Around one faulted run (stress or replay): begin makes the cluster
+ * fresh when *used (a fault changed it) and starts the thread; end joins
+ * it and fills the row's fault, outage_ms and lost_admits (the checker's
+ * excess over the promise, rl_verdict_excess). Both -1 with err; end also
+ * when a fault failed or the cluster did not serve again. */
+int rl_faults_begin(struct rl_fault_run *run, const struct rl_faults *faults,
+                    struct rl_redis_cluster *cluster, bool *used, char *err, size_t err_len);
+int rl_faults_end(struct rl_fault_run *run, struct rl_result *row, char *err, size_t err_len);
 
 #endif

@@ -128,25 +128,16 @@ static int run_faulted(struct rl_stress_plan *plan, const struct rl_stress_param
                        unsigned rep, struct rl_result *row, struct rl_event_log *kept, char *err,
                        size_t err_len)
 {
-    if (plan->cluster_used && rl_faults_fresh_cluster(plan->cluster, err, err_len) != 0)
-        return -1;
-    plan->cluster_used = true;
     struct rl_fault_run faults;
-    if (rl_faults_start(&faults, plan->faults, plan->cluster, err, err_len) != 0)
+    if (rl_faults_begin(&faults, plan->faults, plan->cluster, &plan->cluster_used, err, err_len) !=
+        0)
         return -1;
     int rc = rl_measure_stress(params, rep, row, kept, err, err_len);
-    rl_faults_join(&faults);
-    if (rc != 0)
-        return -1;
-    if (faults.failed) {
-        snprintf(err, err_len, "%s", faults.err);
+    if (rc != 0) {
+        rl_faults_join(&faults);
         return -1;
     }
-    row->fault = plan->faults->spec;
-    row->outage_ms = (double)faults.outage_ns / 1e6;
-    struct rl_promised promised = rl_algo_promised(row->algo, &row->cfg, row->threads);
-    row->lost_admits = row->checked ? rl_verdict_excess(&promised, &row->m) : 0;
-    return 0;
+    return rl_faults_end(&faults, row, err, err_len);
 }
 
 /* One run into *row; a recorded run's admits replace the plan's decisions
