@@ -32,9 +32,30 @@ static int by_time(const void *a, const void *b)
     return (x->at_ns > y->at_ns) - (x->at_ns < y->at_ns);
 }
 
+/* A whole number with a unit (ns, us, ms, s): the parser when the caller
+ * gives none (tests). */
+static int plain_duration(const char *text, uint64_t *ns, char *err, size_t err_len)
+{
+    static const struct {
+        const char *unit;
+        uint64_t ns;
+    } units[] = {{"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000}};
+    char *end;
+    unsigned long long value = strtoull(text, &end, 10);
+    for (size_t i = 0; end != text && i < sizeof units / sizeof *units; i++)
+        if (strcmp(end, units[i].unit) == 0) {
+            *ns = value * units[i].ns;
+            return 0;
+        }
+    snprintf(err, err_len, "duration '%s' is not valid (e.g. 500ms)", text);
+    return -1;
+}
+
 int rl_faults_parse(const char *spec, rl_duration_parser duration, struct rl_faults *f, char *err,
                     size_t err_len)
 {
+    if (duration == NULL)
+        duration = plain_duration;
     memset(f, 0, sizeof *f);
     if (strlen(spec) >= sizeof f->spec) {
         snprintf(err, err_len, "--fault: '%.40s...' is too long", spec);
@@ -104,9 +125,16 @@ static bool sleep_until(struct rl_fault_run *run, uint64_t until)
 }
 
 /* The primary the faults aim at: the one serving the key the run named
- * last, else slot 0's. */
-static int target_primary(struct rl_redis_cluster *c)
+ * last (a fault at 0 waits up to 1 s for the run's first call: the slot
+ * named before it is another run's), else slot 0's. */
+static int target_primary(struct rl_fault_run *run)
 {
+    struct rl_redis_cluster *c = run->cluster;
+    for (int waited_ms = 0; rl_remote_last_slot() == run->slot_before && waited_ms < 1000;
+         waited_ms++) {
+        struct timespec ms = {0, 1000000};
+        nanosleep(&ms, NULL);
+    }
     int slot = rl_remote_last_slot();
     int owner = rl_redis_cluster_slot_owner(c, slot >= 0 ? (unsigned)slot : 0);
     return owner >= 0 ? owner : -1;
@@ -155,7 +183,7 @@ static int fire(struct rl_fault_run *run, const struct rl_fault *f)
     struct rl_redis_cluster *c = run->cluster;
     char *err = run->err;
     size_t len = sizeof run->err;
-    int primary = target_primary(c);
+    int primary = target_primary(run);
     switch (f->kind) {
     case RL_FAULT_KILL_PRIMARY: {
         int stalled = -1;
@@ -216,6 +244,7 @@ int rl_faults_start(struct rl_fault_run *run, const struct rl_faults *faults,
                     struct rl_redis_cluster *cluster, char *err, size_t err_len)
 {
     memset(run, 0, sizeof *run);
+    run->slot_before = rl_remote_last_slot();
     run->faults = faults;
     run->cluster = cluster;
     if (pthread_create(&run->thread, NULL, fault_thread, run) != 0) {

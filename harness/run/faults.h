@@ -39,8 +39,9 @@ struct rl_faults {
 typedef int (*rl_duration_parser)(const char *text, uint64_t *ns, char *err, size_t err_len);
 
 /* "KIND@T[,KIND@T...]" (KIND kill-primary, failover, reshard or
- * stall-replica; T a duration such as 500ms or 1s) into f, sorted by T.
- * -1 with one line in err. */
+ * stall-replica; T a duration such as 500ms or 1s, read by `duration`, or
+ * as a whole number and unit when NULL) into f, sorted by T. -1 with one
+ * line in err. */
 int rl_faults_parse(const char *spec, rl_duration_parser duration, struct rl_faults *f, char *err,
                     size_t err_len);
 
@@ -53,6 +54,7 @@ struct rl_fault_run {
     struct rl_redis_cluster *cluster;
     pthread_t thread;
     bool started, stop;
+    int slot_before; /* rl_remote_last_slot when the run began */
     /* after join: the longest time from a fault to every slot served again
      * (wait_ok), and the first failure (a primitive refused, or the cluster
      * did not serve within 30 s) */
