@@ -94,7 +94,7 @@ TESTS         := $(BUILD)/ratelab-tests
 TEACH_BIN     := build/ratelab-teach
 TEACH_TESTS   := build/teach/ratelab-tests
 
-.PHONY: all teach jemalloc test docs docs-check docs-tools check-unit check-teach check-tsan check-allocators bench plots paper paper-tables-check \
+.PHONY: all teach jemalloc test cluster-check docs docs-check docs-tools check-unit check-teach check-tsan check-allocators bench plots paper paper-tables-check \
         alloc-compare reference soak conformance conformance-quick conformance-selftest conformance-bracket conformance-speed deps clean format format-check layering-check decisions-check decisions-update fuzz fuzz-build \
         fuzz-deps asm orders-check mutants FORCE model-check
 .DEFAULT_GOAL := all
@@ -184,6 +184,12 @@ test: deps
 	$(MAKE) --no-print-directory SAN= MALLOC= conformance-selftest
 	$(MAKE) --no-print-directory SAN= MALLOC= conformance-quick
 	$(MAKE) --no-print-directory paper-tables-check
+
+# The slower fault kinds on a private Redis Cluster (reshard, kill-primary,
+# stall-replica then kill-primary: about a minute on 2 cores); make test
+# runs the fast one (cluster_faults). CI runs this target.
+cluster-check: $(TESTS)
+	$(TESTS) cluster_faults cluster_faults_slow
 
 # The data-race lesson's test reads ThreadSanitizer's report from the
 # sanitized ratelab (ratelab teach data-race runs it).
