@@ -2,6 +2,7 @@
  * with faa measured alongside, and accuracy when recorded. */
 #include "cli.h"
 #include "commands.h"
+#include "fault_table.h"
 #include "parse.h"
 #include "stress_print.h"
 #include "table.h"
@@ -221,8 +222,10 @@ static int report(struct stress_options *o, const struct rl_clock_report *clock_
     if (rl_cli_output_view(&o->output) == RL_FORMAT_TABLE) {
         rl_print_stress_header(stdout, plan, clock_report);
         rl_table_speed(stdout, rows, done);
-        if (plan->run.record)
+        if (plan->run.record && plan->faults == NULL)
             rl_print_recorder_overhead(stdout, rows, done);
+        if (plan->faults)
+            rl_table_faults(stdout, rows, done);
     }
     rl_cli_write_rows(cmd, &o->output, rows, done);
     char err[512];

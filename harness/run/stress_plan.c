@@ -159,6 +159,26 @@ static int run_one(struct rl_stress_plan *plan, const struct rl_stress_params *p
     return 0;
 }
 
+/* The plan's own private cluster (cluster_primaries): the one running
+ * when it has the shape and no fault touched it, else a fresh one. */
+static int prepare_cluster(struct rl_stress_plan *plan, char *err, size_t err_len)
+{
+    struct rl_redis_cluster *c = plan->cluster;
+    static bool faulted; /* the cluster running now had faults */
+    bool fits = c->node_count > 0 && !c->joined && c->primaries == plan->cluster_primaries &&
+                c->replicas == plan->cluster_replicas && !faulted;
+    if (!fits) {
+        rl_redis_cluster_stop(c);
+        if (rl_redis_cluster_start(c, plan->cluster_primaries, plan->cluster_replicas, err,
+                                   err_len) != 0)
+            return -1;
+    }
+    faulted = plan->faults != NULL;
+    plan->cluster_used = false;
+    plan->run.cfg.remote = c->address;
+    return 0;
+}
+
 /* Repetitions outermost, so each one passes over every algorithm and thread
  * count before the next: a slow spell lands on all of them alike. */
 size_t rl_stress_plan_run(struct rl_stress_plan *plan, const char *label, struct rl_result *rows,
@@ -172,6 +192,10 @@ size_t rl_stress_plan_run(struct rl_stress_plan *plan, const char *label, struct
             goto out;
         }
         plan->clock_started = true;
+    }
+    if (plan->cluster_primaries && prepare_cluster(plan, err, err_len) != 0) {
+        *failed = true;
+        goto out;
     }
     struct rl_stress_params params = plan->run;
     params.started_clock = &plan->clock;

@@ -43,6 +43,10 @@ struct rl_stress_plan {
     const struct rl_faults *faults;
     struct rl_redis_cluster *cluster;
     bool cluster_used; /* a faulted run has changed it */
+    /* > 0 (bench's cluster suites): the plan runs on a private cluster of
+     * this shape in `cluster`, started when the plan begins unless one of
+     * that shape is running and unfaulted, and run.cfg.remote set to it. */
+    unsigned cluster_primaries, cluster_replicas;
 };
 
 /* The algorithms a user asked for, before the plan adds its reference rows. */
