@@ -67,15 +67,22 @@ int rl_cluster_floor_measure(const struct rl_redis_cluster *c, unsigned clients,
     snprintf(conns, sizeof conns, "%u", clients);
     snprintf(count, sizeof count, "%lu", requests);
     /* {tag}: redis-benchmark --cluster puts a tag of each node there, so
-     * its clients spread over every primary */
-    char *const argv[] = {BENCHMARK, "--cluster", "-h",  "127.0.0.1", "-p",
-                          port,      "-c",        conns, "-n",        count,
-                          "--csv",   "EVALSHA",   sha,   "1",         "rl:floor:{tag}",
-                          NULL};
+     * its clients spread over every primary. It refuses a cluster of one
+     * primary ("Invalid cluster"): that one serves every slot, so it is
+     * asked directly. */
+    bool one = c->primaries == 1;
+    char *const cluster_argv[] = {BENCHMARK, "--cluster", "-h",  "127.0.0.1", "-p",
+                                  port,      "-c",        conns, "-n",        count,
+                                  "--csv",   "EVALSHA",   sha,   "1",         "rl:floor:{tag}",
+                                  NULL};
+    char *const single_argv[] = {BENCHMARK, "-h",  "127.0.0.1", "-p",           port,
+                                 "-c",      conns, "-n",        count,          "--csv",
+                                 "EVALSHA", sha,   "1",         "rl:floor:{k}", NULL};
     static char output[65536];
     char why[256];
-    if (rl_spawn_capture(argv, 120000, output, sizeof output, NULL, why, sizeof why) != 0) {
-        snprintf(err, err_len, "redis-benchmark --cluster: %s", why);
+    if (rl_spawn_capture(one ? single_argv : cluster_argv, 120000, output, sizeof output, NULL, why,
+                         sizeof why) != 0) {
+        snprintf(err, err_len, "redis-benchmark%s: %s", one ? "" : " --cluster", why);
         return -1;
     }
     /* --csv: a header line, then "name","rps",...: the last line's rate */
@@ -95,7 +102,7 @@ int rl_cluster_floor_measure(const struct rl_redis_cluster *c, unsigned clients,
     out->requests = requests;
     out->rps = rps;
     snprintf(out->command, sizeof out->command,
-             "redis-benchmark --cluster -c %u -n %lu EVALSHA <sha of '%s'> 1 rl:floor:{tag}",
-             clients, requests, NOOP_SCRIPT);
+             "redis-benchmark%s -c %u -n %lu EVALSHA <sha of '%s'> 1 %s", one ? "" : " --cluster",
+             clients, requests, NOOP_SCRIPT, one ? "rl:floor:{k}" : "rl:floor:{tag}");
     return 0;
 }

@@ -1,7 +1,9 @@
 /* cluster_floor.h — the engine's own floor on a Redis Cluster: Redis's
  * redis-benchmark --cluster sending EVALSHA of a script that only returns
- * (noop.lua's body), spread over every primary by its {tag} keys. What the
- * cluster can do at all, without ratelab's client, for the cluster suite. */
+ * (noop.lua's body), spread over every primary by its {tag} keys (one
+ * primary: asked directly, redis-benchmark refuses a cluster of one). What
+ * the cluster can do at all, without ratelab's client, for the cluster
+ * suite. */
 #ifndef RL_CLUSTER_FLOOR_H
 #define RL_CLUSTER_FLOOR_H
 
