@@ -197,8 +197,10 @@ uint64_t rl_remote_redirects(void);
 
 /* --wait-replicas N: after each admitting script call the Redis limiters
  * send WAIT N RL_REDIS_WAIT_TIMEOUT_MS to the node that ran it (one more
- * round trip; the write is then on N replicas, or the wait timed out). 0,
- * the default: no WAIT. Set before the limiters are created. */
+ * round trip). Fewer than N acknowledgements in time make the decision
+ * RL_ERROR (the caller's --on-error policy decides), so an admit given is
+ * on N replicas. 0, the default: no WAIT. Set before the limiters are
+ * created. */
 #define RL_REDIS_WAIT_TIMEOUT_MS 100
 void rl_remote_set_wait_replicas(unsigned replicas);
 

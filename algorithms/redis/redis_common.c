@@ -761,10 +761,11 @@ int rl_remote_last_slot(void)
     return atomic_load_explicit(&last_slot, memory_order_relaxed);
 }
 
-/* WAIT replicas RL_REDIS_WAIT_TIMEOUT_MS on the node that holds name: the
- * admit's write is then on that many replicas (or the wait timed out; the
- * admit stands either way: the script has already written). -1 with the
- * error set when the node does not answer. */
+/* WAIT replicas RL_REDIS_WAIT_TIMEOUT_MS on the node that holds name. 0
+ * when that many replicas acknowledged the admit's write; -1 with the
+ * error set when fewer did in time (the write may be lost in a failover:
+ * the admit becomes an error, which --on-error turns into a reject or an
+ * admit) or the node does not answer. */
 static int wait_for_replicas(struct rl_redis *r, const char *name)
 {
     char count[16], timeout[16];
@@ -787,10 +788,14 @@ static int wait_for_replicas(struct rl_redis *r, const char *name)
     }
     if (reply == NULL)
         return -1;
-    bool ok = reply->type == REDIS_REPLY_INTEGER;
-    if (!ok)
+    bool integer = reply->type == REDIS_REPLY_INTEGER;
+    bool ok = integer && reply->integer >= (long long)wait_replicas;
+    if (!integer)
         set_error("%s: WAIT answered %.160s", r->algo,
                   reply->type == REDIS_REPLY_ERROR ? reply->str : "a non-integer");
+    else if (!ok)
+        set_error("%s: WAIT: %lld of %u replicas acknowledged the admit within %d ms", r->algo,
+                  reply->integer, wait_replicas, RL_REDIS_WAIT_TIMEOUT_MS);
     freeReplyObject(reply);
     return ok ? 0 : -1;
 }

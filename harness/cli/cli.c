@@ -51,7 +51,8 @@ const char rl_cli_remote_help[] =
     "                    free loopback ports, persistence off, node timeout 1500 ms,\n"
     "                    stopped at exit; HOST:PORT[,HOST:PORT...] joins a running one\n"
     "  --wait-replicas N after each admit, WAIT N 100 (ms) on the node that ran the\n"
-    "                    script: one more round trip, the write on N replicas (default 0)\n"
+    "                    script: one more round trip; fewer than N acknowledgements make\n"
+    "                    the decision an error, which --on-error settles (default 0)\n"
     "  --on-error P      what the caller does when the limiter answers error (a lost\n"
     "                    connection, a server error): reject (fail-closed, default) or\n"
     "                    admit (fail-open); errors are counted either way\n";
