@@ -1,4 +1,4 @@
-/* claims_runners.h — the sixteen runners the registry (claims_data.c)
+/* claims_runners.h — the nineteen runners the registry (claims_data.c)
  * points to, one per claim, grouped by the file that holds them. Each
  * fills the outcome as claims.h describes; rl_claim_run calls them.
  * Internal to harness/experiments/. */
@@ -30,6 +30,11 @@ RL_CLAIM_RUNNER(rl_claim_wrk2);
 RL_CLAIM_RUNNER(rl_claim_go_stale);
 RL_CLAIM_RUNNER(rl_claim_nginx);
 RL_CLAIM_RUNNER(rl_claim_guava);
+
+/* claims_cluster.c: on a private Redis Cluster of their own */
+RL_CLAIM_RUNNER(rl_claim_github_replica_read);
+RL_CLAIM_RUNNER(rl_claim_failover_lost_writes);
+RL_CLAIM_RUNNER(rl_claim_redis_qps_cluster);
 
 #undef RL_CLAIM_RUNNER
 
