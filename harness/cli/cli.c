@@ -64,9 +64,9 @@ const char rl_cli_fault_help[] =
     "                    CLUSTER FAILOVER: loses nothing), reshard (half its slots move),\n"
     "                    stall-replica (SIGSTOP its replica; a later kill-primary resumes\n"
     "                    it, so it is elected without the writes since). Each run is\n"
-    "                    recorded, on a fresh cluster; rows add fault, outage_ms (fault\n"
-    "                    to every slot served again) and lost_admits (admits beyond the\n"
-    "                    promise, from the checker)\n";
+    "                    recorded, on a fresh cluster; rows add fault (its commas\n"
+    "                    written +), outage_ms (fault to every slot served again) and\n"
+    "                    lost_admits (admits beyond the promise, from the checker)\n";
 
 const char rl_cli_load_help[] =
     "Every stress and replay row records the load at its run's start, from /proc/loadavg:\n"

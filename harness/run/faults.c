@@ -61,11 +61,15 @@ int rl_faults_parse(const char *spec, rl_duration_parser duration, struct rl_fau
         snprintf(err, err_len, "--fault: '%.40s...' is too long", spec);
         return -1;
     }
+    /* the rows name the faults joined by '+': a CSV field without a comma */
     snprintf(f->spec, sizeof f->spec, "%s", spec);
+    for (char *c = f->spec; *c; c++)
+        if (*c == ',')
+            *c = '+';
     char copy[sizeof f->spec];
-    snprintf(copy, sizeof copy, "%s", spec);
+    snprintf(copy, sizeof copy, "%s", f->spec);
     char *save = NULL;
-    for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+    for (char *item = strtok_r(copy, "+", &save); item; item = strtok_r(NULL, "+", &save)) {
         char *at = strchr(item, '@');
         if (at == NULL) {
             snprintf(err, err_len, "--fault: '%s' has no time (KIND@T, e.g. kill-primary@1s)",

@@ -27,7 +27,8 @@ struct rl_fault {
     uint64_t at_ns; /* from the run's start */
 };
 
-/* A parsed --fault: faults in time order, and the spec as given. */
+/* A parsed --fault: faults in time order, and the spec as given with its
+ * commas written '+' (the rows' fault column, a CSV field without quotes). */
 struct rl_faults {
     struct rl_fault list[RL_FAULTS_MAX];
     size_t count;
@@ -38,7 +39,7 @@ struct rl_faults {
  * this layer does not include the CLI. */
 typedef int (*rl_duration_parser)(const char *text, uint64_t *ns, char *err, size_t err_len);
 
-/* "KIND@T[,KIND@T...]" (KIND kill-primary, failover, reshard or
+/* "KIND@T[,KIND@T...]" (or '+' between them; KIND kill-primary, failover, reshard or
  * stall-replica; T a duration such as 500ms or 1s, read by `duration`, or
  * as a whole number and unit when NULL) into f, sorted by T. -1 with one
  * line in err. */

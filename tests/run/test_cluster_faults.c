@@ -37,6 +37,9 @@ static void test_bad_specs(void)
     CU_ASSERT_EQUAL(f.count, 2);
     CU_ASSERT_EQUAL(f.list[0].kind, RL_FAULT_STALL_REPLICA); /* sorted by time */
     CU_ASSERT_EQUAL(f.list[1].at_ns, 2000000000u);
+    CU_ASSERT_STRING_EQUAL(f.spec, "kill-primary@2s+stall-replica@1s"); /* a CSV field */
+    CU_ASSERT_EQUAL(rl_faults_parse("failover@1s+reshard@2s", NULL, &f, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(f.count, 2);
 }
 
 RL_TEST_SUITE("cluster_faults", {"bad --fault specs", test_bad_specs},
