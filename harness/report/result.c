@@ -191,12 +191,14 @@ static void emit_machine_and_latency(struct emitter *e, const struct rl_result *
     u64(e, "slots", r->cfg.slots, true);
 }
 
-/* A run with --fault (harness/run/faults.h): what was injected, how long
+/* A Redis algorithm's cluster, and a run with --fault (harness/run/
+ * faults.h): what was injected, how long
  * the cluster took to serve every slot again, and the admits beyond the
  * promise (lost writes show there). Empty in every other row. */
 static void emit_fault(struct emitter *e, const struct rl_result *r)
 {
     bool f = r->fault != NULL;
+    text(e, "cluster", r->cluster);
     text(e, "fault", f ? r->fault : "");
     real(e, "outage_ms", f ? r->outage_ms : NAN);
     u64(e, "lost_admits", r->lost_admits, f && r->checked);

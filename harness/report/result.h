@@ -58,6 +58,7 @@ struct rl_result {
     const char *fault;
     double outage_ms;
     uint64_t lost_admits;
+    char cluster[16]; /* a Redis algorithm on a cluster: "NxR" (private) or "joined"; "" */
 };
 
 /* A promise of rl.h for cfg as the verdict sees it (harness/check/

@@ -300,3 +300,13 @@ int rl_faults_end(struct rl_fault_run *run, struct rl_result *row, char *err, si
     row->lost_admits = row->checked ? rl_verdict_excess(&promised, &row->m) : 0;
     return 0;
 }
+
+void rl_faults_name_cluster(const struct rl_redis_cluster *cluster, struct rl_result *row)
+{
+    if (cluster == NULL || cluster->node_count == 0 || !(row->algo->flags & RL_REMOTE))
+        return;
+    if (cluster->joined)
+        snprintf(row->cluster, sizeof row->cluster, "joined");
+    else
+        snprintf(row->cluster, sizeof row->cluster, "%ux%u", cluster->primaries, cluster->replicas);
+}

@@ -88,4 +88,9 @@ int rl_faults_begin(struct rl_fault_run *run, const struct rl_faults *faults,
                     struct rl_redis_cluster *cluster, bool *used, char *err, size_t err_len);
 int rl_faults_end(struct rl_fault_run *run, struct rl_result *row, char *err, size_t err_len);
 
+/* The row's cluster column: "NxR" for a private cluster, "joined" for one
+ * joined, nothing when cluster is NULL or not running or the row's
+ * algorithm is not a Redis one. */
+void rl_faults_name_cluster(const struct rl_redis_cluster *cluster, struct rl_result *row);
+
 #endif

@@ -104,7 +104,7 @@ size_t rl_replay_plan_run(struct rl_replay_plan *plan, const char *label, struct
                 if (rc != 0)
                     *failed = true;
                 else
-                    done++;
+                    rl_faults_name_cluster(plan->cluster, &rows[done++]);
             }
     if (plan->progress)
         plan->progress(NULL);

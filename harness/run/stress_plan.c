@@ -152,6 +152,7 @@ static int run_one(struct rl_stress_plan *plan, const struct rl_stress_params *p
                      : rl_measure_stress(params, rep, row, keep ? &kept : NULL, err, err_len);
     if (rc != 0)
         return -1;
+    rl_faults_name_cluster(plan->cluster, row);
     if (keep) {
         rl_event_log_free(&plan->decisions);
         plan->decisions = kept;
