@@ -31,13 +31,9 @@ set style fill solid 0.9 border -1
 set rmargin at screen 0.75
 set lmargin at screen 0.07
 set key at screen 0.765, graph 1 left top Left reverse noopaque nobox font ',11' samplen 1.5 spacing 1.2
-plot for [j = 1:n] data using (strcol(2) eq word(algos, j) ? x(strcol(1), j) : NaN):($3 * 1000):(w) \
-         with boxes lc rgb ls_color[(j - 1) % 8 + 1] title word(algos, j), \
-     for [j = 1:n] data using (strcol(2) eq word(algos, j) ? x(strcol(1), j) : NaN):($4 * 1000):(0):(($5 - $4) * 1000) \
-         with vectors nohead lw 1.5 lc rgb 'black' notitle, \
-     data using (strcol(2) eq 'redis_noop' ? group(strcol(1)) - 0.45 : NaN):($3 * 1000):(0.9):(0) \
-         with vectors nohead lw 3 dt 2 lc rgb '#444444' title 'redis_noop', \
-     (floor eq '' ? NaN : 1/0) notitle, \
-     for [i = 1:(floor eq '' ? 0 : words(shapes))] floor using \
-         (($1 == primaries(word(shapes, i))) ? i - 1 - 0.45 : NaN):($2 / 1000):(0.9):(0) \
-         with vectors nohead lw 3 dt 3 lc rgb '#882255' title (i == 1 ? 'redis-benchmark floor' : '')
+bars = 'for [j = 1:n] data using (strcol(2) eq word(algos, j) ? x(strcol(1), j) : NaN):($3 * 1000):(w) with boxes lc rgb ls_color[(j - 1) % 8 + 1] title word(algos, j), '.\
+    'for [j = 1:n] data using (strcol(2) eq word(algos, j) ? x(strcol(1), j) : NaN):($4 * 1000):(0):(($5 - $4) * 1000) with vectors nohead lw 1.5 lc rgb "black" notitle, '.\
+    'data using (strcol(2) eq "redis_noop" ? group(strcol(1)) - 0.45 : NaN):($3 * 1000):(0.9):(0) with vectors nohead lw 3 dt 2 lc rgb "#444444" title "redis_noop"'
+# the floor file: "primaries rps", one line a shape (replicas 1)
+floors = ', floor using (group(sprintf("%dx1", int($1))) - 0.45):($2 / 1000):(0.9):(0) with vectors nohead lw 3 dt 3 lc rgb "#882255" title "redis-benchmark floor"'
+if (floor ne '') { eval('plot '.bars.floors) } else { eval('plot '.bars) }
