@@ -4,8 +4,10 @@
  * inject into a private one (kill a primary, manual failover, reshard, stall
  * a replica).
  *
- * Every node is our child, told to die with us (PR_SET_PDEATHSIG), and an
- * atexit handler stops every cluster still running. All nodes live in one
+ * Every node is our child, told to die with us (PR_SET_PDEATHSIG), in a
+ * process group of its own (a terminal's Ctrl-C reaches ratelab, not the
+ * nodes); an atexit handler stops every cluster still running, and so do
+ * SIGINT and SIGTERM handlers where the program has none of its own. All nodes live in one
  * run folder ($TMPDIR/ratelab-cluster-XXXXXX, a folder per node with its
  * nodes.conf and redis.log) that names its owner (owner.pid); the next start
  * kills the nodes of a run that died without cleaning up (SIGKILL) and

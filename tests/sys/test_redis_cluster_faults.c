@@ -1,7 +1,8 @@
 /* test_redis_cluster_faults.c — each fault primitive on a real private 3x1
  * cluster of its own: a stalled replica is stopped and resumed while the
- * cluster serves, a manual failover hands slot 0 to the replica, a reshard
- * moves half a primary's slots with their keys, and after a primary is
+ * cluster serves, a manual failover hands slot 0 to the replica and a
+ * reshard moves half a primary's slots with their keys, each while a client
+ * writes to them (no acknowledged write lost), and after a primary is
  * killed its replica serves within the node timeout plus a few seconds,
  * but not when it has none (waiting for ok fails); then nothing is left. */
 #include "tests/support/cluster_fixture.h"
@@ -10,6 +11,9 @@
 #include "harness/sys/redis_cluster.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
 #include <hiredis/hiredis.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -49,10 +53,11 @@ static redisReply *command(unsigned port, const char *fmt, ...)
 }
 
 /* A key whose slot is in [lo, hi], asked of a node (CLUSTER KEYSLOT). */
-static void key_in_slots(unsigned port, unsigned lo, unsigned hi, char *key, size_t len)
+static void key_in_slots(unsigned port, const char *prefix, unsigned lo, unsigned hi, char *key,
+                         size_t len)
 {
     for (int i = 0; i < 100000; i++) {
-        snprintf(key, len, "k%d", i);
+        snprintf(key, len, "%s%d", prefix, i);
         redisReply *r = command(port, "CLUSTER KEYSLOT %s", key);
         long long slot = r && r->type == REDIS_REPLY_INTEGER ? r->integer : -1;
         if (r)
@@ -61,6 +66,141 @@ static void key_in_slots(unsigned port, unsigned lo, unsigned hi, char *key, siz
             return;
     }
     key[0] = '\0';
+}
+
+/* ---- a client writing while slots move ---------------------------------- */
+
+#define WRITER_KEYS 8
+
+struct writer {
+    unsigned port;                   /* where to start */
+    char keys[WRITER_KEYS][32];      /* keys in the slots that move */
+    unsigned long done[WRITER_KEYS]; /* INCRs acknowledged, per key */
+    atomic_ulong redirects;          /* MOVED and ASK followed */
+    char failure[256];               /* the first unexpected reply */
+    atomic_bool stop;
+};
+
+/* A connection to port, cached (one per node). */
+static redisContext *writer_conn(redisContext **conns, unsigned *ports, unsigned port)
+{
+    for (int i = 0; i < 8; i++)
+        if (ports[i] == port)
+            return conns[i];
+    for (int i = 0; i < 8; i++)
+        if (ports[i] == 0) {
+            struct timeval timeout = {2, 0};
+            conns[i] = redisConnectWithTimeout("127.0.0.1", (int)port, timeout);
+            if (conns[i] && conns[i]->err == 0)
+                redisSetTimeout(conns[i], timeout);
+            ports[i] = port;
+            return conns[i];
+        }
+    return NULL;
+}
+
+/* INCR key, following MOVED (the slot has moved) and ASK (it is moving:
+ * ASKING first); the reply's integer, or -1 with w->failure set. */
+static long long redirected_incr(struct writer *w, redisContext **conns, unsigned *ports,
+                                 const char *key, const char *command)
+{
+    unsigned port = w->port;
+    bool asking = false;
+    for (int hop = 0; hop < 16; hop++) {
+        redisContext *ctx = writer_conn(conns, ports, port);
+        if (ctx == NULL || ctx->err)
+            break;
+        if (asking) {
+            redisReply *a = redisCommand(ctx, "ASKING");
+            if (a)
+                freeReplyObject(a);
+        }
+        redisReply *r = redisCommand(ctx, "%s %s", command, key);
+        if (r == NULL)
+            break;
+        if (r->type == REDIS_REPLY_ERROR &&
+            (strncmp(r->str, "MOVED ", 6) == 0 || strncmp(r->str, "ASK ", 4) == 0)) {
+            asking = r->str[0] == 'A';
+            const char *colon = strrchr(r->str, ':');
+            port = colon ? (unsigned)atoi(colon + 1) : 0;
+            if (!asking)
+                w->port = port;
+            atomic_fetch_add(&w->redirects, 1);
+            freeReplyObject(r);
+            continue;
+        }
+        long long value = r->type == REDIS_REPLY_INTEGER  ? r->integer
+                          : r->type == REDIS_REPLY_STRING ? atoll(r->str)
+                          : r->type == REDIS_REPLY_NIL    ? 0
+                                                          : -1;
+        if (value < 0 && w->failure[0] == '\0')
+            snprintf(w->failure, sizeof w->failure, "%s %s: %s", command, key,
+                     r->str ? r->str : "unexpected reply");
+        freeReplyObject(r);
+        return value;
+    }
+    if (w->failure[0] == '\0')
+        snprintf(w->failure, sizeof w->failure, "%s %s: no answer after redirects", command, key);
+    return -1;
+}
+
+static void *writer_run(void *arg)
+{
+    struct writer *w = arg;
+    redisContext *conns[8] = {0};
+    unsigned ports[8] = {0};
+    while (!atomic_load(&w->stop) && w->failure[0] == '\0')
+        for (int k = 0; k < WRITER_KEYS; k++)
+            if (redirected_incr(w, conns, ports, w->keys[k], "INCR") > 0)
+                w->done[k]++;
+    for (int i = 0; i < 8; i++)
+        if (conns[i])
+            redisFree(conns[i]);
+    return NULL;
+}
+
+/* Starts a writer on WRITER_KEYS keys, key k in slots [lo + span·k,
+ * lo + span·k + span - 1], asked of the node at port. */
+static pthread_t writer_start(struct writer *w, unsigned port, const char *prefix, unsigned lo,
+                              unsigned span)
+{
+    memset(w, 0, sizeof *w);
+    w->port = port;
+    for (unsigned k = 0; k < WRITER_KEYS; k++) {
+        key_in_slots(port, prefix, lo + span * k, lo + span * k + span - 1, w->keys[k],
+                     sizeof w->keys[k]);
+        EXPECT_FATAL(w->keys[k][0], "no key in slots %u-%u", lo + span * k,
+                     lo + span * k + span - 1);
+    }
+    pthread_t t;
+    CU_ASSERT_FATAL(pthread_create(&t, NULL, writer_run, w) == 0);
+    rl_test_sleep_ms(50);
+    return t;
+}
+
+/* Stops the writer: it was redirected (the slots moved under it), saw no
+ * error, and every INCR it had acknowledged is in the key's value. */
+static void writer_check(struct writer *w, pthread_t t, const char *during)
+{
+    /* long enough for the writer to meet the new owner, however loaded the
+     * machine */
+    for (int ms = 0; ms < 2000 && atomic_load(&w->redirects) == 0; ms += 10)
+        rl_test_sleep_ms(10);
+    atomic_store(&w->stop, true);
+    pthread_join(t, NULL);
+    EXPECT(w->failure[0] == '\0', "the writer during the %s: %s", during, w->failure);
+    EXPECT(atomic_load(&w->redirects) > 0, "the writer was never redirected during the %s", during);
+    redisContext *conns[8] = {0};
+    unsigned ports[8] = {0};
+    for (int k = 0; k < WRITER_KEYS; k++) {
+        long long value = redirected_incr(w, conns, ports, w->keys[k], "GET");
+        EXPECT(w->done[k] > 0 && value == (long long)w->done[k],
+               "%s, %s: %lu INCRs acknowledged, the value is %lld", during, w->keys[k], w->done[k],
+               value);
+    }
+    for (int i = 0; i < 8; i++)
+        if (conns[i])
+            redisFree(conns[i]);
 }
 
 static void test_faults(void)
@@ -83,7 +223,10 @@ static void test_faults(void)
     EXPECT(proc_state(c.nodes[stalled].pid) != 'T', "resumed replica still stopped");
 
     /* manual failover: the replica of slot 0's primary takes slot 0 */
+    static struct writer fw;
+    pthread_t failover_writer = writer_start(&fw, c.nodes[0].port, "f", 0, 680);
     int promoted = rl_redis_cluster_failover(&c, -1, err, sizeof err);
+    writer_check(&fw, failover_writer, "manual failover");
     EXPECT_FATAL(promoted >= 0, "failover: %s", err);
     EXPECT(rl_redis_cluster_wait_ok(&c, 10000000000ull, &took, err, sizeof err) == 0,
            "after failover: %s", err);
@@ -96,14 +239,18 @@ static void test_faults(void)
      * next primary, with their keys */
     int from = rl_redis_cluster_slot_owner(&c, 0);
     char key[32];
-    key_in_slots(c.nodes[from].port, 5000, 5460, key, sizeof key);
+    key_in_slots(c.nodes[from].port, "k", 5000, 5460, key, sizeof key);
     EXPECT_FATAL(key[0], "no key found in slots 5000-5460");
     redisReply *r = command(c.nodes[from].port, "SET %s moved", key);
     EXPECT(r && r->type == REDIS_REPLY_STATUS, "SET %s on its primary: %s", key,
            r && r->str ? r->str : "no answer");
     if (r)
         freeReplyObject(r);
+    /* a client writes keys of the moving slots all along */
+    static struct writer w;
+    pthread_t writer = writer_start(&w, c.nodes[from].port, "w", 2731, 340);
     int moved = rl_redis_cluster_reshard(&c, -1, -1, 0.5, err, sizeof err);
+    writer_check(&w, writer, "reshard");
     EXPECT(moved == 2731, "reshard moved %d slots, want 2731 (half of 5461): %s", moved, err);
     int to = rl_redis_cluster_slot_owner(&c, 5460);
     EXPECT(to >= 0 && to != from && c.nodes[to].primary, "slot 5460 now on %d (was %d)", to, from);
