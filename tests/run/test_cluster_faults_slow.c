@@ -2,7 +2,9 @@
  * on a private 3x1 cluster (make cluster-check, about 30 s): a reshard
  * loses nothing; a kill is an outage of at least the node timeout; a
  * stalled replica elected after its primary's kill gives admits away,
- * which lost_admits counts and the verdict calls "no". */
+ * which lost_admits counts and the verdict calls "no", unless each admit
+ * waits for its replica (--wait-replicas 1). */
+#include "algorithms/rl.h"
 #include "harness/sys/redis_cluster.h"
 #include "tests/support/cluster_stress.h"
 #include "tests/support/test_util.h"
@@ -44,6 +46,25 @@ static void test_stall_then_kill_loses_admits(void)
            rl_result_promise_held(&r), (unsigned long long)r.lost_admits);
 }
 
+/* The same faults with --wait-replicas 1: an admit the stalled replica did
+ * not acknowledge within 100 ms is an error, rejected (fail-closed), so
+ * none is given away. */
+static void test_wait_replicas_keeps_the_promise(void)
+{
+    struct rl_result r;
+    /* L small: with each admit waiting up to 100 ms, L must be reached
+     * both before the kill and after it for a lost write to show */
+    rl_remote_set_wait_replicas(1);
+    rl_test_faulted_run("redis_fixed_window", "stall-replica@0ms,kill-primary@1s", 10,
+                        20000000000ull, 6000000000u, &r);
+    rl_remote_set_wait_replicas(0);
+    rl_test_expect_faulted_row(&r, "stall-replica@0ms+kill-primary@1s");
+    EXPECT(r.lost_admits == 0, "lost_admits %llu with --wait-replicas 1",
+           (unsigned long long)r.lost_admits);
+    EXPECT(r.errors > 0, "no admit waited out its replica");
+}
+
 RL_TEST_SUITE("cluster_faults_slow", {"a reshard loses nothing", test_reshard_loses_nothing},
               {"a killed primary: outage >= node timeout", test_kill_primary_outage},
-              {"stall-replica then kill-primary: admits lost", test_stall_then_kill_loses_admits})
+              {"stall-replica then kill-primary: admits lost", test_stall_then_kill_loses_admits},
+              {"--wait-replicas 1: none lost", test_wait_replicas_keeps_the_promise})
