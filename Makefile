@@ -97,7 +97,7 @@ TESTS         := $(BUILD)/ratelab-tests
 TEACH_BIN     := build/ratelab-teach
 TEACH_TESTS   := build/teach/ratelab-tests
 
-.PHONY: all teach jemalloc test docs docs-check docs-tools check-unit check-teach check-tsan check-allocators bench plots paper paper-tables-check \
+.PHONY: all teach jemalloc test cluster-check docs docs-check docs-tools check-unit check-teach check-tsan check-allocators bench plots paper paper-tables-check \
         reference-manifest reference-plots reference-check reference-revision-check \
         alloc-compare reference soak conformance conformance-quick conformance-selftest conformance-bracket conformance-speed deps clean format format-check layering-check decisions-check decisions-update fuzz fuzz-build \
         fuzz-deps asm orders-check mutants FORCE model-check
@@ -191,6 +191,12 @@ test: deps
 	$(MAKE) --no-print-directory reference-check
 	$(MAKE) --no-print-directory reference-revision-check
 
+# The slower fault kinds on a private Redis Cluster (reshard, kill-primary,
+# stall-replica then kill-primary: about a minute on 2 cores); make test
+# runs the fast one (cluster_faults). CI runs this target.
+cluster-check: $(TESTS)
+	$(TESTS) cluster_faults cluster_faults_slow
+
 # The data-race lesson's test reads ThreadSanitizer's report from the
 # sanitized ratelab (ratelab teach data-race runs it).
 TSAN_BIN := build/san-thread/ratelab
@@ -237,7 +243,7 @@ plots:
 # the paper state one revision, host and date (about 15 minutes on 2 vCPUs;
 # nothing else should run meanwhile). The binary is built once, first, on
 # the clean tree: the result files it writes do not make its revision dirty.
-REFERENCE_SUITES := threads memory-order accuracy keys redis clocks pareto sharded claims perf
+REFERENCE_SUITES := threads memory-order accuracy keys redis clocks pareto sharded claims perf cluster cluster-faults
 reference:
 	@git diff --quiet HEAD -- . ':!results' || { echo "make reference: commit first: the results name one revision"; exit 1; }
 	$(Q)$(MAKE) --no-print-directory deps

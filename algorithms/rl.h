@@ -227,6 +227,19 @@ const char *rl_promise_name(enum rl_promise promise);
  * limiters' states are opaque to it); defined in redis_common.c. */
 uint64_t rl_remote_redirects(void);
 
+/* --wait-replicas N: after each admitting script call the Redis limiters
+ * send WAIT N RL_REDIS_WAIT_TIMEOUT_MS to the node that ran it (one more
+ * round trip). Fewer than N acknowledgements in time make the decision
+ * RL_ERROR (the caller's --on-error policy decides), so an admit given is
+ * on N replicas. 0, the default: no WAIT. Set before the limiters are
+ * created. */
+#define RL_REDIS_WAIT_TIMEOUT_MS 100
+void rl_remote_set_wait_replicas(unsigned replicas);
+
+/* The hash slot of the key the last cluster call named (any thread), -1
+ * before any: a fault injected mid-run aims at the node serving it. */
+int rl_remote_last_slot(void);
+
 /* Shared helper for create(): a zeroed, cache-line aligned allocation, so
  * one limiter's hot words never share a line with another's. NULL on ENOMEM
  * with a reason in err. Taken from this thread's arena when one is in use. */

@@ -5,10 +5,12 @@
 #
 # Which figures a file makes follows from its suite, the start of its name
 # (quick-, threads-, memory-order-, accuracy-, clocks-, pareto-, keys-,
-# redis-, sharded-, latency-): accuracy bars from sim rows, latency CDFs from
-# a latency file (what `bench` writes beside a suite with replays), throughput
-# against threads, memory orders, clocks, cost against accuracy, keys, Redis,
-# tb_sharded's batch.
+# redis-, sharded-, latency-, cluster-, cluster-faults-): accuracy bars from
+# sim rows, latency CDFs from a latency file (what `bench` writes beside a
+# suite with replays), throughput against threads, memory orders, clocks,
+# cost against accuracy, keys, Redis, tb_sharded's batch, Redis on clusters
+# of 1, 3 and 6 primaries (with the floor file bench writes beside it), and
+# the faults' outage and lost admits.
 # The boundary picture needs no file: it replays the boundary workload with
 # RATELAB (sim is deterministic) and draws the decisions. Every number
 # drawn comes from a CSV; none is typed here.
@@ -151,6 +153,32 @@ for csv in "$@"; do
         summarize "$csv" algo,keys bytes_per_key mode=stress,threads=1 > "$data/$name-bytes.dat"
         summarize "$csv" algo,keys mops mode=stress,threads=1 | awk -v x=2 -f "$here/noise.awk" > "$data/$name-mops.dat"
         draw "$name" keys.gp "bytes='$data/$name-bytes.dat'; mops='$data/$name-mops.dat'"
+        ;;
+    esac
+    case $name in
+    cluster-faults*)
+        summarize "$csv" fault,algo outage_ms mode=stress > "$data/$name-outage.dat"
+        summarize "$csv" fault,algo lost_admits mode=stress > "$data/$name-lost.dat"
+        if [ -s "$data/$name-outage.dat" ]; then
+            draw "$name" cluster_faults.gp "outage='$data/$name-outage.dat'; lost='$data/$name-lost.dat'"
+        fi
+        ;;
+    cluster*)
+        # the floors bench wrote beside it (floor-NAME.csv): "primaries rps"
+        floor=""
+        floors=$(dirname "$csv")/floor-$name.csv
+        if [ -f "$floors" ]; then
+            floor=$data/$name-floor.dat
+            awk -F, 'NR > 1 { print $1, $5 }' "$floors" > "$floor"
+        fi
+        for keys in 1 1000; do
+            summarize "$csv" cluster,algo mops mode=stress,recorded=no,keys=$keys \
+                | awk '$2 ~ /^redis_/' > "$data/$name-$keys.dat"
+            if [ -s "$data/$name-$keys.dat" ]; then
+                draw "$name-keys$keys" cluster.gp \
+                    "data='$data/$name-$keys.dat'; floor='$floor'; cpus=$(cpus_of "$csv"); keys=$keys"
+            fi
+        done
         ;;
     esac
     case $name in

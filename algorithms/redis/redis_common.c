@@ -746,6 +746,60 @@ int rl_redis_eval(struct rl_redis *r, unsigned index, int nkeys, const char *con
     }
 }
 
+/* --wait-replicas: process-wide, set once before any limiter opens. */
+static unsigned wait_replicas;
+/* The slot of the last key a cluster call named: a fault aims at its node. */
+static _Atomic int last_slot = -1;
+
+void rl_remote_set_wait_replicas(unsigned replicas)
+{
+    wait_replicas = replicas;
+}
+
+int rl_remote_last_slot(void)
+{
+    return atomic_load_explicit(&last_slot, memory_order_relaxed);
+}
+
+/* WAIT replicas RL_REDIS_WAIT_TIMEOUT_MS on the node that holds name. 0
+ * when that many replicas acknowledged the admit's write; -1 with the
+ * error set when fewer did in time (the write may be lost in a failover:
+ * the admit becomes an error, which --on-error turns into a reject or an
+ * admit) or the node does not answer. */
+static int wait_for_replicas(struct rl_redis *r, const char *name)
+{
+    char count[16], timeout[16];
+    snprintf(count, sizeof count, "%u", wait_replicas);
+    snprintf(timeout, sizeof timeout, "%d", RL_REDIS_WAIT_TIMEOUT_MS);
+    const char *argv[] = {"WAIT", count, timeout};
+    size_t lens[] = {4, strlen(count), strlen(timeout)};
+    redisReply *reply;
+    if (r->cluster) {
+        struct rl_cluster_conns *cc = this_thread_cluster(r);
+        char why[256];
+        int slot = (int)rl_cluster_key_slot(name, strlen(name));
+        reply =
+            cc ? rl_cluster_command(r->cluster, cc, slot, 3, argv, lens, why, sizeof why) : NULL;
+        if (reply == NULL && cc)
+            set_error("%s: WAIT: %s", r->algo, why);
+    } else {
+        struct conn *c = this_thread_conn(r);
+        reply = c && ensure_connected(r, c, false) == 0 ? command(r, c, 3, argv, lens) : NULL;
+    }
+    if (reply == NULL)
+        return -1;
+    bool integer = reply->type == REDIS_REPLY_INTEGER;
+    bool ok = integer && reply->integer >= (long long)wait_replicas;
+    if (!integer)
+        set_error("%s: WAIT answered %.160s", r->algo,
+                  reply->type == REDIS_REPLY_ERROR ? reply->str : "a non-integer");
+    else if (!ok)
+        set_error("%s: WAIT: %lld of %u replicas acknowledged the admit within %d ms", r->algo,
+                  reply->integer, wait_replicas, RL_REDIS_WAIT_TIMEOUT_MS);
+    freeReplyObject(reply);
+    return ok ? 0 : -1;
+}
+
 enum rl_decision rl_redis_decide(struct rl_redis *r, unsigned index, uint64_t key,
                                  const struct rl_redis_args *args)
 {
@@ -753,7 +807,12 @@ enum rl_decision rl_redis_decide(struct rl_redis *r, unsigned index, uint64_t ke
     rl_redis_key(r, key, NULL, name, sizeof name);
     const char *keys[] = {name};
     long long result;
+    if (r->cluster)
+        atomic_store_explicit(&last_slot, (int)rl_cluster_key_slot(name, strlen(name)),
+                              memory_order_relaxed);
     if (rl_redis_eval(r, index, 1, keys, args, &result) != 0)
+        return RL_ERROR;
+    if (result == 1 && wait_replicas > 0 && wait_for_replicas(r, name) != 0)
         return RL_ERROR;
     if (result == 1)
         return RL_ADMIT;

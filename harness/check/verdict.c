@@ -76,6 +76,18 @@ enum rl_held rl_verdict(const struct rl_promised *p, const struct rl_run_facts *
     return with_errors(judged(p, run), run->errors);
 }
 
+uint64_t rl_verdict_excess(const struct rl_promised *p, const struct rl_key_metrics *m)
+{
+    uint64_t bound = rl_promised_bound(p);
+    if (p->kind == RL_BOUND_NONE || p->kind == RL_BOUND_CONCURRENCY || bound == 0)
+        return 0;
+    uint64_t measured = p->kind == RL_BOUND_WEAK ? m->certain_max_aligned : m->certain_max_sliding;
+    uint64_t excess = measured > bound ? measured - bound : 0;
+    if (p->kind == RL_BOUND_WINDOW && m->window_excess > excess)
+        excess = m->window_excess;
+    return excess;
+}
+
 int rl_verdict_rule(const struct rl_promised *p, char *buf, size_t len)
 {
     const char *measured = p->kind == RL_BOUND_WEAK          ? "max_aligned"

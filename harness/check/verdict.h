@@ -90,6 +90,13 @@ uint64_t rl_promised_bound(const struct rl_promised *p);
  * whatever the uncertainty. */
 enum rl_held rl_verdict(const struct rl_promised *p, const struct rl_run_facts *run);
 
+/* How far the run went past the promise, in admitted cost: max(0, the
+ * certain maximum the verdict compares − the bound), and for a window
+ * promise the larger of that and window_excess. 0 when nothing is
+ * promised (none, concurrency). A fault's lost writes show here: a counter
+ * that went back admits that much more (the row's lost_admits). */
+uint64_t rl_verdict_excess(const struct rl_promised *p, const struct rl_key_metrics *m);
+
 /* What the verdict compares, for a reader: "max_sliding <= 20, window_excess
  * = 0". Returns what snprintf returns. */
 int rl_verdict_rule(const struct rl_promised *p, char *buf, size_t len);

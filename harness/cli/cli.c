@@ -5,6 +5,7 @@
 #include "harness/io/outfile.h"
 #include "harness/io/same_file.h"
 #include "harness/sys/redis_cluster.h"
+#include "harness/run/faults.h"
 #include "harness/sys/redis_server.h"
 
 #include <errno.h>
@@ -53,9 +54,23 @@ const char rl_cli_remote_help[] =
     "                    primaries with R replicas each (3x1 is the usual: 6 nodes) on\n"
     "                    free loopback ports, persistence off, node timeout 1500 ms,\n"
     "                    stopped at exit; HOST:PORT[,HOST:PORT...] joins a running one\n"
+    "  --wait-replicas N after each admit, WAIT N 100 (ms) on the node that ran the\n"
+    "                    script: one more round trip; fewer than N acknowledgements make\n"
+    "                    the decision an error, which --on-error settles (default 0)\n"
     "  --on-error P      what the caller does when the limiter answers error (a lost\n"
     "                    connection, a server error): reject (fail-closed, default) or\n"
     "                    admit (fail-open); errors are counted either way\n";
+
+const char rl_cli_fault_help[] =
+    "  --fault SPEC      with a private --redis-cluster NxR: KIND@T[,KIND@T...] fired T\n"
+    "                    into each Redis run, at the primary serving the run's last key:\n"
+    "                    kill-primary (SIGKILL; its replica is elected), failover (manual\n"
+    "                    CLUSTER FAILOVER: loses nothing), reshard (half its slots move),\n"
+    "                    stall-replica (SIGSTOP its replica; a later kill-primary resumes\n"
+    "                    it, so it is elected without the writes since). Each run is\n"
+    "                    recorded, on a fresh cluster; rows add fault (its commas\n"
+    "                    written +), outage_ms (fault to every slot served again) and\n"
+    "                    lost_admits (admits beyond the promise, from the checker)\n";
 
 const char rl_cli_load_help[] =
     "Every stress and replay row records the load at its run's start, from /proc/loadavg:\n"
@@ -155,6 +170,9 @@ bool rl_cli_limiter_option(const char *cmd, int code, const char *arg, struct rl
         return true;
     case OPT_SLOTS:
         cfg->slots = (uint32_t)need_u64(cmd, "slots", arg, 1, 1u << 20);
+        return true;
+    case OPT_WAIT_REPLICAS: /* process-wide: every Redis limiter of the run */
+        rl_remote_set_wait_replicas((unsigned)need_u64(cmd, "wait-replicas", arg, 0, 64));
         return true;
     }
     return false;
@@ -516,7 +534,26 @@ void rl_cli_warn_dropped(const char *cmd, const struct rl_result *rows, size_t c
             cmd, runs, runs == 1 ? "" : "s", dropped);
 }
 
-static const char *redis_cluster_spec; /* --redis-cluster, checked */
+static const char *redis_cluster_spec;  /* --redis-cluster, checked */
+static struct rl_redis_cluster cluster; /* a private one is stopped at exit */
+static struct rl_faults faults;         /* --fault, parsed */
+
+void rl_cli_fault_option(const char *cmd, const char *spec)
+{
+    char err[512];
+    if (rl_faults_parse(spec, rl_parse_duration_ns, &faults, err, sizeof err) != 0)
+        rl_cli_usage_error(cmd, "%s", err);
+}
+
+const struct rl_faults *rl_cli_faults(void)
+{
+    return faults.count ? &faults : NULL;
+}
+
+struct rl_redis_cluster *rl_cli_cluster(void)
+{
+    return &cluster;
+}
 
 void rl_cli_redis_cluster_option(const char *cmd, const char *spec)
 {
@@ -531,7 +568,6 @@ void rl_cli_redis_cluster_option(const char *cmd, const char *spec)
 /* The cluster --redis-cluster names or starts, into cfg->remote. */
 static void prepare_cluster(const char *cmd, struct rl_config *cfg)
 {
-    static struct rl_redis_cluster cluster; /* a private one is stopped at exit */
     unsigned primaries, replicas;
     char seeds[4096], err[1024];
     rl_redis_cluster_parse(redis_cluster_spec, &primaries, &replicas, seeds, sizeof seeds, err,
@@ -561,6 +597,18 @@ size_t rl_cli_prepare_remote(const char *cmd, const struct rl_algo **algos, size
     bool any_remote = false;
     for (size_t i = 0; i < count; i++)
         any_remote |= (algos[i]->flags & RL_REMOTE) != 0;
+    if (faults.count) {
+        unsigned primaries = 0, replicas;
+        char seeds[4096], err[512];
+        if (redis_cluster_spec)
+            rl_redis_cluster_parse(redis_cluster_spec, &primaries, &replicas, seeds, sizeof seeds,
+                                   err, sizeof err);
+        if (primaries == 0)
+            rl_cli_usage_error(cmd, "--fault needs a private cluster: give --redis-cluster NxR "
+                                    "(ratelab never faults a cluster it joined)");
+        if (!any_remote)
+            rl_cli_usage_error(cmd, "--fault acts on the Redis algorithms (redis_*): none asked");
+    }
     if (!any_remote)
         return count;
     char err[512];

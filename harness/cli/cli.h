@@ -66,6 +66,8 @@ enum rl_cli_option {
     OPT_TEST,
     OPT_RATE_PER_KEY,
     OPT_MAX_WAIT,
+    OPT_WAIT_REPLICAS,
+    OPT_FAULT,
 };
 
 #define RL_CLI_HELP_OPTION                                                                         \
@@ -199,6 +201,7 @@ size_t rl_cli_parse_algos(const char *cmd, const char *list, const struct rl_alg
 #define RL_CLI_REMOTE_OPTIONS                                                                      \
     {"redis", required_argument, NULL, OPT_REDIS},                                                 \
         {"redis-cluster", required_argument, NULL, OPT_REDIS_CLUSTER},                             \
+        {"wait-replicas", required_argument, NULL, OPT_WAIT_REPLICAS},                             \
     {                                                                                              \
         "on-error", required_argument, NULL, OPT_ON_ERROR                                          \
     }
@@ -231,6 +234,21 @@ bool rl_cli_parse_on_error(const char *cmd, const char *arg);
 /* --redis-cluster SPEC: NxR (a private cluster) or HOST:PORT[,...] (an
  * existing one), checked now (exit 2) and used by rl_cli_prepare_remote. */
 void rl_cli_redis_cluster_option(const char *cmd, const char *spec);
+
+struct rl_faults;
+struct rl_redis_cluster;
+
+/* --fault SPEC (stress, replay): parsed now (exit 2 on a bad spec); it
+ * needs a private --redis-cluster NxR, which rl_cli_prepare_remote checks. */
+void rl_cli_fault_option(const char *cmd, const char *spec);
+
+/* The faults --fault named (NULL when none), and the private cluster they
+ * act on (after rl_cli_prepare_remote started it). */
+const struct rl_faults *rl_cli_faults(void);
+struct rl_redis_cluster *rl_cli_cluster(void);
+
+/* The --fault line of stress's and replay's --help. */
+extern const char rl_cli_fault_help[];
 
 /* When any of algos is RL_REMOTE, points cfg->remote at a Redis server:
  * `redis` if given (checked and pinged); else with --redis-cluster a private

@@ -7,11 +7,13 @@
 #include "commands.h"
 #include "parse.h"
 #include "table.h"
+#include "fault_table.h"
 #include "perf_table.h"
 #include "stress_print.h"
 #include "harness/run/measure.h"
 #include "harness/run/stress.h"
 #include "harness/experiments/perf.h"
+#include "harness/experiments/cluster_floor.h"
 #include "harness/experiments/suites.h"
 #include "harness/sys/clock.h"
 #include "harness/sys/interrupt.h"
@@ -79,6 +81,15 @@ static void bench_help(void)
            "Each option with a value is given once (a repeat: exit 2).\n\n"
            "%s\n%s",
            rl_cli_load_help, rl_cli_exit_help);
+}
+
+/* floor-NAME beside the CSV at path; false when it does not fit. */
+static bool rl_floor_path(const char *path, char *out, size_t len)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dir = slash ? (size_t)(slash - path) + 1 : 0;
+    int n = snprintf(out, len, "%.*sfloor-%s", (int)dir, path, path + dir);
+    return n > 0 && (size_t)n < len;
 }
 
 /* Entries of a NULL-terminated list; 0 for NULL. */
@@ -215,12 +226,16 @@ static void print_tables(const struct rl_suite *suite, const struct rl_suite_run
                run->replay_threads, rows[i].clock);
         rl_table_replay(stdout, rows + i, end - i);
     }
+    if (run->note && run->note[0])
+        printf("\nnote: %s\n", run->note);
     for (size_t i = 0; i < plans; i++) {
         printf("\nspeed: %s (median of %u):\n", run->plan_labels[i], reps);
         rl_table_speed(stdout, rows + plan_start[i], plan_start[i + 1] - plan_start[i]);
-        if (run->plans[i].run.record)
+        if (run->plans[i].run.record && run->plans[i].faults == NULL)
             rl_print_recorder_overhead(stdout, rows + plan_start[i],
                                        plan_start[i + 1] - plan_start[i]);
+        if (run->plans[i].faults)
+            rl_table_faults(stdout, rows + plan_start[i], plan_start[i + 1] - plan_start[i]);
     }
 }
 
@@ -266,6 +281,10 @@ struct bench {
     bool to_stdout, replays_cdf;
     size_t sim_done, replay_done, done;                   /* rows filled: sims, replays, all */
     size_t plan_start[RL_SUITE_MAX_PLANS + 1], plans_run; /* each stress plan's first row */
+    struct rl_cluster_floor floors[RL_SUITE_MAX_PLANS];   /* cluster suite: after plan p */
+    bool has_floor[RL_SUITE_MAX_PLANS];
+    char floor_err[RL_SUITE_MAX_PLANS][160];
+    char floor_path[PATH_MAX];
     bool interrupted, failed;
     char err[512];
 };
@@ -314,7 +333,7 @@ static bool parse_options(const char *cmd, int argc, char **argv, struct bench *
         rl_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
     const char *accepted =
         "quick, threads, memory-order, accuracy, clocks, pareto, keys, redis, claims, perf, "
-        "sharded, nodes";
+        "sharded, nodes, cluster, cluster-faults";
     if (b->suite_name == NULL)
         rl_cli_usage_error(cmd, "--suite is required (accepted: %s)", accepted);
     if (strcmp(b->suite_name, "nodes") == 0)
@@ -379,9 +398,64 @@ static void run_suite(struct bench *b)
         b->done += rl_stress_plan_run(&b->run.plans[p], label, b->rows + b->done, &b->interrupted,
                                       &b->failed, b->err, sizeof b->err);
         rl_clock_cached_stop(); /* a cached clock's publisher ends with its runs */
+        if (b->run.plan_floor[p] && !b->interrupted && !b->failed) {
+            rl_cli_progress("%s: redis-benchmark --cluster floor", label);
+            b->has_floor[p] =
+                rl_cluster_floor_measure(b->run.plans[p].cluster, 10, 200000, &b->floors[p],
+                                         b->floor_err[p], sizeof b->floor_err[p]) == 0;
+            rl_cli_progress_done();
+        }
     }
     b->plan_start[p] = b->done;
     b->plans_run = p;
+}
+
+/* The cluster suite's floors: a line each on the table view, and
+ * floor-FILE beside --out (primaries,replicas,clients,requests,rps,cpus,
+ * command), whole or not at all. */
+static void print_floors(struct bench *b)
+{
+    bool any = false;
+    for (size_t p = 0; p < b->plans_run; p++)
+        any |= b->run.plan_floor[p];
+    if (!any)
+        return;
+    bool table = rl_cli_output_view(&b->output) == RL_FORMAT_TABLE;
+    if (table)
+        printf("\nthe engine's floor (%s):\n",
+               "redis-benchmark --cluster, EVALSHA of 'return 1', 10 clients");
+    FILE *f = NULL;
+    char tmp[PATH_MAX + 8];
+    if (!b->to_stdout && rl_floor_path(b->output.out_path, b->floor_path, sizeof b->floor_path)) {
+        snprintf(tmp, sizeof tmp, "%s.tmp", b->floor_path);
+        f = fopen(tmp, "w");
+        if (f)
+            fprintf(f, "primaries,replicas,clients,requests,rps,cpus,command\n");
+    }
+    for (size_t p = 0; p < b->plans_run; p++) {
+        if (!b->run.plan_floor[p])
+            continue;
+        const struct rl_cluster_floor *fl = &b->floors[p];
+        if (!b->has_floor[p]) {
+            fprintf(stderr, "ratelab bench: no floor after '%s': %s\n", b->run.plan_labels[p],
+                    b->floor_err[p]);
+            continue;
+        }
+        if (table)
+            printf("  %ux%u: %.0f EVALSHA a second (%u cpus)\n", fl->primaries, fl->replicas,
+                   fl->rps, b->ctx.cores);
+        if (f) {
+            fprintf(f, "%u,%u,%u,%lu,%.1f,%u,", fl->primaries, fl->replicas, fl->clients,
+                    fl->requests, fl->rps, b->ctx.cores);
+            rl_csv_field(f, fl->command);
+            fputc('\n', f);
+        }
+    }
+    if (f && fclose(f) == 0 && rename(tmp, b->floor_path) == 0) {
+        if (table)
+            printf("wrote the floors to %s\n", b->floor_path);
+    } else if (f)
+        remove(tmp);
 }
 
 /* The rows (also after an interrupt or a failure), the latency file, the
@@ -402,8 +476,15 @@ static int report(const char *cmd, struct bench *b)
             printf("wrote the latency distributions of the %zu replays to %s\n", b->replay_done,
                    b->latency_path);
     }
+    print_floors(b);
     rl_cli_warn_dropped(cmd, b->rows, b->done);
     int status = rl_cli_errors_status(cmd, b->rows, b->done);
+    /* errors in a run the suite faulted on purpose are its measurement */
+    bool only_faulted = true;
+    for (size_t i = 0; i < b->done; i++)
+        only_faulted &= b->rows[i].errors == 0 || b->rows[i].fault != NULL;
+    if (status == RL_EXIT_ERRORS && only_faulted)
+        status = 0;
     rl_cli_warn_load(cmd, b->rows, b->done); /* last: the errors line stays first */
     if (b->interrupted || b->failed) {
         fprintf(stderr, "ratelab bench: %s%s; the %zu finished rows were written to %s\n",

@@ -23,7 +23,8 @@ static void replay_help(void)
            "                      (--trace FILE | --workload W [workload options])\n"
            "                      [--speed X] [--limit L --interval DUR] [--burst B]\n"
            "                      [--clock C] [--reps R] [--expiry E] [--client-skew DUR]\n"
-           "                      [--redis ADDR] [--on-error admit|reject]\n"
+           "                      [--redis ADDR | --redis-cluster C [--fault SPEC]]\n"
+           "                      [--wait-replicas N] [--on-error admit|reject]\n"
            "                      [--out FILE.csv] [--latency-out FILE.csv]\n"
            "                      [--decisions FILE.csv] [--format F]\n\n"
            "Open loop: attempt i of the trace is due at t0 + t_i / X on the wall clock and is\n"
@@ -53,9 +54,9 @@ static void replay_help(void)
            "                    epoch t0, stamped when the decision was known) for ratelab\n"
            "                    check; one --algo, one thread count and --reps 1\n"
            "%s\n"
-           "%s\n%s\n%s\n%s\n%s",
+           "%s\n%s\n%s\n%s%s\n%s",
            rl_cli_output_help, rl_cli_load_help, rl_cli_limiter_help, rl_cli_workload_help,
-           rl_cli_remote_help, rl_cli_exit_help);
+           rl_cli_remote_help, rl_cli_fault_help, rl_cli_exit_help);
 }
 
 /* The header line and the latency table. */
@@ -101,6 +102,7 @@ static const struct option options[] = {RL_CLI_HELP_OPTION,
                                         RL_CLI_LIMITER_OPTIONS,
                                         RL_CLI_WORKLOAD_OPTIONS,
                                         RL_CLI_REMOTE_OPTIONS,
+                                        {"fault", required_argument, NULL, OPT_FAULT},
                                         {"algo", required_argument, NULL, OPT_ALGO},
                                         {"threads", required_argument, NULL, OPT_THREADS},
                                         {"trace", required_argument, NULL, OPT_TRACE},
@@ -162,6 +164,9 @@ static bool parse_options(int argc, char **argv, struct replay_options *o)
         case OPT_REDIS_CLUSTER:
             rl_cli_redis_cluster_option(cmd, optarg);
             break;
+        case OPT_FAULT:
+            rl_cli_fault_option(cmd, optarg);
+            break;
         case OPT_ON_ERROR:
             run->error_admits = rl_cli_parse_on_error(cmd, optarg);
             break;
@@ -194,6 +199,8 @@ static void prepare_plan(struct replay_options *o, const struct rl_algo **algos)
     bool all = strcmp(o->algo_list, "all") == 0;
     size_t count = rl_cli_parse_algos(cmd, o->algo_list, algos, RL_CLI_MAX_ALGOS);
     count = rl_cli_prepare_remote(cmd, algos, count, o->redis, all, &o->plan.run.cfg);
+    o->plan.faults = rl_cli_faults();
+    o->plan.cluster = rl_cli_cluster();
     o->plan.threads = o->threads;
     o->plan.reps = (unsigned)o->reps;
     char err[512];

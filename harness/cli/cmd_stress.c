@@ -2,9 +2,11 @@
  * with faa measured alongside, and accuracy when recorded. */
 #include "cli.h"
 #include "commands.h"
+#include "fault_table.h"
 #include "parse.h"
 #include "stress_print.h"
 #include "table.h"
+#include "harness/run/faults.h"
 #include "harness/run/stress_plan.h"
 #include "harness/sys/clock.h"
 #include "harness/sys/interrupt.h"
@@ -20,7 +22,8 @@ static void stress_help(void)
     printf("usage: ratelab stress --algo A[,B...|all] [--threads 1,2,4] [--duration DUR]\n"
            "                      [--reps R] [--clock C] [--record] [--pin] [--unsafe]\n"
            "                      [--hold DUR] [--keys K [--zipf S] [--expiry E]]\n"
-           "                      [--redis ADDR] [--on-error admit|reject] [--client-skew DUR]\n"
+           "                      [--redis ADDR | --redis-cluster C [--fault SPEC]]\n"
+           "                      [--wait-replicas N] [--on-error P] [--client-skew DUR]\n"
            "                      [--limit L --interval DUR] [--out FILE.csv] [--format F]\n"
            "                      [--decisions FILE.csv]\n\n"
            "Threads start together and call acquire on one shared limiter as fast as they can\n"
@@ -54,9 +57,9 @@ static void stress_help(void)
            "                    for ratelab check --admits-only (stress counts rejects but\n"
            "                    does not log them); one --algo, one thread count, --reps 1\n"
            "%s\n"
-           "%s\n%s\n%s\n%s",
+           "%s\n%s\n%s%s\n%s",
            rl_cli_output_help, rl_cli_load_help, rl_cli_limiter_help, rl_cli_remote_help,
-           rl_cli_exit_help);
+           rl_cli_fault_help, rl_cli_exit_help);
 }
 
 /* What the options say: the plan's shared run and grid, and what the CLI
@@ -85,6 +88,7 @@ static const struct option options[] = {RL_CLI_HELP_OPTION,
                                         {"expiry", required_argument, NULL, OPT_EXPIRY},
                                         {"client-skew", required_argument, NULL, OPT_CLIENT_SKEW},
                                         RL_CLI_REMOTE_OPTIONS,
+                                        {"fault", required_argument, NULL, OPT_FAULT},
                                         {"unsafe", no_argument, NULL, OPT_UNSAFE},
                                         RL_CLI_OUTPUT_OPTIONS,
                                         {"decisions", required_argument, NULL, OPT_DECISIONS},
@@ -152,6 +156,9 @@ static bool parse_options(int argc, char **argv, struct stress_options *o)
         case OPT_REDIS_CLUSTER:
             rl_cli_redis_cluster_option(cmd, optarg);
             break;
+        case OPT_FAULT:
+            rl_cli_fault_option(cmd, optarg);
+            break;
         case OPT_ON_ERROR:
             run->error_admits = rl_cli_parse_on_error(cmd, optarg);
             break;
@@ -192,6 +199,11 @@ static void prepare_plan(struct stress_options *o, const struct rl_algo **list, 
     bool all = strcmp(o->algo_list, "all") == 0;
     size_t count = rl_cli_parse_algos(cmd, o->algo_list, asked, RL_CLI_MAX_ALGOS);
     count = rl_cli_prepare_remote(cmd, asked, count, o->redis, all, &o->plan.run.cfg);
+    /* a faulted run is recorded: its lost admits come from the checker */
+    o->plan.faults = rl_cli_faults();
+    o->plan.cluster = rl_cli_cluster();
+    if (o->plan.faults)
+        o->plan.run.record = true;
     o->plan.threads = o->threads;
     o->plan.reps = (unsigned)o->reps;
     struct rl_stress_asked ask = {.algos = asked, .count = count, .all = all, .unsafe = o->unsafe};
@@ -249,8 +261,10 @@ static int report(struct stress_options *o, const struct rl_clock_report *clock_
         rl_print_stress_header(stdout, plan, clock_report);
         print_offered_per_key(stdout, rows, done);
         rl_table_speed(stdout, rows, done);
-        if (plan->run.record)
+        if (plan->run.record && plan->faults == NULL)
             rl_print_recorder_overhead(stdout, rows, done);
+        if (plan->faults)
+            rl_table_faults(stdout, rows, done);
     }
     rl_cli_write_rows(cmd, &o->output, rows, done);
     char err[512];
@@ -284,6 +298,9 @@ int rl_cmd_stress(int argc, char **argv)
                                         {"--decisions", o.decisions_path, true}};
     rl_cli_require_distinct_files(cmd, files, sizeof files / sizeof files[0]);
 
+    const struct rl_faults *faults = rl_cli_faults();
+    if (faults && faults->list[faults->count - 1].at_ns >= o.plan.run.duration_ns)
+        rl_cli_usage_error(cmd, "--fault: every fault must come before the run ends (--duration)");
     const struct rl_algo *list[RL_CLI_MAX_ALGOS + 1];
     prepare_plan(&o, list, RL_CLI_MAX_ALGOS + 1);
     /* The clock is an experimental variable: measure it before the run. */

@@ -52,7 +52,8 @@ struct rl_claim {
      * ("URL not found", "not found"). */
     const char *source_title, *source_org, *year, *url;
     const char *claim;      /* one sentence, paraphrased as its author made it */
-    const char *experiment; /* the ratelab runs it takes: sim, stress, replay, conformance */
+    const char *experiment; /* the ratelab runs it takes: sim, stress, replay, conformance,
+                               cluster (clients of its own on a private Redis Cluster) */
     const char *command;    /* a command line that repeats the runs */
     bool deterministic;     /* same figure and verdict on every machine */
     bool needs_redis;       /* answers n/a without env->remote */

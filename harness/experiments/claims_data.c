@@ -281,5 +281,49 @@ const struct rl_claim rl_claims[] = {
                 "--duration 10s --rate 2000; done",
      .deterministic = true,
      .run = rl_claim_gubernator_global},
+    {.id = "github_replica_read",
+     .source_title =
+         "How we scaled the GitHub API with a sharded, replicated rate limiter in Redis",
+     .source_org = "Robert Mosolgo, GitHub",
+     .year = "2021",
+     .url = "https://github.blog/2021-04-05-how-we-scaled-github-api-sharded-replicated-rate-"
+            "limiter-redis/",
+     .claim = "Reading a rate limit from a Redis replica went wrong: a replica returned a window "
+              "that had expired while the primary had already opened a new one.",
+     .experiment = "cluster",
+     .command = "build/ratelab claims github_replica_read",
+     .deterministic = false,
+     .needs_redis = true,
+     .run = rl_claim_github_replica_read},
+    {.id = "cluster_failover_lost_writes",
+     .source_title = "Redis cluster specification (Write safety)",
+     .source_org = "Redis",
+     .year = "not found",
+     .url = "https://redis.io/topics/cluster-spec/",
+     .claim = "Replication is asynchronous, so a failover can lose writes the primary had "
+              "acknowledged; a manual failover waits for the replica and loses none.",
+     .experiment = "stress",
+     .command = "build/ratelab stress --algo redis_fixed_window --redis-cluster 3x1 --fault "
+                "stall-replica@0ms,kill-primary@1s --threads 2 --reps 1 --duration 6s --limit "
+                "2000 --interval 20s; build/ratelab stress --algo redis_fixed_window "
+                "--redis-cluster 3x1 --fault failover@300ms --threads 2 --reps 1 --duration 2s "
+                "--limit 2000 --interval 20s",
+     .deterministic = false,
+     .needs_redis = true,
+     .run = rl_claim_failover_lost_writes},
+    {.id = "redis_article_qps_cluster",
+     .source_title = "Redis'e Dayalı Akım Sınırlama Sisteminin Tasarımı (Design of a Redis-based "
+                     "rate limiting system; a Turkish machine translation, original not found)",
+     .source_org = "not found",
+     .year = "not found",
+     .url = "URL not found",
+     .claim = "Its Lua token bucket serves 250, 2000 and 5000 QPS at 1, 10 and 100 client "
+              "threads against a 2-core managed Redis (here rerun on a Redis Cluster).",
+     .experiment = "stress",
+     .command = "build/ratelab stress --algo redis_tb_article,redis_noop --redis-cluster 3x1 "
+                "--threads 1,10,100 --duration 150ms --reps 3",
+     .deterministic = false,
+     .needs_redis = true,
+     .run = rl_claim_redis_qps_cluster},
     {.id = NULL},
 };

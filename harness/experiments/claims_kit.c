@@ -209,7 +209,11 @@ size_t rl_claim_stress_plan(const struct rl_claim_stress *s, struct rl_result **
                                   .run = {.duration_ns = s->duration_ns,
                                           .clock = "monotonic",
                                           .cfg = s->cfg,
-                                          .record = s->record}};
+                                          .record = s->record},
+                                  .cluster = s->cluster,
+                                  .cluster_primaries = s->cluster_primaries,
+                                  .cluster_replicas = s->cluster_replicas,
+                                  .faults = s->faults};
     size_t planned = rl_stress_plan_rows(&plan);
     *rows = calloc(planned ? planned : 1, sizeof **rows);
     if (*rows == NULL) {

@@ -10,6 +10,7 @@
 
 #include "harness/report/result.h"
 #include "harness/report/stats.h"
+#include "harness/run/faults.h"
 #include "workloads/trace.h"
 
 #include <stdbool.h>
@@ -97,6 +98,11 @@ struct rl_claim_stress {
     uint64_t duration_ns;
     bool record;
     struct rl_config cfg;
+    /* the cluster claims: a private cluster of this shape (cfg.remote is
+     * then set to it) and faults, as in struct rl_stress_plan */
+    struct rl_redis_cluster *cluster;
+    unsigned cluster_primaries, cluster_replicas;
+    const struct rl_faults *faults;
 };
 
 /* Runs the plan, repetitions interleaved (stress_plan.h). Returns the rows

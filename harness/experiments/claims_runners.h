@@ -36,6 +36,11 @@ RL_CLAIM_RUNNER(rl_claim_go_stale);
 RL_CLAIM_RUNNER(rl_claim_nginx);
 RL_CLAIM_RUNNER(rl_claim_guava);
 
+/* claims_cluster.c: on a private Redis Cluster of their own */
+RL_CLAIM_RUNNER(rl_claim_github_replica_read);
+RL_CLAIM_RUNNER(rl_claim_failover_lost_writes);
+RL_CLAIM_RUNNER(rl_claim_redis_qps_cluster);
+
 #undef RL_CLAIM_RUNNER
 
 #endif

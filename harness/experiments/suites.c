@@ -270,6 +270,101 @@ static void plan_redis(struct rl_suite_run *run, const struct rl_algo **algos, s
     run->plan_count = n > 1 ? 1 : 0;
 }
 
+/* ---- the cluster suites: private clusters of their own ---------------- */
+
+static struct rl_redis_cluster suite_cluster; /* stopped at exit (redis_cluster.c) */
+
+static bool remote_limiter(const struct rl_algo *a)
+{
+    return (a->flags & RL_REMOTE) != 0;
+}
+
+/* Each Redis limiter and redis_noop at 10 client threads on 1, 3 and 6
+ * primaries (one replica each), over 1000 keys and on one hot key; after
+ * each shape, redis-benchmark --cluster's floor. Not recorded: speed. */
+static void plan_cluster(struct rl_suite_run *run, const struct rl_algo **algos, size_t count,
+                         unsigned reps, const struct rl_config *cfg)
+{
+    static const struct rl_algo *remote_algos[MAX_ALGOS];
+    static const uint64_t threads[] = {10};
+    static const unsigned shapes[] = {1, 3, 6};
+    static const char *const labels[] = {
+        "1 primary x 1 replica, 1000 keys",   "1 primary x 1 replica, one hot key",
+        "3 primaries x 1 replica, 1000 keys", "3 primaries x 1 replica, one hot key",
+        "6 primaries x 1 replica, 1000 keys", "6 primaries x 1 replica, one hot key"};
+    static char note[160];
+    size_t n = pick(algos, count, remote_limiter, remote_algos);
+    run->plan_count = 0;
+    for (size_t s = 0; s < 3 && n > 0; s++)
+        for (int hot = 0; hot <= 1; hot++) {
+            size_t k = run->plan_count++;
+            run->plans[k] = base_plan(remote_algos, n, threads, 1, reps, cfg);
+            run->plans[k].run.duration_ns = 500000000u;
+            run->plans[k].run.keys = hot ? 1 : 1000;
+            run->plans[k].cluster = &suite_cluster;
+            run->plans[k].cluster_primaries = shapes[s];
+            run->plans[k].cluster_replicas = 1;
+            run->plan_labels[k] = labels[k];
+            run->plan_floor[k] = hot;
+        }
+    unsigned cpus = (unsigned)rl_cpu_count();
+    if (cpus <= 2)
+        snprintf(note, sizeof note,
+                 "%u CPUs: every node, the clients and ratelab share them, so more primaries "
+                 "cannot add throughput here (measured anyway)",
+                 cpus);
+    run->note = cpus <= 2 ? note : NULL;
+}
+
+/* Each fault for redis_fixed_window, redis_token_bucket and redis_gcra on
+ * a fresh 3x1 cluster per run, 2 threads on one key, L = 2000 per 20 s
+ * (longer than an outage, so a window or bucket a lost write set back is
+ * still open when the cluster serves again), recorded. */
+static void plan_cluster_faults(struct rl_suite_run *run, const struct rl_algo **algos,
+                                size_t count, unsigned reps, const struct rl_config *cfg)
+{
+    static const char *const names[] = {"redis_fixed_window", "redis_token_bucket", "redis_gcra",
+                                        NULL};
+    static const struct {
+        const char *spec, *label;
+        uint64_t duration_ns;
+    } kinds[] = {
+        {"failover@300ms", "failover@300ms (manual CLUSTER FAILOVER), 2 s runs", 2000000000u},
+        {"reshard@300ms", "reshard@300ms (half the key's primary's slots move), 2 s runs",
+         2000000000u},
+        {"kill-primary@300ms", "kill-primary@300ms, 5 s runs", 5000000000u},
+        {"stall-replica@0ms,kill-primary@1s",
+         "stall-replica@0ms,kill-primary@1s (the replica elected without the writes since its "
+         "stall), 6 s runs",
+         6000000000u},
+    };
+    static const struct rl_algo *chosen[MAX_ALGOS];
+    static const uint64_t threads[] = {2};
+    static struct rl_faults faults[4];
+    struct rl_config fault_cfg = *cfg;
+    fault_cfg.limit = 2000;
+    fault_cfg.interval_ns = 20000000000ull;
+    size_t n = 0;
+    for (size_t i = 0; i < count; i++)
+        if (named(algos[i], names))
+            chosen[n++] = algos[i];
+    run->plan_count = 0;
+    for (size_t k = 0; k < 4 && n > 0; k++) {
+        char err[256];
+        if (rl_faults_parse(kinds[k].spec, NULL, &faults[k], err, sizeof err) != 0)
+            continue; /* the specs above are fixed: cannot happen */
+        size_t p = run->plan_count++;
+        run->plans[p] = base_plan(chosen, n, threads, 1, reps, &fault_cfg);
+        run->plans[p].run.duration_ns = kinds[k].duration_ns;
+        run->plans[p].run.record = true;
+        run->plans[p].faults = &faults[k];
+        run->plans[p].cluster = &suite_cluster;
+        run->plans[p].cluster_primaries = 3;
+        run->plans[p].cluster_replicas = 1;
+        run->plan_labels[p] = kinds[k].label;
+    }
+}
+
 static bool accuracy_representatives(const struct rl_algo *a)
 {
     static const char *const names[] = {"fw_cas",      "fw_aligned",      "tb_cas", "gcra_cas",
@@ -400,9 +495,23 @@ static const struct rl_suite perf = {
     "tb_sharded against tb_cas); its own columns; a few minutes",
     plan_claims};
 
-const struct rl_suite *const rl_suites[] = {&quick,  &threads, &memory_order, &accuracy,
-                                            &clocks, &pareto,  &keys,         &redis,
-                                            &claims, &perf,    &sharded,      NULL};
+static const struct rl_suite cluster = {
+    "cluster",
+    "the Redis algorithms and redis_noop at 10 client threads on private clusters of 1, 3 and 6 "
+    "primaries (1 replica each), 1000 keys and one hot key, with redis-benchmark --cluster's "
+    "EVALSHA floor beside them; about 2 min",
+    plan_cluster};
+
+static const struct rl_suite cluster_faults = {
+    "cluster-faults",
+    "each fault (failover, reshard, kill-primary, stall-replica then kill-primary) for "
+    "redis_fixed_window, redis_token_bucket and redis_gcra on a fresh 3x1 cluster per run, "
+    "recorded: outage_ms and lost_admits per run; about 1 min a repetition",
+    plan_cluster_faults};
+
+const struct rl_suite *const rl_suites[] = {&quick,   &threads, &memory_order,   &accuracy, &clocks,
+                                            &pareto,  &keys,    &redis,          &claims,   &perf,
+                                            &sharded, &cluster, &cluster_faults, NULL};
 
 bool rl_suite_runs_claims(const struct rl_suite *suite)
 {

@@ -26,6 +26,11 @@ struct rl_suite_run {
     struct rl_stress_plan plans[RL_SUITE_MAX_PLANS];
     const char *plan_labels[RL_SUITE_MAX_PLANS];
     size_t plan_count;
+    /* cluster suite: after these plans, the engine's floor on the plan's
+     * cluster (redis-benchmark --cluster, cluster_floor.h) */
+    bool plan_floor[RL_SUITE_MAX_PLANS];
+    /* one line the tables print first ("" or NULL for none) */
+    const char *note;
 };
 
 struct rl_suite {

@@ -203,6 +203,19 @@ static void emit_machine_and_latency(struct emitter *e, const struct rl_result *
     u64(e, "uncertain_admits", r->m.uncertain_admits, r->checked);
 }
 
+/* A Redis algorithm's cluster, and a run with --fault (harness/run/
+ * faults.h): what was injected, how long
+ * the cluster took to serve every slot again, and the admits beyond the
+ * promise (lost writes show there). Empty in every other row. */
+static void emit_fault(struct emitter *e, const struct rl_result *r)
+{
+    bool f = r->fault != NULL;
+    text(e, "cluster", r->cluster);
+    text(e, "fault", f ? r->fault : "");
+    real(e, "outage_ms", f ? r->outage_ms : NAN);
+    u64(e, "lost_admits", r->lost_admits, f && r->checked);
+}
+
 /* Every column, in the order docs/design.md (Outputs) and results/README.md
  * give: the fixed columns first, then ours. */
 static void emit_columns(struct emitter *e, const struct rl_result *r, const struct rl_context *ctx)
@@ -211,6 +224,7 @@ static void emit_columns(struct emitter *e, const struct rl_result *r, const str
     emit_outcome(e, r, ctx);
     emit_ours(e, r);
     emit_machine_and_latency(e, r, ctx);
+    emit_fault(e, r);
 }
 
 /* ---- CSV ---------------------------------------------------------------- */

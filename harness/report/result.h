@@ -52,6 +52,13 @@ struct rl_result {
     bool has_load;
     double load_1m;    /* the 1-minute load average */
     uint32_t runnable; /* runnable threads, the run's own included */
+    /* a run with --fault (NULL fault otherwise): the spec, the time from
+     * each fault to the cluster serving every slot again (the longest), and
+     * rl_verdict_excess of the checked run: admits beyond the promise */
+    const char *fault;
+    double outage_ms;
+    uint64_t lost_admits;
+    char cluster[16]; /* a Redis algorithm on a cluster: "NxR" (private) or "joined"; "" */
 };
 
 /* A promise of rl.h for cfg as the verdict sees it (harness/check/

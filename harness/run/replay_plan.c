@@ -86,13 +86,25 @@ size_t rl_replay_plan_run(struct rl_replay_plan *plan, const char *label, struct
                              seconds_each * (double)(planned - done));
                     plan->progress(line);
                 }
-                if (rl_measure_replay(&params, plan->workload, plan->seed, rep, &rows[done],
+                bool faulted = plan->faults && (params.algo->flags & RL_REMOTE);
+                struct rl_fault_run faults;
+                if (faulted && rl_faults_begin(&faults, plan->faults, plan->cluster,
+                                               &plan->cluster_used, err, err_len) != 0) {
+                    *failed = true;
+                    break;
+                }
+                int rc =
+                    rl_measure_replay(&params, plan->workload, plan->seed, rep, &rows[done],
                                       plan->cdfs ? &plan->cdfs[done] : NULL,
-                                      plan->keep_decisions ? &plan->decisions : NULL, err,
-                                      err_len) != 0)
+                                      plan->keep_decisions ? &plan->decisions : NULL, err, err_len);
+                if (faulted && rc != 0)
+                    rl_faults_join(&faults);
+                else if (faulted)
+                    rc = rl_faults_end(&faults, &rows[done], err, err_len);
+                if (rc != 0)
                     *failed = true;
                 else
-                    done++;
+                    rl_faults_name_cluster(plan->cluster, &rows[done++]);
             }
     if (plan->progress)
         plan->progress(NULL);

@@ -5,6 +5,7 @@
 #ifndef RL_REPLAY_PLAN_H
 #define RL_REPLAY_PLAN_H
 
+#include "faults.h"
 #include "replay.h"
 #include "harness/report/latency_cdf.h"
 #include "harness/report/result.h"
@@ -32,6 +33,10 @@ struct rl_replay_plan {
     struct rl_latency_cdf *cdfs; /* NULL, or room for one a row */
     /* Progress, as in struct rl_stress_plan: a line a run, NULL at the end. */
     void (*progress)(const char *line);
+    /* --fault: as in struct rl_stress_plan (a replay run is always checked) */
+    const struct rl_faults *faults;
+    struct rl_redis_cluster *cluster;
+    bool cluster_used;
 };
 
 /* Prepares plan (threads, reps, run.clock and run.cfg set): starts the

@@ -97,9 +97,16 @@ int rl_stress_plan_prepare(struct rl_stress_plan *plan, const struct rl_stress_a
     return 0;
 }
 
+/* Each run paired with a recorded twin (--record), unless faults make
+ * every run a recorded one. */
+static bool paired(const struct rl_stress_plan *plan)
+{
+    return plan->run.record && plan->faults == NULL;
+}
+
 size_t rl_stress_plan_rows(const struct rl_stress_plan *plan)
 {
-    return plan->algo_count * plan->thread_count * plan->reps * (plan->run.record ? 2 : 1);
+    return plan->algo_count * plan->thread_count * plan->reps * (paired(plan) ? 2 : 1);
 }
 
 /* One line of progress before run number `done` + 1 of `total`. */
@@ -115,6 +122,24 @@ static void show_progress(const struct rl_stress_plan *plan, const char *label, 
     plan->progress(line);
 }
 
+/* One run with the plan's faults, on a fresh cluster unless this is the
+ * first; the row gets the fault, the outage and the lost admits. */
+static int run_faulted(struct rl_stress_plan *plan, const struct rl_stress_params *params,
+                       unsigned rep, struct rl_result *row, struct rl_event_log *kept, char *err,
+                       size_t err_len)
+{
+    struct rl_fault_run faults;
+    if (rl_faults_begin(&faults, plan->faults, plan->cluster, &plan->cluster_used, err, err_len) !=
+        0)
+        return -1;
+    int rc = rl_measure_stress(params, rep, row, kept, err, err_len);
+    if (rc != 0) {
+        rl_faults_join(&faults);
+        return -1;
+    }
+    return rl_faults_end(&faults, row, err, err_len);
+}
+
 /* One run into *row; a recorded run's admits replace the plan's decisions
  * when it keeps them. -1 with err (or interrupted). */
 static int run_one(struct rl_stress_plan *plan, const struct rl_stress_params *params, unsigned rep,
@@ -122,12 +147,36 @@ static int run_one(struct rl_stress_plan *plan, const struct rl_stress_params *p
 {
     struct rl_event_log kept = {0};
     bool keep = params->record && plan->keep_decisions;
-    if (rl_measure_stress(params, rep, row, keep ? &kept : NULL, err, err_len) != 0)
+    bool faulted = plan->faults && (params->algo->flags & RL_REMOTE);
+    int rc = faulted ? run_faulted(plan, params, rep, row, keep ? &kept : NULL, err, err_len)
+                     : rl_measure_stress(params, rep, row, keep ? &kept : NULL, err, err_len);
+    if (rc != 0)
         return -1;
+    rl_faults_name_cluster(plan->cluster, row);
     if (keep) {
         rl_event_log_free(&plan->decisions);
         plan->decisions = kept;
     }
+    return 0;
+}
+
+/* The plan's own private cluster (cluster_primaries): the one running
+ * when it has the shape and no fault touched it, else a fresh one. */
+static int prepare_cluster(struct rl_stress_plan *plan, char *err, size_t err_len)
+{
+    struct rl_redis_cluster *c = plan->cluster;
+    static bool faulted; /* the cluster running now had faults */
+    bool fits = c->node_count > 0 && !c->joined && c->primaries == plan->cluster_primaries &&
+                c->replicas == plan->cluster_replicas && !faulted;
+    if (!fits) {
+        rl_redis_cluster_stop(c);
+        if (rl_redis_cluster_start(c, plan->cluster_primaries, plan->cluster_replicas, err,
+                                   err_len) != 0)
+            return -1;
+    }
+    faulted = plan->faults != NULL;
+    plan->cluster_used = false;
+    plan->run.cfg.remote = c->address;
     return 0;
 }
 
@@ -145,12 +194,17 @@ size_t rl_stress_plan_run(struct rl_stress_plan *plan, const char *label, struct
         }
         plan->clock_started = true;
     }
+    if (plan->cluster_primaries && prepare_cluster(plan, err, err_len) != 0) {
+        *failed = true;
+        goto out;
+    }
     struct rl_stress_params params = plan->run;
     params.started_clock = &plan->clock;
     for (unsigned rep = 1; rep <= plan->reps; rep++)
         for (size_t t = 0; t < plan->thread_count; t++)
             for (size_t a = 0; a < plan->algo_count; a++)
-                for (int recorded = 0; recorded <= (plan->run.record ? 1 : 0); recorded++) {
+                for (int recorded = plan->faults ? 1 : 0; recorded <= (plan->run.record ? 1 : 0);
+                     recorded++) {
                     if (rl_interrupted) {
                         *interrupted = true;
                         goto out;

@@ -5,6 +5,7 @@
 #ifndef RL_STRESS_PLAN_H
 #define RL_STRESS_PLAN_H
 
+#include "faults.h"
 #include "stress.h"
 #include "harness/keyed/keyed.h"
 #include "harness/report/result.h"
@@ -35,6 +36,17 @@ struct rl_stress_plan {
      * the plan ends. NULL: silent. The CLI passes its terminal line, so this
      * layer never includes the CLI. */
     void (*progress)(const char *line);
+    /* --fault: every run of a Redis algorithm on the private `cluster` gets
+     * these faults (a fresh cluster of the same shape for each run after
+     * the first) and is recorded once, not paired with an unrecorded one:
+     * its row carries the fault, the outage and the lost admits. */
+    const struct rl_faults *faults;
+    struct rl_redis_cluster *cluster;
+    bool cluster_used; /* a faulted run has changed it */
+    /* > 0 (bench's cluster suites): the plan runs on a private cluster of
+     * this shape in `cluster`, started when the plan begins unless one of
+     * that shape is running and unfaulted, and run.cfg.remote set to it. */
+    unsigned cluster_primaries, cluster_replicas;
 };
 
 /* The algorithms a user asked for, before the plan adds its reference rows. */

@@ -257,7 +257,34 @@ static void test_uncertainty(void)
     EXPECT(strcmp(rl_held_tally_name(&t), "no") == 0, "then no: %s", rl_held_tally_name(&t));
 }
 
-RL_TEST_SUITE("verdict", {"every kind: at the bound yes, above no", test_at_and_above_the_bound},
+/* The excess a fault's lost writes show as: 0 at the bound, the certain
+ * maximum's distance above it, window_excess for a window promise, and 0
+ * where nothing is promised; the uncertain maximum never counts. */
+static void test_excess_over_the_bound(void)
+{
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        const struct rl_promised *p = &kinds[k].p;
+        uint64_t b = kinds[k].bound;
+        struct rl_key_metrics at = {.certain_max_sliding = b,
+                                    .certain_max_aligned = b,
+                                    .max_sliding = b + 50,
+                                    .max_aligned = b + 50};
+        struct rl_key_metrics above = {.certain_max_sliding = b + 3, .certain_max_aligned = b + 3};
+        EXPECT(rl_verdict_excess(p, &at) == 0, "%s: excess at the bound", kinds[k].name);
+        EXPECT(rl_verdict_excess(p, &above) == 3, "%s: excess %llu, want 3", kinds[k].name,
+               (unsigned long long)rl_verdict_excess(p, &above));
+    }
+    struct rl_promised window = {RL_BOUND_WINDOW, L, 0, 0};
+    struct rl_key_metrics m = {.certain_max_sliding = 2 * L, .window_excess = 4};
+    EXPECT_EQ(rl_verdict_excess(&window, &m), 4);
+    struct rl_promised none = {RL_BOUND_NONE, L, 0, 0};
+    struct rl_key_metrics big = {.certain_max_sliding = 100 * L, .certain_max_aligned = 100 * L};
+    EXPECT_EQ(rl_verdict_excess(&none, &big), 0);
+}
+
+RL_TEST_SUITE("verdict",
+              {"a fault's lost admits: the excess over the bound", test_excess_over_the_bound},
+              {"every kind: at the bound yes, above no", test_at_and_above_the_bound},
               {"window_excess breaks a window promise", test_window_excess_breaks_a_window_promise},
               {"judged on the certain maxima", test_judged_on_certain_maxima},
               {"errors are never yes", test_errors_are_never_yes},

@@ -32,7 +32,8 @@ static bool snake_case(const char *id)
 /* Every word of an experiment is a ratelab run or the conformance results. */
 static bool known_experiment(const char *experiment)
 {
-    static const char *const runs[] = {"sim", "stress", "replay", "check", "conformance"};
+    static const char *const runs[] = {"sim",   "stress",      "replay",
+                                       "check", "conformance", "cluster"};
     char copy[128];
     snprintf(copy, sizeof copy, "%s", experiment);
     int words = 0;
