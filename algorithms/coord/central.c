@@ -5,11 +5,6 @@
 
 #include <stdlib.h>
 
-struct central_store {
-    struct rl_coord_params p;
-    struct rl_coord_window *keys;
-};
-
 static int central_parse(const char *text, struct rl_coord_params *p, char *err, size_t err_len)
 {
     (void)p;
@@ -28,36 +23,11 @@ static uint64_t no_span(const struct rl_coord_params *p)
     return 0;
 }
 
-static void *central_store_new(const struct rl_coord_params *p)
-{
-    struct central_store *s = malloc(sizeof *s);
-    if (s == NULL)
-        return NULL;
-    s->p = *p;
-    s->keys = malloc(p->keys * sizeof *s->keys);
-    if (s->keys == NULL) {
-        free(s);
-        return NULL;
-    }
-    for (uint32_t k = 0; k < p->keys; k++)
-        rl_coord_window_init(&s->keys[k], p->interval_ns);
-    return s;
-}
-
-static void central_store_free(void *store)
-{
-    struct central_store *s = store;
-    for (uint32_t k = 0; k < s->p.keys; k++)
-        rl_coord_window_free(&s->keys[k]);
-    free(s->keys);
-    free(s);
-}
-
 /* The exact strong limiter: admit when the window keeps ≤ L with it. An
  * add that runs out of memory rejects (nothing admitted that is not counted). */
 static void central_serve(void *store, struct rl_coord_msg *m, uint64_t t_ns)
 {
-    struct central_store *s = store;
+    struct rl_coord_window_store *s = store;
     struct rl_coord_window *w = &s->keys[m->key];
     rl_coord_window_expire(w, t_ns);
     m->answer =
@@ -105,8 +75,8 @@ const struct rl_coord rl_coord_central = {
     .parse = central_parse,
     .bound_of = central_bound,
     .bound_span = no_span,
-    .store_new = central_store_new,
-    .store_free = central_store_free,
+    .store_new = rl_coord_window_store_new,
+    .store_free = rl_coord_window_store_free,
     .serve = central_serve,
     .node_new = central_node_new,
     .node_free = central_node_free,

@@ -143,6 +143,16 @@ uint64_t rl_coord_window_add(struct rl_coord_window *w, uint64_t t_ns, uint64_t 
 void rl_coord_window_take_back(struct rl_coord_window *w, uint64_t id, uint64_t amount);
 void rl_coord_window_free(struct rl_coord_window *w);
 
+/* A store that keeps one sliding sum per key (central, lease and report
+ * share it): the run's parameters and the keys' windows. */
+struct rl_coord_window_store {
+    struct rl_coord_params p;
+    struct rl_coord_window *keys;
+};
+/* NULL when memory runs out. */
+void *rl_coord_window_store_new(const struct rl_coord_params *p);
+void rl_coord_window_store_free(void *store);
+
 /* Splits L over N nodes: node i's share, the remainder to the first ones,
  * so the shares add up to L exactly. */
 static inline uint64_t rl_coord_share(uint64_t limit, uint32_t nodes, uint32_t node)

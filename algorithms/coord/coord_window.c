@@ -72,3 +72,28 @@ void rl_coord_window_free(struct rl_coord_window *w)
     free(w->amount);
     memset(w, 0, sizeof *w);
 }
+
+void *rl_coord_window_store_new(const struct rl_coord_params *p)
+{
+    struct rl_coord_window_store *s = malloc(sizeof *s);
+    if (s == NULL)
+        return NULL;
+    s->p = *p;
+    s->keys = malloc(p->keys * sizeof *s->keys);
+    if (s->keys == NULL) {
+        free(s);
+        return NULL;
+    }
+    for (uint32_t k = 0; k < p->keys; k++)
+        rl_coord_window_init(&s->keys[k], p->interval_ns);
+    return s;
+}
+
+void rl_coord_window_store_free(void *store)
+{
+    struct rl_coord_window_store *s = store;
+    for (uint32_t k = 0; k < s->p.keys; k++)
+        rl_coord_window_free(&s->keys[k]);
+    free(s->keys);
+    free(s);
+}

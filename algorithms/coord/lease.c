@@ -25,11 +25,6 @@ struct lease_node {
     struct lease_key *keys;
 };
 
-struct lease_store {
-    struct rl_coord_params p;
-    struct rl_coord_window *keys; /* tokens granted, stamped when granted */
-};
-
 /* "1s", "250ms", "100us", "5000ns" or plain ns: the parameter's own small
  * reader, since algorithms/ cannot reach the command line's. */
 static int parse_ns(const char *text, uint64_t *out)
@@ -90,34 +85,10 @@ static uint64_t lease_span(const struct rl_coord_params *p)
     return 0;
 }
 
-static void *lease_store_new(const struct rl_coord_params *p)
-{
-    struct lease_store *s = malloc(sizeof *s);
-    if (s == NULL)
-        return NULL;
-    s->p = *p;
-    s->keys = malloc(p->keys * sizeof *s->keys);
-    if (s->keys == NULL) {
-        free(s);
-        return NULL;
-    }
-    for (uint32_t k = 0; k < p->keys; k++)
-        rl_coord_window_init(&s->keys[k], p->interval_ns);
-    return s;
-}
-
-static void lease_store_free(void *store)
-{
-    struct lease_store *s = store;
-    for (uint32_t k = 0; k < s->p.keys; k++)
-        rl_coord_window_free(&s->keys[k]);
-    free(s->keys);
-    free(s);
-}
-
+/* The store's window per key holds the tokens granted, stamped when granted. */
 static void lease_serve(void *store, struct rl_coord_msg *m, uint64_t t_ns)
 {
-    struct lease_store *s = store;
+    struct rl_coord_window_store *s = store;
     struct rl_coord_window *w = &s->keys[m->key];
     m->at_ns = t_ns;
     if (m->op == RL_COORD_RETURN) {
@@ -216,8 +187,8 @@ const struct rl_coord rl_coord_lease = {
     .parse = lease_parse,
     .bound_of = lease_bound,
     .bound_span = lease_span,
-    .store_new = lease_store_new,
-    .store_free = lease_store_free,
+    .store_new = rl_coord_window_store_new,
+    .store_free = rl_coord_window_store_free,
     .serve = lease_serve,
     .node_new = lease_node_new,
     .node_free = lease_node_free,

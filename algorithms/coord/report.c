@@ -31,11 +31,6 @@ struct report_node {
     struct report_key *keys;
 };
 
-struct report_store {
-    struct rl_coord_params p;
-    struct rl_coord_window *keys;
-};
-
 static int report_parse(const char *text, struct rl_coord_params *p, char *err, size_t err_len)
 {
     (void)p;
@@ -58,37 +53,12 @@ static uint64_t report_bound(const struct rl_coord_params *p, uint64_t h)
     return p->limit + (uint64_t)(p->nodes - 1) * h;
 }
 
-static void *report_store_new(const struct rl_coord_params *p)
-{
-    struct report_store *s = malloc(sizeof *s);
-    if (s == NULL)
-        return NULL;
-    s->p = *p;
-    s->keys = malloc(p->keys * sizeof *s->keys);
-    if (s->keys == NULL) {
-        free(s);
-        return NULL;
-    }
-    for (uint32_t k = 0; k < p->keys; k++)
-        rl_coord_window_init(&s->keys[k], p->interval_ns);
-    return s;
-}
-
-static void report_store_free(void *store)
-{
-    struct report_store *s = store;
-    for (uint32_t k = 0; k < s->p.keys; k++)
-        rl_coord_window_free(&s->keys[k]);
-    free(s->keys);
-    free(s);
-}
-
 /* Hits stamped on arrival (no earlier than they were admitted, so they
  * stay in the window at least as long as they should); the answer is the
  * window's sum. Out of memory: the hits are not counted, as if lost. */
 static void report_serve(void *store, struct rl_coord_msg *m, uint64_t t_ns)
 {
-    struct report_store *s = store;
+    struct rl_coord_window_store *s = store;
     struct rl_coord_window *w = &s->keys[m->key];
     if (m->value > 0)
         rl_coord_window_add(w, t_ns, m->value);
@@ -190,8 +160,8 @@ const struct rl_coord rl_coord_report = {
     .parse = report_parse,
     .bound_of = report_bound,
     .bound_span = report_span,
-    .store_new = report_store_new,
-    .store_free = report_store_free,
+    .store_new = rl_coord_window_store_new,
+    .store_free = rl_coord_window_store_free,
     .serve = report_serve,
     .node_new = report_node_new,
     .node_free = report_node_free,
