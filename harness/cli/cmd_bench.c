@@ -412,7 +412,8 @@ static void run_suite(struct bench *b)
 
 /* The cluster suite's floors: a line each on the table view, and
  * floor-FILE beside --out (primaries,replicas,clients,requests,rps,cpus,
- * command), whole or not at all. */
+ * command,host,git_rev,date: the run's, so the file names its revision as
+ * every results CSV does), whole or not at all. */
 static void print_floors(struct bench *b)
 {
     bool any = false;
@@ -430,7 +431,7 @@ static void print_floors(struct bench *b)
         snprintf(tmp, sizeof tmp, "%s.tmp", b->floor_path);
         f = fopen(tmp, "w");
         if (f)
-            fprintf(f, "primaries,replicas,clients,requests,rps,cpus,command\n");
+            fprintf(f, "primaries,replicas,clients,requests,rps,cpus,command,host,git_rev,date\n");
     }
     for (size_t p = 0; p < b->plans_run; p++) {
         if (!b->run.plan_floor[p])
@@ -448,7 +449,11 @@ static void print_floors(struct bench *b)
             fprintf(f, "%u,%u,%u,%lu,%.1f,%u,", fl->primaries, fl->replicas, fl->clients,
                     fl->requests, fl->rps, b->ctx.cores);
             rl_csv_field(f, fl->command);
-            fputc('\n', f);
+            fputc(',', f);
+            rl_csv_field(f, b->ctx.host);
+            fputc(',', f);
+            rl_csv_field(f, b->ctx.git_rev);
+            fprintf(f, ",%s\n", b->ctx.date);
         }
     }
     if (f && fclose(f) == 0 && rename(tmp, b->floor_path) == 0) {
