@@ -169,6 +169,7 @@ for csv in "$@"; do
         floors=$(dirname "$csv")/floor-$name.csv
         if [ -f "$floors" ]; then
             floor=$data/$name-floor.dat
+            inputs="$csv $floors"
             awk -F, 'NR > 1 { print $1, $5 }' "$floors" > "$floor"
         fi
         for keys in 1 1000; do
