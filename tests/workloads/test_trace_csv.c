@@ -42,11 +42,33 @@ static bool same_attempts(const struct rl_trace *a, const struct rl_trace *b)
            (a->len == 0 || memcmp(a->attempts, b->attempts, a->len * sizeof *a->attempts) == 0);
 }
 
-/* A fresh directory per test, emptied and removed by tmp_done. */
+/* A fresh directory per test, emptied and removed by tmp_done. A test
+ * that stops at a failed FATAL assertion never reaches tmp_done: the next
+ * tmp_begin, or the process's exit, removes its directory instead. */
 static char tmp_dir[256];
+
+static const char *tmp_path(const char *name);
+
+static void tmp_done(void)
+{
+    if (tmp_dir[0] == '\0')
+        return;
+    DIR *d = opendir(tmp_dir);
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            unlink(tmp_path(e->d_name));
+    if (d)
+        closedir(d);
+    rmdir(tmp_dir);
+    tmp_dir[0] = '\0';
+}
 
 static void tmp_begin(void)
 {
+    static bool at_exit;
+    if (!at_exit)
+        at_exit = atexit(tmp_done) == 0;
+    tmp_done();
     const char *base = getenv("TMPDIR");
     snprintf(tmp_dir, sizeof tmp_dir, "%s/ratelab-wl-XXXXXX", base && *base ? base : "/tmp");
     CU_ASSERT_PTR_NOT_NULL_FATAL(mkdtemp(tmp_dir));
@@ -70,17 +92,6 @@ static int tmp_entries(void)
     if (d)
         closedir(d);
     return n;
-}
-
-static void tmp_done(void)
-{
-    DIR *d = opendir(tmp_dir);
-    for (struct dirent *e; d && (e = readdir(d));)
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-            unlink(tmp_path(e->d_name));
-    if (d)
-        closedir(d);
-    rmdir(tmp_dir);
 }
 
 static void write_bytes(const char *path, const char *data, size_t len)
