@@ -153,6 +153,15 @@ struct rl_coord_window_store {
 void *rl_coord_window_store_new(const struct rl_coord_params *p);
 void rl_coord_window_store_free(void *store);
 
+/* The node half of a strategy whose nodes never talk (split, local): each
+ * key an exact sliding sum against the node's own limit; no messages. */
+void *rl_coord_alone_node_new(const struct rl_coord_params *p, uint64_t limit);
+void rl_coord_alone_node_free(void *node);
+enum rl_coord_step rl_coord_alone_attempt(void *node, uint32_t key, uint32_t n, uint64_t t_ns,
+                                          struct rl_coord_msg *msg, bool *send);
+bool rl_coord_alone_tick(void *node, uint32_t key, uint64_t t_ns, struct rl_coord_msg *msg);
+void rl_coord_alone_reply(void *node, const struct rl_coord_msg *msg, uint64_t t_ns);
+
 /* Splits L over N nodes: node i's share, the remainder to the first ones,
  * so the shares add up to L exactly. */
 static inline uint64_t rl_coord_share(uint64_t limit, uint32_t nodes, uint32_t node)

@@ -97,3 +97,59 @@ void rl_coord_window_store_free(void *store)
     free(s->keys);
     free(s);
 }
+
+struct alone_node {
+    uint64_t limit;
+    uint32_t keys;
+    struct rl_coord_window *windows; /* one per key */
+};
+
+void *rl_coord_alone_node_new(const struct rl_coord_params *p, uint64_t limit)
+{
+    struct alone_node *s = malloc(sizeof *s);
+    if (s == NULL)
+        return NULL;
+    s->limit = limit;
+    s->keys = p->keys;
+    s->windows = malloc(p->keys * sizeof *s->windows);
+    if (s->windows == NULL) {
+        free(s);
+        return NULL;
+    }
+    for (uint32_t k = 0; k < p->keys; k++)
+        rl_coord_window_init(&s->windows[k], p->interval_ns);
+    return s;
+}
+
+void rl_coord_alone_node_free(void *node)
+{
+    struct alone_node *s = node;
+    for (uint32_t k = 0; k < s->keys; k++)
+        rl_coord_window_free(&s->windows[k]);
+    free(s->windows);
+    free(s);
+}
+
+enum rl_coord_step rl_coord_alone_attempt(void *node, uint32_t key, uint32_t n, uint64_t t_ns,
+                                          struct rl_coord_msg *msg, bool *send)
+{
+    (void)msg;
+    struct alone_node *s = node;
+    struct rl_coord_window *w = &s->windows[key];
+    *send = false;
+    rl_coord_window_expire(w, t_ns);
+    return w->sum + n <= s->limit && rl_coord_window_add(w, t_ns, n) != UINT64_MAX
+               ? RL_COORD_ADMIT
+               : RL_COORD_REJECT;
+}
+
+bool rl_coord_alone_tick(void *node, uint32_t key, uint64_t t_ns, struct rl_coord_msg *msg)
+{
+    (void)node, (void)key, (void)t_ns, (void)msg;
+    return false;
+}
+
+void rl_coord_alone_reply(void *node, const struct rl_coord_msg *msg, uint64_t t_ns)
+{
+    (void)node, (void)msg, (void)t_ns;
+}

@@ -6,12 +6,6 @@
 
 #include <stdlib.h>
 
-struct local_node {
-    uint64_t limit;
-    uint32_t keys;
-    struct rl_coord_window *windows; /* one per key */
-};
-
 static int local_parse(const char *text, struct rl_coord_params *p, char *err, size_t err_len)
 {
     (void)p;
@@ -30,55 +24,11 @@ static uint64_t local_span(const struct rl_coord_params *p)
     return 0;
 }
 
+/* Its node decides alone against the whole of L. */
 static void *local_node_new(const struct rl_coord_params *p, uint32_t node)
 {
     (void)node;
-    struct local_node *s = malloc(sizeof *s);
-    if (s == NULL)
-        return NULL;
-    s->limit = p->limit;
-    s->keys = p->keys;
-    s->windows = malloc(p->keys * sizeof *s->windows);
-    if (s->windows == NULL) {
-        free(s);
-        return NULL;
-    }
-    for (uint32_t k = 0; k < p->keys; k++)
-        rl_coord_window_init(&s->windows[k], p->interval_ns);
-    return s;
-}
-
-static void local_node_free(void *node)
-{
-    struct local_node *s = node;
-    for (uint32_t k = 0; k < s->keys; k++)
-        rl_coord_window_free(&s->windows[k]);
-    free(s->windows);
-    free(s);
-}
-
-static enum rl_coord_step local_attempt(void *node, uint32_t key, uint32_t n, uint64_t t_ns,
-                                        struct rl_coord_msg *msg, bool *send)
-{
-    (void)msg;
-    struct local_node *s = node;
-    struct rl_coord_window *w = &s->windows[key];
-    *send = false;
-    rl_coord_window_expire(w, t_ns);
-    return w->sum + n <= s->limit && rl_coord_window_add(w, t_ns, n) != UINT64_MAX
-               ? RL_COORD_ADMIT
-               : RL_COORD_REJECT;
-}
-
-static bool local_tick(void *node, uint32_t key, uint64_t t_ns, struct rl_coord_msg *msg)
-{
-    (void)node, (void)key, (void)t_ns, (void)msg;
-    return false;
-}
-
-static void local_reply(void *node, const struct rl_coord_msg *msg, uint64_t t_ns)
-{
-    (void)node, (void)msg, (void)t_ns;
+    return rl_coord_alone_node_new(p, p->limit);
 }
 
 const struct rl_coord rl_coord_local = {
@@ -89,8 +39,8 @@ const struct rl_coord rl_coord_local = {
     .bound_of = local_bound,
     .bound_span = local_span,
     .node_new = local_node_new,
-    .node_free = local_node_free,
-    .attempt = local_attempt,
-    .tick = local_tick,
-    .reply = local_reply,
+    .node_free = rl_coord_alone_node_free,
+    .attempt = rl_coord_alone_attempt,
+    .tick = rl_coord_alone_tick,
+    .reply = rl_coord_alone_reply,
 };
