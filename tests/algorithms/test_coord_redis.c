@@ -12,6 +12,7 @@
 #include "tests/support/redis_fixture.h"
 #include "tests/support/test_util.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -85,6 +86,51 @@ static void test_time_monotone_per_key(void)
     m = (struct rl_coord_msg){.op = RL_COORD_SYNC, .key = 0};
     CU_ASSERT_EQUAL(rl_coord_redis_serve(r, &m, t + 100 * MS), 0);
     EXPECT_EQ(m.answer, 0); /* both reports, stamped at t, left the window at t + I */
+    rl_coord_redis_close(r);
+}
+
+struct racer {
+    struct rl_coord_redis *r;
+    unsigned admits, errors;
+};
+
+static void *decide_100(void *arg)
+{
+    struct racer *w = arg;
+    for (int i = 0; i < 100; i++) {
+        struct rl_coord_msg m = {.op = RL_COORD_DECIDE, .node = (uint32_t)i % 4, .value = 1};
+        if (rl_coord_redis_serve(w->r, &m, 1764000000000000000ull + (uint64_t)i) != 0)
+            w->errors++;
+        else
+            w->admits += (unsigned)m.answer;
+    }
+    return NULL;
+}
+
+/* Four threads on one handle, each on its own connection, deciding on one
+ * key within one window: L admits in all, every call counted. */
+static void test_threads_share_one_handle(void)
+{
+    const struct rl_coord *coord;
+    struct rl_coord_params p = rl_test_coord_params("central", &coord);
+    char prefix[64], err[320] = "";
+    rl_test_coord_prefix(prefix, sizeof prefix);
+    struct rl_coord_redis *r =
+        rl_coord_redis_open(coord, &p, rl_test_redis_address(), prefix, err, sizeof err);
+    EXPECT_FATAL(r != NULL, "%s", err);
+    struct racer w[4] = {{.r = r}, {.r = r}, {.r = r}, {.r = r}};
+    pthread_t threads[4];
+    for (int i = 0; i < 4; i++)
+        CU_ASSERT_EQUAL_FATAL(pthread_create(&threads[i], NULL, decide_100, &w[i]), 0);
+    unsigned admits = 0, errors = 0;
+    for (int i = 0; i < 4; i++) {
+        pthread_join(threads[i], NULL);
+        admits += w[i].admits;
+        errors += w[i].errors;
+    }
+    EXPECT_EQ(errors, 0);
+    EXPECT_EQ(admits, p.limit);
+    EXPECT_EQ(rl_coord_redis_calls(r), 400);
     rl_coord_redis_close(r);
 }
 
@@ -167,5 +213,6 @@ static void test_open_refuses_and_storeless(void)
 RL_TEST_SUITE("coord_redis", {"every store answers as C", test_every_store_answers_as_c},
               {"keys expire", test_keys_expire},
               {"time monotone per key", test_time_monotone_per_key},
+              {"threads share one handle", test_threads_share_one_handle},
               {"dead server is an error", test_dead_server_is_an_error},
               {"open refuses, storeless strategies", test_open_refuses_and_storeless})
