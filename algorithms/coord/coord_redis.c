@@ -15,7 +15,9 @@
 extern const char rl_lua_coord_window[], rl_lua_coord_gtb[], rl_lua_coord_drl[];
 
 /* How each strategy's serve is done on Redis: the script, and for the
- * window store the op its serve performs (window.lua's op numbers). */
+ * window store the op its serve performs (window.lua's op numbers), as
+ * the C serves read a message: central decides whatever the op, lease
+ * gives back on RETURN and takes otherwise, report syncs. */
 enum store_kind { STORE_WINDOW, STORE_GTB, STORE_DRL };
 enum window_op { WINDOW_DECIDE = 0, WINDOW_TAKE = 1, WINDOW_RETURN = 2, WINDOW_SYNC = 3 };
 
@@ -23,10 +25,14 @@ static const struct store_of {
     const char *coord; /* the strategy's name */
     enum store_kind kind;
     const char *script; /* its file in algorithms/coord/lua/, without .lua */
+    enum window_op op;  /* STORE_WINDOW: the op (lease's TAKE, RETURN when the message says) */
 } stores[] = {
-    {"central", STORE_WINDOW, "window"}, {"lease", STORE_WINDOW, "window"},
-    {"report", STORE_WINDOW, "window"},  {"gtb", STORE_GTB, "gtb"},
-    {"grd", STORE_DRL, "drl"},           {"fps", STORE_DRL, "drl"},
+    {"central", STORE_WINDOW, "window", WINDOW_DECIDE},
+    {"lease", STORE_WINDOW, "window", WINDOW_TAKE},
+    {"report", STORE_WINDOW, "window", WINDOW_SYNC},
+    {"gtb", STORE_GTB, "gtb", 0},
+    {"grd", STORE_DRL, "drl", 0},
+    {"fps", STORE_DRL, "drl", 0},
 };
 
 struct rl_coord_redis {
@@ -152,14 +158,10 @@ int rl_coord_redis_serve(struct rl_coord_redis *s, struct rl_coord_msg *m, uint6
     int64_t value = (int64_t)m->value;
     int64_t numbers[7];
     size_t count = 0;
-    enum window_op op = WINDOW_SYNC;
+    enum window_op op = s->store->op;
     if (s->store->kind == STORE_WINDOW) {
-        /* as the C serves read a message: central decides whatever the op,
-         * lease gives back on RETURN and takes otherwise, report syncs */
-        if (strcmp(s->coord->name, "central") == 0)
-            op = WINDOW_DECIDE;
-        else if (strcmp(s->coord->name, "lease") == 0)
-            op = m->op == RL_COORD_RETURN ? WINDOW_RETURN : WINDOW_TAKE;
+        if (op == WINDOW_TAKE && m->op == RL_COORD_RETURN)
+            op = WINDOW_RETURN;
         int64_t ref = m->ref <= RL_LUA_INT_MAX ? (int64_t)m->ref : -1; /* no id is that large */
         int64_t w[] = {op, sec, ns, value, ref, (int64_t)s->p.limit, (int64_t)s->p.interval_ns};
         memcpy(numbers, w, sizeof w);
