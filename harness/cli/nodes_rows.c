@@ -197,12 +197,11 @@ void rl_nodes_print_table(const struct rl_nodes_row *rows, size_t count)
     }
     for (size_t i = 0; i < count && rows[0].run.death_count; i++) {
         const struct rl_nodes_row *r = &rows[i];
-        char dies[RL_NODES_MAX_DEATHS * 32], freed[RL_DURATION_BUF_LEN];
-        printf("%s%-8s dies %s: stranded %llu tokens, freed after %s; admitted/L %.2f in the "
+        char dies[RL_NODES_MAX_DEATHS * 32];
+        printf("%s%-8s dies %s: stranded %llu tokens, freed after %.0f ms; admitted/L %.2f in the "
                "I after the death, %.2f in the next\n",
                i ? "" : "\n", r->run.coord->name, rl_node_deaths_text(&r->run, dies, sizeof dies),
-               (unsigned long long)r->out.stranded,
-               rl_format_duration_ns(r->out.freed_ns, freed, sizeof freed),
+               (unsigned long long)r->out.stranded, (double)r->out.freed_ns / 1e6,
                r->out.death_window_ratio, r->out.next_window_ratio);
     }
     printf("\nmax/L: the most admitted in any sliding window, all nodes; bound/L: the\n"
