@@ -29,13 +29,14 @@ int rl_cli_bench_nodes(const struct rl_cli_output *output)
     uint64_t decisions = 0;
     for (size_t i = 0; i < count; i++) {
         rl_cli_progress("bench nodes: %zu/%zu %s %s N=%u", i + 1, count, items[i].experiment,
-                        items[i].run.coord->name, items[i].run.p.nodes);
+                        items[i].coord, items[i].run.p.nodes);
         double began = rl_nodes_seconds_now();
         if (rl_nodes_suite_run(&items[i], &rows[i].out, err, sizeof err) != 0)
-            rl_cli_run_error(cmd, "%s: %s", items[i].run.coord->name, err);
+            rl_cli_run_error(cmd, "%s: %s", items[i].coord, err);
         rows[i].wall_s = rl_nodes_seconds_now() - began;
         rows[i].ctx = &ctx;
         rows[i].experiment = items[i].experiment;
+        rows[i].coord = items[i].coord;
         rows[i].workload = items[i].workload.name;
         rows[i].run = items[i].run;
         decisions += rows[i].out.attempts;
@@ -62,8 +63,8 @@ int rl_cli_bench_nodes(const struct rl_cli_output *output)
             if (strcmp(rows[i].experiment, "speed") == 0)
                 printf("speed: %s, %u nodes, %llu decisions: %.1f s of wall time, the trace's "
                        "generation included (the issue's goal: under 60 s)\n",
-                       rows[i].run.coord->name, rows[i].run.p.nodes,
-                       (unsigned long long)rows[i].out.attempts, rows[i].wall_s);
+                       rows[i].coord, rows[i].run.p.nodes, (unsigned long long)rows[i].out.attempts,
+                       rows[i].wall_s);
         if (output->out_path)
             printf("wrote %zu rows to %s\n", count, output->out_path);
     }

@@ -77,6 +77,7 @@ struct nodes_plan {
     struct rl_cli_workload workload;
     struct rl_nodes_config run; /* every strategy's network and spread */
     const struct rl_coord *coords[MAX_COORDS];
+    char labels[MAX_COORDS][128]; /* each as --coord spelled it */
     struct rl_coord_params params[MAX_COORDS];
     size_t coord_count;
     uint64_t nodes;
@@ -200,6 +201,7 @@ static void parse_coords(const char *cmd, struct nodes_plan *plan)
         *p = plan->run.p;
         if (rl_coord_parse(item, &plan->coords[plan->coord_count], p, err, sizeof err) != 0)
             rl_cli_usage_error(cmd, "--coord: %s", err);
+        snprintf(plan->labels[plan->coord_count], sizeof plan->labels[0], "%s", item);
         plan->coord_count++;
     }
     if (plan->coord_count == 0)
@@ -296,16 +298,17 @@ int rl_cmd_sim_nodes(int argc, char **argv)
         struct rl_nodes_row *r = &rows[i];
         r->experiment = "sim";
         r->workload = plan.trace_name;
+        r->coord = plan.labels[i];
         r->ctx = &ctx;
         r->run = plan.run;
         r->run.coord = plan.coords[i];
         r->run.p = plan.params[i];
         rl_nodes_prepare(&r->run, plan.trace.key_count);
-        rl_cli_progress("sim: %zu/%zu %s on %u nodes", i + 1, plan.coord_count, r->run.coord->name,
+        rl_cli_progress("sim: %zu/%zu %s on %u nodes", i + 1, plan.coord_count, r->coord,
                         r->run.p.nodes);
         double began = rl_nodes_seconds_now();
         if (rl_nodes_sim_run(&r->run, &plan.trace, &r->out, err, sizeof err) != 0)
-            rl_cli_run_error(cmd, "%s: %s", r->run.coord->name, err);
+            rl_cli_run_error(cmd, "%s: %s", r->coord, err);
         r->wall_s = rl_nodes_seconds_now() - began;
     }
     rl_cli_progress_done();

@@ -97,7 +97,7 @@ static void fill(struct rl_cli_sheet *s, const void *data)
         double limit = (double)r->run.p.limit;
         rl_cli_sheet_text(s, "sim_nodes");
         rl_cli_sheet_text(s, r->experiment);
-        rl_cli_sheet_text(s, r->run.coord->name);
+        rl_cli_sheet_text(s, r->coord);
         rl_cli_sheet_u64(s, r->run.p.nodes);
         rl_cli_sheet_u64(s, r->run.p.sync_ns);
         rl_cli_sheet_u64(s, r->run.rtt_ns);
@@ -176,7 +176,7 @@ void rl_nodes_print_heading(const struct rl_nodes_row *rows, size_t attempts)
 
 void rl_nodes_print_table(const struct rl_nodes_row *rows, size_t count)
 {
-    printf("%-8s %5s %6s %8s %7s %7s %7s %7s %7s %7s %10s %9s\n", "coord", "N", "T", "admit%",
+    printf("%-11s %5s %6s %8s %7s %7s %7s %7s %7s %7s %10s %9s\n", "coord", "N", "T", "admit%",
            "max/L", "bound/L", "held", "node/L", "p99/L", "step/L", "msg/node/s", "calls/dec");
     for (size_t i = 0; i < count; i++) {
         const struct rl_nodes_row *r = &rows[i];
@@ -187,9 +187,8 @@ void rl_nodes_print_table(const struct rl_nodes_row *rows, size_t count)
             snprintf(bound, sizeof bound, "-");
         else
             snprintf(bound, sizeof bound, "%.2f", bound_ratio(r));
-        printf("%-8s %5u %6s %7.1f%% %7.2f %7s %7s %7.2f %7.2f %7.2f %10.1f %9.3f\n",
-               r->run.coord->name, r->run.p.nodes,
-               rl_format_duration_ns(r->run.p.sync_ns, sync, sizeof sync),
+        printf("%-11s %5u %6s %7.1f%% %7.2f %7s %7s %7.2f %7.2f %7.2f %10.1f %9.3f\n", r->coord,
+               r->run.p.nodes, rl_format_duration_ns(r->run.p.sync_ns, sync, sizeof sync),
                o->attempts ? 100.0 * (double)o->admits / (double)o->attempts : 0.0,
                (double)o->global.max_sliding / limit, bound, rl_held_name(o->held),
                (double)o->node_max_sliding / limit, o->window_p99, o->step_max, per_node_second(r),
@@ -198,9 +197,9 @@ void rl_nodes_print_table(const struct rl_nodes_row *rows, size_t count)
     for (size_t i = 0; i < count && rows[0].run.death_count; i++) {
         const struct rl_nodes_row *r = &rows[i];
         char dies[RL_NODES_MAX_DEATHS * 32];
-        printf("%s%-8s dies %s: stranded %llu tokens, freed after %.0f ms; admitted/L %.2f in the "
+        printf("%s%-11s dies %s: stranded %llu tokens, freed after %.0f ms; admitted/L %.2f in the "
                "I after the death, %.2f in the next\n",
-               i ? "" : "\n", r->run.coord->name, rl_node_deaths_text(&r->run, dies, sizeof dies),
+               i ? "" : "\n", r->coord, rl_node_deaths_text(&r->run, dies, sizeof dies),
                (unsigned long long)r->out.stranded, (double)r->out.freed_ns / 1e6,
                r->out.death_window_ratio, r->out.next_window_ratio);
     }

@@ -13,6 +13,7 @@
 struct rl_nodes_row {
     const char *experiment; /* "sim", or the suite's experiment */
     const char *workload;
+    const char *coord; /* as --coord named it, parameters included ("lease:k=250") */
     struct rl_nodes_config run;
     struct rl_nodes_outcome out;
     const struct rl_context *ctx; /* host, CPUs, revision, date: every row's provenance */
