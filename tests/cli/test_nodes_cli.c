@@ -78,7 +78,8 @@ static void test_same_csv_twice(void)
     EXPECT(strcmp(x, y) == 0, "two runs differ:\n%s\n%s", x, y);
 }
 
-/* The row says what the checker found against the strategy's bound. */
+/* The row says what the checker found against the strategy's bound, and
+ * where and from which revision it was measured. */
 static void test_row_judged(void)
 {
     static struct rl_cli_outcome o;
@@ -92,6 +93,12 @@ static void test_row_judged(void)
            "central held %s", held);
     EXPECT_EQ(rl_cli_csv_number(o.out, central, "bound"), 100);
     EXPECT(rl_cli_csv_number(o.out, split, "max_sliding") <= 100, "split over L");
+    /* provenance, as every reference CSV has (tests/provenance.sh reads them) */
+    char value[64];
+    static const char *const provenance[] = {"host", "git_rev", "date", "cpus"};
+    for (size_t i = 0; i < sizeof provenance / sizeof provenance[0]; i++)
+        EXPECT(rl_cli_csv_field(o.out, central, provenance[i], value, sizeof value)[0] != '\0',
+               "no %s in the row", provenance[i]);
 }
 
 /* A death is in the row: which node when, and what it cost. */
