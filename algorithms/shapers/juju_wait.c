@@ -5,8 +5,11 @@
  *
  * Promise: approx, as guava_bursty: Take never refuses a count, so one
  * request above B goes into debt and is released whole, past any window
- * bound; with n ≤ B the releases stay within B + L·u/I (tokens arrive a
- * quantum at a tick, at most B stored).
+ * bound. With n ≤ B a span u releases at most B + L/g + L·u/I, not the
+ * curve B + L·u/I: a quantum of L/g tokens arrives whole at each tick, so
+ * a release just before a tick and the quantum at it go almost together
+ * (check --promise shape, L = 3 per s, B = 3, a poisson load at 2L: 61
+ * releases over the curve, held = no; with quantum 1, L = 10 per s: none).
  *
  * State, under a mutex as the Bucket's sync.Mutex: availableTokens (signed:
  * negative while takers wait) as of latestTick, a tick being fillInterval
