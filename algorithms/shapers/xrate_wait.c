@@ -37,8 +37,8 @@
  * back twice, as the peer does (the harness refuses a second cancel).
  *
  * The issues this relates to: golang/go #52584 (a reservation that failed
- * changed the limiter's state, golang/time PR #22): 0.3.0 writes nothing
- * when OK() is false, as here. golang/go #56924 ("CancelAt returns less
+ * changed the limiter's state; golang/time PR #22): 0.3.0's reserveN
+ * writes nothing when OK() is false, as here. golang/go #56924 ("CancelAt returns less
  * than expected tokens") and #69419 ("wrong number of tokens restored in
  * Reservation.CancelAt") question the restore computed from lastEvent −
  * timeToAct, which 0.3.0 keeps: a reservation made partly from stored
