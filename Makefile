@@ -289,7 +289,9 @@ reference-revision-check:
 	$(Q)sh tests/provenance.sh revisions .
 
 # Conformance against the peers' own code (tests/conformance/README.md):
-# x/time/rate, Guava, Linux ___ratelimit, nginx limit_req. Installs their
+# x/time/rate, Guava, Linux ___ratelimit, nginx limit_req, and the shapers'
+# peers go_wait (x/time/rate ReserveN/WaitN/CancelAt) and juju
+# (juju/ratelimit Take/Wait), release times compared too. Installs their
 # Debian packages itself (not make deps). CONFORMANCE_TRACES a peer
 # (default 40), CONFORMANCE_SEED (default 1), PEERS to pick some. Fails
 # unless every peer named compares at least the traces and attempts
@@ -297,7 +299,7 @@ reference-revision-check:
 # mismatch and its excused mismatches under the cap there.
 CONFORMANCE_TRACES ?= 40
 CONFORMANCE_SEED   ?= 1
-PEERS              ?= go guava linux nginx
+PEERS              ?= go guava linux nginx go_wait juju
 conformance: $(RATELAB)
 	sh tests/conformance/run.sh $(RATELAB) results/conformance.csv $(CONFORMANCE_TRACES) \
 	    $(CONFORMANCE_SEED) $(PEERS)

@@ -22,7 +22,7 @@ peers_dir=$(cd "${CONFORMANCE_PEERS_DIR:-$here}" && pwd)
 ratelab=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 out_csv=$2 count=$3 seed=$4
 shift 4
-peers=${*:-go guava linux nginx}
+peers=${*:-go guava linux nginx go_wait juju}
 work=${CONFORMANCE_WORK:-build/conformance}
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
@@ -75,15 +75,20 @@ need() {
 }
 
 # ---- one trace through one pair ---------------------------------------------
-# compare A B: "same" when the admitted column of two decision files agrees
-# line by line after a stable sort by time (ratelab's log is stably sorted
-# by its checker); otherwise the number of differing lines.
+# differ A B: the number of lines where two decision files disagree after a
+# stable sort by time (ratelab's log is stably sorted by its checker): the
+# admitted column, and the release_ns column too when both files have one
+# (a shaper's peer and ratelab shaping: the release time must agree).
 sorted_admits() {
-    tail -n +2 "$1" | sort -s -t, -k1,1n | cut -d, -f4
+    awk -F, -v rel="$2" 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "release_ns") r = i; next}
+        {print $1 "," $4 (rel ? "," $r : "")}' "$1" | sort -s -t, -k1,1n | cut -d, -f2-
 }
+has_release() { head -n 1 "$1" | tr ',' '\n' | grep -qx release_ns; }
 differ() {
-    sorted_admits "$1" >"$work/a.tmp"
-    sorted_admits "$2" >"$work/b.tmp"
+    rel=""
+    has_release "$1" && has_release "$2" && rel=1
+    sorted_admits "$1" "$rel" >"$work/a.tmp"
+    sorted_admits "$2" "$rel" >"$work/b.tmp"
     if [ "$(wc -l <"$work/a.tmp")" -ne "$(wc -l <"$work/b.tmp")" ]; then
         echo 999999999
         return
@@ -137,8 +142,13 @@ for peer in $peers; do
                 fail "$peer $name: driver failed ($rc): $(head -n 1 "$d/real.err")"
                 continue
             fi
-            # The trace as the peer saw it (its own times, when it has them).
+            # The trace as the peer saw it (its own times, when it has them),
+            # with the trace's per-attempt max wait when it has one (shapers).
             cut -d, -f1-3 "$d/real.csv" >"$d/trace.csv"
+            if head -n 1 "$trace" | grep -q ',max_wait_ns$'; then
+                cut -d, -f4 "$trace" | paste -d, "$d/trace.csv" - >"$d/trace.tmp"
+                mv "$d/trace.tmp" "$d/trace.csv"
+            fi
             burst="--burst $B" # B = 0: the algorithm's default (nginx's burst 0)
             [ "$B" -eq 0 ] && burst=""
             # shellcheck disable=SC2086

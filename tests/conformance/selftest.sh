@@ -28,7 +28,9 @@ out=$2 n=${FAKE_TRACES:-$3}
 mkdir -p "$out"
 i=1
 while [ "$i" -le "$n" ]; do
-    awk 'BEGIN {print "t_ns,key,n"; for (j = 0; j < 60; j++) printf "%d,k,1\n", j * 50000}' \
+    # FAKE_SHAPE=1: a shaper's trace, each attempt's max wait in a 4th column
+    awk -v shape="${FAKE_SHAPE:-0}" 'BEGIN {print "t_ns,key,n" (shape ? ",max_wait_ns" : "")
+        for (j = 0; j < 60; j++) printf "%d,k,1%s\n", j * 50000, shape ? "," (j % 3 ? j * 2000 : "") : ""}' \
         >"$out/t00$i.csv"
     echo "10 1000000 10 sorted" >"$out/t00$i.cfg"
     i=$((i + 1))
@@ -42,18 +44,26 @@ cat >"$peer/build.sh" <<'BUILD'
 #   excused   real and port-rounded flip every 5th decision (20 %), port-exact
 #             decides as ratelab: mismatches the ports bracket
 #   semantic  real flips every 5th decision, the ports decide as ratelab
+#   late      (a shaper's trace) real releases every 5th admit 1 ns late
+# A trace with max_wait_ns is a shaper's: gcra_spacer decides, and the
+# driver writes release_ns as a shaper's peer does.
 cat >"$1/driver" <<'DRIVER'
 #!/bin/sh
 set -eu
 mode=$2 limit=$4 interval=$6 burst=$8 trace=$9
 if [ "${FAKE_DRIVER:-ok}" = skip ]; then echo "skipped: fake" >&2; exit 3; fi
+algo=tb_mutex shape=0
+head -n 1 "$trace" | grep -q max_wait_ns && algo=gcra_spacer shape=1
 tmp=$(mktemp)
-"$FAKE_RATELAB" sim --algo tb_mutex --trace "$trace" --unsorted --limit "$limit" \
+"$FAKE_RATELAB" sim --algo $algo --trace "$trace" --unsorted --limit "$limit" \
     --interval "${interval}ns" --burst "$burst" --decisions "$tmp" --format csv >/dev/null
-flip=0
-case "${FAKE_DRIVER:-ok}:$mode" in excused:real | excused:port-rounded | semantic:real) flip=1 ;; esac
-awk -F, -v OFS=, -v flip="$flip" 'NR == 1 {print "t_ns,key,n,admitted"; next}
-    {if (flip && NR % 5 == 0) $4 = 1 - $4; print $1, $2, $3, $4}' "$tmp"
+flip=0 late=0
+case "${FAKE_DRIVER:-ok}:$mode" in excused:real | excused:port-rounded | semantic:real) flip=1 ;; late:real) late=1 ;; esac
+awk -F, -v OFS=, -v flip="$flip" -v late="$late" -v shape="$shape" '
+    NR == 1 {print "t_ns,key,n,admitted" (shape ? ",release_ns" : ""); next}
+    {if (flip && NR % 5 == 0) $4 = 1 - $4
+     if (late && NR % 5 == 0 && $4 == 1) $6 += 1
+     if (shape) print $1, $2, $3, $4, $6; else print $1, $2, $3, $4}' "$tmp"
 rm -f "$tmp"
 DRIVER
 chmod +x "$1/driver"
@@ -93,6 +103,11 @@ echo "fake 40 40 9000 25" >"$work/peers/caps.txt"
 expect no-row-says-so 0 "caps.txt has no row for 2 traces: at least 1 trace, 1 attempt a trace, excused ≤ 25 %" FAKE_DRIVER=excused
 echo "fake 40 40 9000 5" >"$work/peers/caps.txt"
 expect no-row-loosest-cap-fails 1 "above the cap of 5 %" FAKE_DRIVER=excused
+# A shaper's peer: its release times are compared as its decisions are.
+echo "fake 2 2 100 10" >"$work/peers/caps.txt"
+echo "gcra_spacer" >"$peer/pairs.txt"
+expect shaper-agreeing-passes 0 "passed, every peer compared: fake/gcra_spacer 2 traces 120 attempts" FAKE_SHAPE=1
+expect shaper-late-release-fails 1 "semantic mismatches" FAKE_SHAPE=1 FAKE_DRIVER=late
 rm -rf "$work/peers" "$work/run"
 [ "$failures" -eq 0 ] || { echo "conformance-selftest: $failures cases failed"; exit 1; }
 echo "conformance-selftest: every case as expected"
