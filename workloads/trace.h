@@ -25,6 +25,14 @@
 #define RL_TRACE_CSV_HEADER_WAIT   "t_ns,key,n,max_wait_ns"
 #define RL_TRACE_MAX_WAIT_LIMIT_NS (86400ull * 1000000000ull)
 #define RL_TRACE_WAIT_DEFAULT      UINT64_MAX /* the line left max_wait_ns empty */
+/* And each reservation's cancellation: header
+ * `t_ns,key,n,max_wait_ns,cancel_ns`, the fifth field empty (not
+ * cancelled) or the trace time, ns, at which the caller gives its
+ * reservation up (x/time/rate's CancelAt), never before the attempt. A run
+ * refuses the cancellation of a reject or of a reservation already
+ * released by then (sim, exactly; replay counts what came too late). */
+#define RL_TRACE_CSV_HEADER_CANCEL "t_ns,key,n,max_wait_ns,cancel_ns"
+#define RL_TRACE_NO_CANCEL         UINT64_MAX /* the line left cancel_ns empty */
 
 struct rl_attempt {
     uint64_t t_ns; /* since the trace's t = 0 */
@@ -41,6 +49,9 @@ struct rl_trace {
      * attempt's max wait or RL_TRACE_WAIT_DEFAULT; owned. Beside the
      * attempts, so a plain trace's attempts stay 16 bytes. */
     uint64_t *max_wait_ns;
+    /* NULL unless read with cancel_ns (then max_wait_ns is set too): len
+     * entries, each the attempt's cancel time or RL_TRACE_NO_CANCEL; owned. */
+    uint64_t *cancel_ns;
 };
 
 /* Makes room for at least cap attempts in total, so a caller that knows the

@@ -42,8 +42,9 @@ static int check_into(struct rl_event_log *log, const struct rl_config *cfg, str
 }
 
 /* A shaped log as the checker judges it: each admit at its release (what
- * the limit applies to once the caller has waited), rejects at arrival;
- * the log itself keeps arrivals. NULL on ENOMEM. */
+ * the limit applies to once the caller has waited), rejects at arrival,
+ * a reservation cancelled before its release as a reject (nothing went);
+ * the log itself keeps arrivals (rl_check sorts the copy). -1 on ENOMEM. */
 static int released_copy(const struct rl_event_log *log, struct rl_event_log *out, char *err,
                          size_t err_len)
 {
@@ -60,8 +61,29 @@ static int released_copy(const struct rl_event_log *log, struct rl_event_log *ou
         out->events[i] = log->events[i];
         if (log->release_ns[i] != RL_NO_RELEASE)
             out->events[i].t_ns = log->release_ns[i];
+        if (log->cancel_ns && log->cancel_ns[i] != RL_NO_RELEASE)
+            out->events[i].admitted = 0;
     }
     return 0;
+}
+
+/* check_into on the log, or on its released copy when it shaped. */
+static int check_shaped_or_not(struct rl_event_log *log, const struct rl_config *cfg,
+                               struct rl_result *r, char *err, size_t err_len)
+{
+    if (log->release_ns == NULL)
+        return check_into(log, cfg, r, err, err_len);
+    struct rl_event_log released;
+    int rc = released_copy(log, &released, err, err_len);
+    if (rc == 0) {
+        released.key_names = log->key_names; /* borrowed for the worst key's name */
+        released.uncertainty_ns = log->uncertainty_ns;
+        released.dropped = log->dropped;
+        rc = check_into(&released, cfg, r, err, err_len);
+        released.key_names = NULL;
+        rl_event_log_free(&released);
+    }
+    return rc;
 }
 
 int rl_measure_sim(const struct rl_algo *algo, const struct rl_config *cfg,
@@ -71,8 +93,9 @@ int rl_measure_sim(const struct rl_algo *algo, const struct rl_config *cfg,
 {
     struct rl_event_log log;
     struct rl_sim_outcome sim;
-    if (rl_sim_run_keyed(algo, cfg, options, trace, &log, &sim, err, err_len) != 0)
-        return -1;
+    int ran = rl_sim_run_keyed(algo, cfg, options, trace, &log, &sim, err, err_len);
+    if (ran != 0)
+        return ran;
     memset(r, 0, sizeof *r);
     r->algo = algo;
     r->mode = "sim";
@@ -95,19 +118,7 @@ int rl_measure_sim(const struct rl_algo *algo, const struct rl_config *cfg,
     r->ns_per_op = r->mops = r->ratio_faa = r->ratio_noop = NAN; /* sim: accuracy, not speed */
     r->bytes_per_key = NAN;
     r->clock_reads_per_op = sim.attempts ? (double)sim.clock_reads / (double)sim.attempts : NAN;
-    int rc;
-    if (log.release_ns) {
-        struct rl_event_log released;
-        rc = released_copy(&log, &released, err, err_len);
-        if (rc == 0) {
-            released.key_names = log.key_names; /* borrowed for the worst key's name */
-            rc = check_into(&released, cfg, r, err, err_len);
-            released.key_names = NULL;
-            rl_event_log_free(&released);
-        }
-    } else {
-        rc = check_into(&log, cfg, r, err, err_len);
-    }
+    int rc = check_shaped_or_not(&log, cfg, r, err, err_len);
     if (log_out)
         *log_out = log;
     else
