@@ -308,8 +308,8 @@ static int parse_body_wait(const char *path, const char *p, const char *end, boo
     char *w = stripped;
     size_t line_no = 2, count = 0;
     int rc = 0;
-    const char *expected = with_cancel ? "5 (t_ns,key,n,max_wait_ns,cancel_ns)"
-                                       : "4 (t_ns,key,n,max_wait_ns)";
+    const char *expected =
+        with_cancel ? "5 (t_ns,key,n,max_wait_ns,cancel_ns)" : "4 (t_ns,key,n,max_wait_ns)";
     while (p < end && rc == 0) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         const char *next = nl ? nl + 1 : end;
@@ -337,7 +337,8 @@ static int parse_body_wait(const char *path, const char *p, const char *end, boo
             rl_set_err(err, err_len,
                        "%s:%zu: max wait '%s' is not ns from 0 to a day (%llu), nor empty "
                        "(the run's --max-wait)",
-                       path, line_no, rl_quote_field(q, sizeof q, wait_at, (size_t)(wait_end - wait_at)),
+                       path, line_no,
+                       rl_quote_field(q, sizeof q, wait_at, (size_t)(wait_end - wait_at)),
                        (unsigned long long)RL_TRACE_MAX_WAIT_LIMIT_NS);
             rc = -1;
             break;

@@ -268,7 +268,8 @@ static u128 recomputed_tat(const struct judge *j, const struct rl_shaped_event *
     return tat;
 }
 
-/* A key's cancellations by time, then position (as sim makes them). */static int by_cancel(const void *a, const void *b)
+/* A key's cancellations by time, then position (as sim makes them). */ static int
+by_cancel(const void *a, const void *b)
 {
     const struct ordered *x = a, *y = b;
     if (x->at != y->at)

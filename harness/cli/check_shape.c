@@ -18,8 +18,14 @@ struct shape_metric {
     size_t offset;
 };
 
-#define U64_METRIC(field)  {#field, U64, offsetof(struct rl_shape_result, field)}
-#define REAL_METRIC(field) {#field, REAL, offsetof(struct rl_shape_result, field)}
+#define U64_METRIC(field)                                                                          \
+    {                                                                                              \
+#field, U64, offsetof(struct rl_shape_result, field)                                       \
+    }
+#define REAL_METRIC(field)                                                                         \
+    {                                                                                              \
+#field, REAL, offsetof(struct rl_shape_result, field)                                      \
+    }
 
 static const struct shape_metric metrics[] = {
     U64_METRIC(attempts),
@@ -94,8 +100,7 @@ static void print_table(const struct rl_check_shape_request *req, const struct r
         if (i >= METRICS - 3 && r->cancellations == 0)
             break; /* the cancellation lines only where there were some */
         if (metrics[i].kind == U64)
-            printf("%-20s %14llu\n", metrics[i].name,
-                   (unsigned long long)u64_of(r, &metrics[i]));
+            printf("%-20s %14llu\n", metrics[i].name, (unsigned long long)u64_of(r, &metrics[i]));
         else
             printf("%-20s %14.3f\n", metrics[i].name, real_of(r, &metrics[i]));
     }

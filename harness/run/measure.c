@@ -19,6 +19,17 @@ static void set_load(struct rl_result *r, bool has_load, const struct rl_load *l
     r->runnable = has_load ? load->runnable : 0;
 }
 
+/* A shaper's real-clock run: its timer overshoot (NULL: none). */
+static void set_overshoot(struct rl_result *r, const struct rl_histogram *overshoot)
+{
+    r->has_overshoot = overshoot != NULL;
+    if (overshoot == NULL)
+        return;
+    r->overshoot_p50_ns = rl_histogram_percentile(overshoot, 50);
+    r->overshoot_p99_ns = rl_histogram_percentile(overshoot, 99);
+    r->overshoot_max_ns = overshoot->total ? overshoot->max : 0;
+}
+
 /* Checks log against cfg and copies the metrics and worst key into r. */
 static int check_into(struct rl_event_log *log, const struct rl_config *cfg, struct rl_result *r,
                       char *err, size_t err_len)
@@ -159,19 +170,21 @@ int rl_measure_stress(const struct rl_stress_params *p, unsigned rep, struct rl_
     r->bytes_per_key = p->keys > 1 && run.bytes_per_key > 0 ? run.bytes_per_key : NAN;
     r->max_in_flight = run.max_in_flight;
     r->hold_ns = p->hold_ns;
+    set_overshoot(r, run.shaped ? &run.overshoot : NULL);
     if (run.interrupted) {
-        rl_event_log_free(&run.log);
+        rl_stress_outcome_free(&run);
         snprintf(err, err_len, "interrupted");
         return -1;
     }
     int rc = 0;
     if (p->record) {
-        rc = check_into(&run.log, &p->cfg, r, err, err_len);
-        if (rc == 0 && log) /* the caller frees it now */
+        rc = check_shaped_or_not(&run.log, &p->cfg, r, err, err_len);
+        if (rc == 0 && log) { /* the caller frees it now */
             *log = run.log;
-        else
-            rl_event_log_free(&run.log);
+            memset(&run.log, 0, sizeof run.log);
+        }
     }
+    rl_stress_outcome_free(&run);
     return rc;
 }
 

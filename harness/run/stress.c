@@ -5,6 +5,7 @@
 
 #include "run_clock.h"
 #include "harness/sys/clock.h"
+#include "harness/sys/clock_sleep.h"
 #include "harness/sys/interrupt.h"
 #include "harness/sys/rss.h"
 #include "harness/sys/stamp.h"
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -39,6 +41,8 @@ struct stress_shared {
     uint64_t epoch_ns;
     bool record;
     bool error_admits;
+    bool shapes;          /* the algorithm is a shaper: run_shaped */
+    uint64_t max_wait_ns; /* each shape call's */
 };
 
 /* Each worker's counters and buffer sit on their own cache lines. */
@@ -52,10 +56,12 @@ struct worker {
     uint64_t errors;
     uint64_t start_ns, end_ns;
     struct rl_event *events;
+    uint64_t *release_ns, *woke_ns; /* a shaper's recorded run: beside events */
     size_t len, cap;
     uint64_t dropped, max_gap_ns;
     uint64_t max_in_flight;
-    struct rl_rng rng; /* draws this thread's keys */
+    struct rl_rng rng;             /* draws this thread's keys */
+    struct rl_histogram overshoot; /* a shaper's run: woke − release */
 };
 
 /* One attempt on the limiter, or on the drawn key's limiter; an error is
@@ -219,6 +225,63 @@ static void run_recorded(struct worker *w)
     }
 }
 
+/* A shaper's loop: shape, sleep until the release on the run's clock,
+ * stamp the wake-up, go again. The arrival is the stamp before the call
+ * (every clock read of the call is later, so the release is never before
+ * it), the gap the call alone; the release is the shaper's promise and
+ * woke − release the timer's overshoot, kept apart. A recorded run logs
+ * every attempt (rejects too), so the log is complete. */
+static void run_shaped(struct worker *w)
+{
+    struct stress_shared *sh = w->shared;
+    struct rl_stamp_clock *stamp = &w->stamp;
+    /* sleeps end within 1 µs of their time rather than the default 50 µs
+     * (as replay's): the overshoot left is the timer's and the scheduler's */
+    prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
+    while (!atomic_load_explicit(&sh->stop, memory_order_relaxed)) {
+        uint32_t key = 0;
+        if (sh->keyed)
+            key = rl_key_sampler_draw(&sh->sampler, &w->rng);
+        uint64_t arrival = rl_stamp_now(stamp);
+        struct rl_reservation reservation = {.release_ns = arrival};
+        enum rl_decision d =
+            sh->keyed ? rl_keyed_shape(sh->keyed, &w->clock, key, 1, sh->max_wait_ns, &reservation)
+                      : sh->algo->shape(sh->state, &w->clock, 0, 1, sh->max_wait_ns, &reservation);
+        uint64_t decided = rl_stamp_now(stamp);
+        if (__builtin_expect(d == RL_ERROR, 0)) {
+            w->errors++;
+            d = sh->error_admits ? RL_ADMIT : RL_REJECT;
+            reservation.release_ns = arrival; /* a fail-open admit goes at once */
+        }
+        w->decisions[d]++;
+        uint64_t woke = RL_NO_RELEASE;
+        if (d == RL_ADMIT) {
+            rl_clock_sleep_until(&w->clock, reservation.release_ns);
+            woke = rl_stamp_now(stamp);
+            rl_histogram_record(&w->overshoot,
+                                woke > reservation.release_ns ? woke - reservation.release_ns : 0);
+        }
+        if (!sh->record)
+            continue;
+        if (w->len == w->cap) {
+            w->dropped++;
+            continue;
+        }
+        uint64_t gap = decided - arrival;
+        if (gap > w->max_gap_ns)
+            w->max_gap_ns = gap;
+        size_t i = w->len++;
+        w->events[i] = (struct rl_event){.t_ns = arrival - sh->epoch_ns,
+                                         .key = key,
+                                         .n = 1,
+                                         .thread = (uint16_t)w->index,
+                                         .admitted = d == RL_ADMIT,
+                                         .gap_ns = gap < UINT32_MAX ? (uint32_t)gap : UINT32_MAX};
+        w->release_ns[i] = d == RL_ADMIT ? reservation.release_ns - sh->epoch_ns : RL_NO_RELEASE;
+        w->woke_ns[i] = d == RL_ADMIT ? woke - sh->epoch_ns : RL_NO_RELEASE;
+    }
+}
+
 static void *worker_main(void *arg)
 {
     struct worker *w = arg;
@@ -237,7 +300,9 @@ static void *worker_main(void *arg)
         if (sh->oversubscribed)
             sched_yield();
     w->start_ns = rl_monotonic_ns();
-    if (w->shared->record)
+    if (w->shared->shapes)
+        run_shaped(w);
+    else if (w->shared->record)
         run_recorded(w);
     else
         run_plain(w);
@@ -283,8 +348,12 @@ static bool wait_for_duration(uint64_t duration_ns)
 /* The workers and their event buffers (those not yet merged). */
 static void free_workers(struct worker *workers, unsigned threads)
 {
-    for (unsigned i = 0; i < threads; i++)
+    for (unsigned i = 0; i < threads; i++) {
         free(workers[i].events);
+        free(workers[i].release_ns);
+        free(workers[i].woke_ns);
+        rl_histogram_free(&workers[i].overshoot);
+    }
     free(workers);
 }
 
@@ -296,10 +365,23 @@ static int merge_events(struct worker *workers, unsigned threads, uint32_t keys,
         total += workers[i].len;
     memset(log, 0, sizeof *log);
     log->events = malloc((total ? total : 1) * sizeof *log->events);
-    if (log->events == NULL)
+    bool shaped = workers[0].release_ns != NULL;
+    if (shaped) {
+        log->release_ns = malloc((total ? total : 1) * sizeof *log->release_ns);
+        log->woke_ns = malloc((total ? total : 1) * sizeof *log->woke_ns);
+    }
+    if (log->events == NULL || (shaped && (log->release_ns == NULL || log->woke_ns == NULL))) {
+        rl_event_log_free(log);
         return -1;
+    }
     log->cap = total;
     for (unsigned i = 0; i < threads; i++) {
+        if (shaped) {
+            memcpy(log->release_ns + log->len, workers[i].release_ns,
+                   workers[i].len * sizeof *log->release_ns);
+            memcpy(log->woke_ns + log->len, workers[i].woke_ns,
+                   workers[i].len * sizeof *log->woke_ns);
+        }
         memcpy(log->events + log->len, workers[i].events, workers[i].len * sizeof *log->events);
         log->len += workers[i].len;
         log->dropped += workers[i].dropped;
@@ -307,8 +389,15 @@ static int merge_events(struct worker *workers, unsigned threads, uint32_t keys,
             log->uncertainty_ns = workers[i].max_gap_ns;
     }
     log->key_count = keys ? keys : 1;
-    log->complete = false;
-    rl_event_log_sort(log);
+    log->complete = shaped; /* a shaper's run logs its rejects too */
+    if (!shaped) {
+        rl_event_log_sort(log);
+        return 0;
+    }
+    if (rl_event_log_sort_with_columns(log) != 0) {
+        rl_event_log_free(log);
+        return -1;
+    }
     return 0;
 }
 
@@ -379,10 +468,20 @@ static struct worker *make_workers(const struct rl_stress_params *p, struct stre
             rl_clock_set_skew(&w->clock,
                               -(int64_t)p->client_skew_ns +
                                   (int64_t)(2 * p->client_skew_ns * i / (p->threads - 1)));
+        if (shared->shapes && rl_histogram_init(&w->overshoot) != 0) {
+            snprintf(err, err_len, "out of memory for %u threads", p->threads);
+            free_workers(workers, p->threads);
+            return NULL;
+        }
         if (p->record) {
             w->cap = cap;
             w->events = malloc(cap * sizeof *w->events);
-            if (w->events == NULL) {
+            if (shared->shapes) {
+                w->release_ns = malloc(cap * sizeof *w->release_ns);
+                w->woke_ns = malloc(cap * sizeof *w->woke_ns);
+            }
+            if (w->events == NULL ||
+                (shared->shapes && (w->release_ns == NULL || w->woke_ns == NULL))) {
                 snprintf(err, err_len, "out of memory for %zu recorded events a thread", cap);
                 free_workers(workers, p->threads);
                 return NULL;
@@ -449,6 +548,8 @@ static void sum_outcome(const struct rl_stress_params *p, const struct stress_sh
     }
     out->attempts = out->admits + out->rejects;
     out->wall_ns = last_end - first_start;
+    for (unsigned i = 0; shared->shapes && i < p->threads; i++)
+        rl_histogram_merge(&out->overshoot, &workers[i].overshoot);
     out->ns_per_op = out->attempts ? (double)busy_ns / (double)out->attempts : 0;
     out->mops = out->wall_ns ? (double)out->attempts * 1e3 / (double)out->wall_ns : 0;
     if (shared->keyed) {
@@ -473,7 +574,21 @@ int rl_stress_run(const struct rl_stress_params *p, struct rl_stress_outcome *ou
     struct stress_shared shared = {.algo = p->algo,
                                    .record = p->record,
                                    .hold_ns = p->hold_ns,
-                                   .error_admits = p->error_admits};
+                                   .error_admits = p->error_admits,
+                                   .shapes = p->algo->shape != NULL,
+                                   .max_wait_ns = p->max_wait_ns};
+    if (shared.shapes && p->client_skew_ns) {
+        snprintf(err, err_len,
+                 "%s is a shaper: its callers sleep until releases on the run's clock, which "
+                 "a client skew would move (no --client-skew)",
+                 p->algo->name);
+        return -1;
+    }
+    out->shaped = shared.shapes;
+    if (shared.shapes && rl_histogram_init(&out->overshoot) != 0) {
+        snprintf(err, err_len, "out of memory for the overshoot histogram");
+        return -1;
+    }
     atomic_init(&shared.stop, false);
     atomic_init(&shared.go, false);
     atomic_init(&shared.arrived, 0);
@@ -501,5 +616,13 @@ done_workers:
     free_workers(workers, p->threads);
 done_state:
     destroy_limiter(p, &shared);
+    if (rc != 0)
+        rl_stress_outcome_free(out);
     return rc;
+}
+
+void rl_stress_outcome_free(struct rl_stress_outcome *out)
+{
+    rl_event_log_free(&out->log);
+    rl_histogram_free(&out->overshoot);
 }
