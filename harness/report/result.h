@@ -63,6 +63,9 @@ struct rl_result {
      * admits, ns: the harness's timer overshoot, never the limiter's */
     bool has_overshoot;
     uint64_t overshoot_p50_ns, overshoot_p99_ns, overshoot_max_ns;
+    /* replay of a trace with cancel_ns: cancellations that found nothing to
+     * cancel (a reject, or released before the cancel was due); not a column */
+    uint64_t cancels_missed;
 };
 
 /* A promise of rl.h for cfg as the verdict sees it (harness/check/

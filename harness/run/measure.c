@@ -234,12 +234,14 @@ int rl_measure_replay(const struct rl_replay_params *p, const char *workload, ui
     r->svc_p99_ns = rl_histogram_percentile(&run.service, 99);
     if (cdf)
         rl_latency_cdf_from(cdf, &run.latency);
+    set_overshoot(r, run.shaped ? &run.overshoot : NULL);
+    r->cancels_missed = run.cancels_missed;
     int rc = 0;
     if (run.interrupted) {
         snprintf(err, err_len, "interrupted");
         rc = -1;
     } else {
-        rc = check_into(&run.log, &p->cfg, r, err, err_len);
+        rc = check_shaped_or_not(&run.log, &p->cfg, r, err, err_len);
     }
     if (rc == 0 && log) { /* the caller frees it now */
         *log = run.log;
