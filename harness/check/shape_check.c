@@ -94,10 +94,11 @@ static int parse_record(char **fields, int count, const struct columns *c, size_
                             : "a reject with a release_ns (a reject has none)");
         return -1;
     }
-    ev->cancel_ns = RL_SHAPE_NO_CANCEL;
+    ev->cancel_ns = 0;
     const char *cancel_text = c->cancel >= 0 ? fields[c->cancel] : "";
-    if (*cancel_text) {
-        if (!parse_u64(cancel_text, &ev->cancel_ns) || ev->cancel_ns == RL_SHAPE_NO_CANCEL) {
+    ev->cancelled = *cancel_text != '\0';
+    if (ev->cancelled) {
+        if (!parse_u64(cancel_text, &ev->cancel_ns)) {
             rl_set_err(err, err_len, "%s:%zu: cancel_ns must be decimal ns or empty", path, line);
             return -1;
         }
@@ -249,7 +250,7 @@ struct judge {
 
 static bool cancelled(const struct rl_shaped_event *e)
 {
-    return e->cancel_ns != RL_SHAPE_NO_CANCEL;
+    return e->cancelled;
 }
 
 /* The ideal TAT after ev[0, upto) without the reservations cancelled at

@@ -42,12 +42,11 @@
 struct rl_shaped_event {
     uint64_t t_ns;       /* arrival */
     uint64_t release_ns; /* admits only */
-    uint64_t cancel_ns;  /* RL_SHAPE_NO_CANCEL, or when the reservation was given up */
+    uint64_t cancel_ns;  /* cancelled only: when the reservation was given up */
     uint32_t key, n;
     bool admitted;
+    bool cancelled; /* given up before its release (admits only) */
 };
-
-#define RL_SHAPE_NO_CANCEL UINT64_MAX
 
 struct rl_shaped_log {
     struct rl_shaped_event *events;
