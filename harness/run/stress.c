@@ -42,6 +42,7 @@ struct stress_shared {
     bool record;
     bool error_admits;
     bool shapes;          /* the algorithm is a shaper: run_shaped */
+    bool without_sleep;   /* run_shape_decisions: the decision part alone */
     uint64_t max_wait_ns; /* each shape call's */
 };
 
@@ -282,6 +283,28 @@ static void run_shaped(struct worker *w)
     }
 }
 
+/* A shaper's decision part alone (rl_stress_params.shape_without_sleep):
+ * run_plain's loop through shape, nothing waited for. */
+static void run_shape_decisions(struct worker *w)
+{
+    struct stress_shared *sh = w->shared;
+    while (!atomic_load_explicit(&sh->stop, memory_order_relaxed)) {
+        struct rl_reservation reservation;
+        enum rl_decision d;
+        if (sh->keyed == NULL) {
+            d = sh->algo->shape(sh->state, &w->clock, 0, 1, sh->max_wait_ns, &reservation);
+        } else {
+            uint32_t key = rl_key_sampler_draw(&sh->sampler, &w->rng);
+            d = rl_keyed_shape(sh->keyed, &w->clock, key, 1, sh->max_wait_ns, &reservation);
+        }
+        if (__builtin_expect(d == RL_ERROR, 0)) {
+            w->errors++;
+            d = sh->error_admits ? RL_ADMIT : RL_REJECT;
+        }
+        w->decisions[d]++;
+    }
+}
+
 static void *worker_main(void *arg)
 {
     struct worker *w = arg;
@@ -300,7 +323,9 @@ static void *worker_main(void *arg)
         if (sh->oversubscribed)
             sched_yield();
     w->start_ns = rl_monotonic_ns();
-    if (w->shared->shapes)
+    if (w->shared->shapes && w->shared->without_sleep)
+        run_shape_decisions(w);
+    else if (w->shared->shapes)
         run_shaped(w);
     else if (w->shared->record)
         run_recorded(w);
@@ -576,6 +601,7 @@ int rl_stress_run(const struct rl_stress_params *p, struct rl_stress_outcome *ou
                                    .hold_ns = p->hold_ns,
                                    .error_admits = p->error_admits,
                                    .shapes = p->algo->shape != NULL,
+                                   .without_sleep = p->shape_without_sleep && !p->record,
                                    .max_wait_ns = p->max_wait_ns};
     if (shared.shapes && p->client_skew_ns) {
         snprintf(err, err_len,

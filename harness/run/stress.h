@@ -37,6 +37,10 @@ struct rl_stress_params {
      * max_wait_ns is each call's max wait (UINT64_MAX: as long as it
      * takes). Other algorithms ignore it. No client skew with a shaper. */
     uint64_t max_wait_ns;
+    /* A shaper's decision alone: shape called as acquire is in an
+     * unrecorded run, without the sleep (the perf suite's cost of the
+     * decision part); the releases are not waited for. */
+    bool shape_without_sleep;
 };
 
 struct rl_stress_outcome {
