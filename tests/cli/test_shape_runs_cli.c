@@ -219,6 +219,9 @@ static void test_bad_input(void)
         {"t_ns,key,n,max_wait_ns,cancel_ns\n0,a,1,,\n0,a,1,0,5\n", "gcra_spacer",
          "rejected: there is none"},
         {"t_ns,key,n,max_wait_ns,cancel_ns\n0,a,1,,5\n", "gcra_spacer", "already released"},
+        /* released at 100 ms, the cancellation at that very time: too late */
+        {"t_ns,key,n,max_wait_ns,cancel_ns\n0,a,1,,\n0,a,1,,100000000\n", "gcra_spacer",
+         "already released at 100000000"},
         {"t_ns,key,n,max_wait_ns,cancel_ns\n0,a,1,,\n0,a,1,,5\n", "pacer_uber", "cannot cancel"},
         {"t_ns,key,n,max_wait_ns,cancel_ns\n10,a,1,,5\n", "gcra_spacer", "before the attempt"},
         {"t_ns,key,n,max_wait_ns,cancel_ns\n10,a,1,,x\n", "gcra_spacer", "cancel time 'x'"},
