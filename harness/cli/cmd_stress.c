@@ -224,12 +224,12 @@ static void prepare_plan(struct stress_options *o, const struct rl_algo **list, 
     char err[512];
     if (rl_stress_plan_prepare(&o->plan, &ask, list, room, err, sizeof err) != 0)
         rl_cli_usage_error(cmd, "%s", err);
-    for (size_t i = 0; list[i]; i++) /* a shaper sleeps until releases on the true clock */
-        if (list[i]->shape && o->plan.run.client_skew_ns)
+    for (size_t i = 0; i < o->plan.algo_count; i++) /* shapers sleep on the true clock */
+        if (o->plan.algos[i]->shape && o->plan.run.client_skew_ns)
             rl_cli_usage_error(cmd,
                                "%s is a shaper: --client-skew would move the clock its "
                                "callers sleep on; run it without",
-                               list[i]->name);
+                               o->plan.algos[i]->name);
 }
 
 /* Shapers' rows: the timer's overshoot past the releases, which is the
