@@ -41,6 +41,12 @@ struct rl_stress_params {
      * unrecorded run, without the sleep (the perf suite's cost of the
      * decision part); the releases are not waited for. */
     bool shape_without_sleep;
+    /* A shaper with cancel: each thread gives up this share (0..1) of its
+     * reservations that would wait, drawn from its own stream, halfway
+     * through the wait (x/time/rate's CancelAt from a caller that stops
+     * waiting); the log records the cancellation (cancel_ns) and no
+     * wake-up. 0: none. */
+    double cancel_share;
 };
 
 struct rl_stress_outcome {
@@ -60,6 +66,7 @@ struct rl_stress_outcome {
      * harness's timer overshoot (clock_sleep.h), never the limiter's. */
     bool shaped;
     struct rl_histogram overshoot;
+    uint64_t cancels; /* reservations given up (cancel_share) */
 };
 
 /* Runs one measurement; free out->log and out->overshoot after (rl_stress_outcome_free). -1

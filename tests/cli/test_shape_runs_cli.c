@@ -101,6 +101,38 @@ static void test_stress_each_shaper_held(void)
     remove_dir();
 }
 
+/* stress --cancel-share: 2 threads at B = 1 wait for each other's slots,
+ * half of those waits are given up through gcra_spacer's cancel; the log
+ * records them and the rest of the schedule is still held. */
+static void test_stress_cancellations(void)
+{
+    char log[128], args[512];
+    struct rl_cli_outcome *o = malloc(sizeof *o);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+    in_dir("stress-cancel.csv", log, sizeof log);
+    snprintf(args, sizeof args,
+             "stress --algo gcra_spacer --threads 2 --duration 100ms --reps 1 --limit 1000 "
+             "--interval 1s --burst 1 --cancel-share 0.5 --decisions %s",
+             log);
+    rl_cli_run(o, args);
+    CU_ASSERT_EQUAL(o->status, 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(o->out, "reservations cancelled"));
+    snprintf(args, sizeof args,
+             "check --events %s --limit 1000 --interval 1s --burst 1 --promise shape --format csv",
+             log);
+    rl_cli_run(o, args);
+    CU_ASSERT_EQUAL(o->status, 0);
+    const char *row = row_of(o->out, "1,");
+    EXPECT(rl_cli_csv_number(o->out, row, "cancellations") > 0, "%s", o->out);
+    CU_ASSERT_EQUAL(rl_cli_csv_number(o->out, row, "curve_violations"), 0);
+    rl_cli_expect_usage_error("stress --algo pacer_uber --cancel-share 0.5 --duration 10ms",
+                              "cannot cancel");
+    rl_cli_expect_usage_error("stress --algo gcra_spacer --cancel-share 1.5 --duration 10ms",
+                              "not a share");
+    free(o);
+    remove_dir();
+}
+
 /* gcra_spacer, L = 10 per s (T = 100 ms), B = 1, by hand (gcra_spacer.c):
  *   A   0 ms          release   0, TAT 100
  *   B   0 ms          release 100, TAT 200 (ticket 200)
@@ -281,6 +313,7 @@ static void test_bad_input(void)
 
 RL_TEST_SUITE("shape_runs_cli",
               {"stress: each shaper on 2 threads, recorded, held", test_stress_each_shaper_held},
+              {"stress: a share of waits cancelled, the rest held", test_stress_cancellations},
               {"sim: cancellations in virtual time, by hand", test_sim_cancellation_table},
               {"replay: a cancellation gives its slot back", test_replay_cancellation},
               {"bad input: one line, exit 2, nothing written", test_bad_input})
