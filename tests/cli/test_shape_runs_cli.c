@@ -53,11 +53,18 @@ static void write_file(const char *path, const char *text)
     fclose(f);
 }
 
-/* The shapers this suite was written with (a shaper added later brings its
- * own decision table; one that rejects beyond a burst would need a max
- * wait here). */
-static const char *const shapers[] = {"gcra_spacer", "pacer_uber", "pacer_uber_idle_bug",
-                                      "guava_bursty"};
+/* The shapers this suite was written with, each with the burst it honours
+ * (a shaper added later brings its own decision table; one that rejects
+ * beyond a burst would need a max wait here). guava_bursty stores up to L
+ * permits whatever --burst says (maxBurstSeconds = I): a start that comes
+ * a few ms after its creation is already a burst of that many, so it is
+ * judged at B = L. pacer_uber_idle_bug is left out: under a loaded machine
+ * both threads can be off the CPU longer than its slack, and then it stops
+ * limiting, as its bug does (test_shape_cli.c shows it broken). */
+static const struct {
+    const char *name;
+    unsigned burst;
+} shapers[] = {{"gcra_spacer", 5}, {"pacer_uber", 5}, {"guava_bursty", 1000}};
 
 /* Each shaper recorded in stress on 2 threads (each thread sleeps until its
  * release): every attempt logged with release_ns and woke_ns, and check
@@ -71,31 +78,31 @@ static void test_stress_each_shaper_held(void)
     for (size_t i = 0; i < sizeof shapers / sizeof shapers[0]; i++) {
         snprintf(args, sizeof args,
                  "stress --algo %s --threads 2 --duration 100ms --reps 1 --limit 1000 "
-                 "--interval 1s --burst 5 --decisions %s --format csv",
-                 shapers[i], log);
+                 "--interval 1s --burst %u --decisions %s --format csv",
+                 shapers[i].name, shapers[i].burst, log);
         rl_cli_run(o, args);
         CU_ASSERT_EQUAL(o->status, 0);
         /* the rows carry the timer's overshoot, apart from the limiter's columns */
         char field[32], name[64];
-        snprintf(name, sizeof name, "%s,", shapers[i]);
+        snprintf(name, sizeof name, "%s,", shapers[i].name);
         rl_cli_csv_field(o->out, row_of(o->out, name), "overshoot_p99_ns", field, sizeof field);
         CU_ASSERT(field[0] != '\0');
         char text[256];
         rl_cli_slurp(log, text, sizeof text);
         CU_ASSERT_PTR_NOT_NULL(strstr(text, "t_ns,key,n,admitted,thread,release_ns,woke_ns\n"));
         snprintf(args, sizeof args,
-                 "check --events %s --limit 1000 --interval 1s --burst 5 --promise shape "
+                 "check --events %s --limit 1000 --interval 1s --burst %u --promise shape "
                  "--format csv",
-                 log);
+                 log, shapers[i].burst);
         rl_cli_run(o, args);
         CU_ASSERT_EQUAL(o->status, 0);
         const char *row = row_of(o->out, "1,");
         EXPECT(rl_cli_csv_number(o->out, row, "curve_violations") == 0 &&
                    rl_cli_csv_number(o->out, row, "noncausal") == 0 &&
                    rl_cli_csv_number(o->out, row, "admits") > 10,
-               "%s: %s", shapers[i], o->out);
+               "%s: %s", shapers[i].name, o->out);
         rl_cli_csv_field(o->out, row, "held", field, sizeof field);
-        EXPECT(strcmp(field, "yes") == 0, "%s held %s", shapers[i], field);
+        EXPECT(strcmp(field, "yes") == 0, "%s held %s", shapers[i].name, field);
     }
     free(o);
     remove_dir();
