@@ -418,10 +418,9 @@ static bool parse_options(const char *cmd, int argc, char **argv, struct check_o
     if (o->max_wait_set && !o->shape)
         rl_cli_usage_error(cmd,
                            "--max-wait is the caller's wait for --promise shape, and no other");
-    if (o->shape &&
-        (o->per_key || o->admits_only || o->output.format != RL_FORMAT_TABLE || o->output.out_path))
-        rl_cli_usage_error(cmd, "--promise shape prints its table only: no --per-key, "
-                                "--admits-only, --format or --out");
+    if (o->shape && (o->per_key || o->admits_only))
+        rl_cli_usage_error(cmd, "--promise shape judges every key together from a complete "
+                                "log: no --per-key or --admits-only");
     rl_cli_output_check(cmd, &o->output);
     const struct rl_cli_file files[] = {{"--out", o->output.out_path, true},
                                         {"--events", o->events_path, false}};
@@ -486,7 +485,8 @@ int rl_cmd_check(int argc, char **argv)
                                                      .interval_ns = o.cfg.interval_ns,
                                                      .burst = rl_config_burst(&o.cfg),
                                                      .max_wait_set = o.max_wait_set,
-                                                     .max_wait_ns = o.max_wait_ns};
+                                                     .max_wait_ns = o.max_wait_ns,
+                                                     .output = &o.output};
         return rl_check_shape(cmd, &shape);
     }
     o.judge.promised = rl_promised_of(o.judge.promise, &o.cfg, 0);
