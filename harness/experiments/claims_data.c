@@ -242,6 +242,93 @@ const struct rl_claim rl_claims[] = {
                 "--rate 100 --on 1s --off 2s --duration 9s; " CONFORMANCE_ROWS("guava"),
      .deterministic = true,
      .run = rl_claim_guava},
+    {.id = "uber_idle_no_limit",
+     .source_title = "uber-go/ratelimit issue 119 and pull request 120, \"Fix immediate slack "
+                     "re-apply issue\"; issue 106 (the same symptom)",
+     .source_org = "Uber, uber-go/ratelimit (issue reporters and maintainers)",
+     .year = "2023",
+     .url = "https://github.com/uber-go/ratelimit/pull/120",
+     .claim = "In the atomic int64 limiter, once a caller has been idle longer than the slack, "
+              "every later Take goes at once: the limiter stops limiting.",
+     .experiment = "sim",
+     .command = "build/ratelab sim --algo pacer_uber_idle_bug --workload onoff --limit 100 "
+                "--interval 1s --burst 11 --rate 200 --on 1s --off 2s --duration 9s --decisions "
+                "/tmp/u.csv && build/ratelab check --events /tmp/u.csv --promise shape --limit 100 "
+                "--interval 1s --burst 11",
+     .deterministic = true,
+     .run = rl_claim_uber_idle},
+    {.id = "uber_slack_no_effect",
+     .source_title = "The \"slack\" option doesn't make effect when use newAtomicInt64Based "
+                     "version rate limit (uber-go/ratelimit issue 122)",
+     .source_org = "nemohan (issue reporter), uber-go/ratelimit",
+     .year = "2023",
+     .url = "https://github.com/uber-go/ratelimit/issues/122",
+     .claim = "With New(1, WithSlack(2)), one Take, 4 s of sleep and then a loop of Takes, "
+              "every Take after the sleep returns at once: the slack option has no effect.",
+     .experiment = "sim",
+     .command = "build/ratelab claims uber_slack_no_effect (shape calls on a virtual clock; "
+                "tests/algorithms/test_shapers.c has the same case)",
+     .deterministic = true,
+     .run = rl_claim_uber_slack},
+    {.id = "uber_slack_unobservable",
+     .source_title = "Investigate table runner for the impact of slack (uber-go/ratelimit issue 4)",
+     .source_org = "kriskowal, uber-go/ratelimit",
+     .year = "2016",
+     .url = "https://github.com/uber-go/ratelimit/issues/4",
+     .claim = "The difference between the limiter with and without slack cannot be observed "
+              "by the tests; a test that makes it observable is wanted.",
+     .experiment = "sim",
+     .command = "build/ratelab trace --workload idle_burst --limit 100 --interval 1s --out "
+                "/tmp/i.csv && for b in 1 11 21; do build/ratelab sim --algo pacer_uber --trace "
+                "/tmp/i.csv --limit 100 --interval 1s --burst $b --decisions /tmp/i$b.csv; done",
+     .deterministic = true,
+     .run = rl_claim_uber_slack_observable},
+    {.id = "go_cancelat_restore",
+     .source_title = "x/time/rate: CancelAt returns less than expected tokens (golang/go issue "
+                     "56924); x/time/rate: wrong number of tokens restored in "
+                     "Reservation.CancelAt (golang/go issue 69419)",
+     .source_org = "golang/go (issue reporters)",
+     .year = "2022, 2024",
+     .url = "https://github.com/golang/go/issues/69419",
+     .claim = "Reservation.CancelAt restores fewer tokens than the cancelled reservation took "
+              "when reservations made after it are cancelled too.",
+     .experiment = "sim",
+     .command = "printf 't_ns,key,n,max_wait_ns,cancel_ns\\n0,k,1,,\\n0,k,1,,10000000\\n0,k,1,,"
+                "10000000\\n20000000,k,1,,\\n' > /tmp/c.csv && build/ratelab sim --algo xrate_wait "
+                "--trace /tmp/c.csv --limit 10 --interval 1s --burst 1 --decisions /tmp/cd.csv && "
+                "build/ratelab check --events /tmp/cd.csv --promise shape --limit 10 --interval 1s "
+                "--burst 1",
+     .deterministic = true,
+     .run = rl_claim_go_cancelat},
+    {.id = "go_failed_reserve_state",
+     .source_title = "x/time/rate: a failed reservation changes the limiter's state (golang/go "
+                     "issue 52584; golang/time pull request 22, \"rate: the state of the limiter "
+                     "should not be changed when the requests failed\")",
+     .source_org = "golang/go (issue reporter)",
+     .year = "2022",
+     .url = "https://github.com/golang/go/issues/52584",
+     .claim = "A reservation that fails (its wait past the deadline, or n above the burst) "
+              "still changes the limiter's state, delaying the callers after it.",
+     .experiment = "sim",
+     .command = "build/ratelab claims go_failed_reserve_state (shape calls on a virtual clock "
+                "through xrate_wait)",
+     .deterministic = true,
+     .run = rl_claim_go_failed_reserve},
+    {.id = "guava_no_more_than_n",
+     .source_title = "How to avoid Rate Limiter to store unused permit? (google/guava issue 5372)",
+     .source_org = "William1104 (issue reporter), google/guava",
+     .year = "2020",
+     .url = "https://github.com/google/guava/issues/5372",
+     .claim = "RateLimiter.create(N) with acquire() should give absolutely no more than N "
+              "calls in any period of one second.",
+     .experiment = "sim",
+     .command = "build/ratelab sim --algo guava_bursty --workload onoff --limit 10 --interval 1s "
+                "--rate 20 --on 1s --off 2s --duration 9s --decisions /tmp/g.csv && awk -F, "
+                "'NR==1{print \"t_ns,key,n,admitted\";next} $4==1{print $6\",\"$2\",\"$3\",1\"}' "
+                "/tmp/g.csv > /tmp/gr.csv && build/ratelab check --events /tmp/gr.csv --limit 10 "
+                "--interval 1s --promise strong",
+     .deterministic = true,
+     .run = rl_claim_guava_no_more_than},
     {.id = "drl_disconnected_n",
      .source_title = "Cloud Control with Distributed Rate Limiting",
      .source_org = "Raghavan, Vishwanath, Ramabhadran, Yocum, Snoeren (UC San Diego), SIGCOMM",

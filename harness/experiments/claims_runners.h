@@ -37,6 +37,14 @@ RL_CLAIM_RUNNER(rl_claim_go_stale);
 RL_CLAIM_RUNNER(rl_claim_nginx);
 RL_CLAIM_RUNNER(rl_claim_guava);
 
+/* claims_shaping.c: shapers in virtual time, judged by the shaping checker */
+RL_CLAIM_RUNNER(rl_claim_uber_idle);
+RL_CLAIM_RUNNER(rl_claim_uber_slack);
+RL_CLAIM_RUNNER(rl_claim_uber_slack_observable);
+RL_CLAIM_RUNNER(rl_claim_go_cancelat);
+RL_CLAIM_RUNNER(rl_claim_go_failed_reserve);
+RL_CLAIM_RUNNER(rl_claim_guava_no_more_than);
+
 /* claims_cluster.c: on a private Redis Cluster of their own */
 RL_CLAIM_RUNNER(rl_claim_github_replica_read);
 RL_CLAIM_RUNNER(rl_claim_failover_lost_writes);
