@@ -1,0 +1,221 @@
+/* test_uber_expectations.c — pacer_uber against the expectations
+ * uber-go/ratelimit's own tests state. The package is not in Debian, so
+ * there is no conformance run: its tests' figures are transcribed here as
+ * data, with their source, and replayed on pacer_uber in virtual time.
+ *
+ * Source: uber-go/ratelimit, ratelimit_test.go,
+ * https://github.com/uber-go/ratelimit/blob/main/ratelimit_test.go (read
+ * at commit 0ea5a0fcc039c4f1f0517a56ebd8afba6ac11cfc). Its tests run
+ * goroutines that Take in a loop on a mock clock and count the loops
+ * completed by a time (assertCountAt); here each goroutine is a caller
+ * whose next Take comes at its previous release, callers in turn by time
+ * (equal times: the earlier-started first), and a count at d is the loops
+ * whose last release came before d. New(rate, Per(p), WithSlack(s)) is
+ * pacer_uber with L = rate, I = p, B = s + 1 (WithoutSlack: B = 1; no
+ * option: slack 10). */
+#include "tests/support/test_util.h"
+#include "harness/sys/clock.h"
+
+#include <string.h>
+
+#define MS 1000000ull
+#define S  1000000000ull
+
+/* A limiter as the test builds it: New(rate, Per(per_ns)) with a slack. */
+struct uber_limiter {
+    uint64_t rate, per_ns;
+    int slack; /* -1: no option (the default, 10); 0: WithoutSlack */
+};
+
+#define DEFAULT_SLACK (-1)
+
+/* A goroutine of startTaking: from start_ns, Take on each limiter of its
+ * list in turn, forever; one loop counted per pass. */
+struct uber_goroutine {
+    uint64_t start_ns;
+    unsigned limiters[2]; /* indexes into the case's limiters */
+    unsigned count;       /* how many of them */
+};
+
+struct uber_count {
+    uint64_t at_ns;
+    unsigned want;
+};
+
+/* One of ratelimit_test.go's cases, its assertCountAt figures as data. */
+struct uber_case {
+    const char *test; /* the Go test and subtest it comes from */
+    struct uber_limiter limiters[2];
+    unsigned n_limiters;
+    struct uber_goroutine goroutines[6];
+    unsigned n_goroutines;
+    struct uber_count counts[3];
+    unsigned n_counts;
+};
+
+static const struct uber_case cases[] = {
+    {"TestRateLimiter: New(100, WithoutSlack), 4 goroutines",
+     {{100, S, 0}},
+     1,
+     {{0, {0}, 1}, {0, {0}, 1}, {0, {0}, 1}, {0, {0}, 1}},
+     4,
+     {{1 * S, 100}, {2 * S, 200}, {3 * S, 300}},
+     3},
+    {"TestDelayedRateLimiter: slow 10 and fast 100 WithoutSlack, 4 more on fast at 20 s",
+     {{10, S, 0}, {100, S, 0}},
+     2,
+     {{0, {0, 1}, 2}, {20 * S, {1}, 1}, {20 * S, {1}, 1}, {20 * S, {1}, 1}, {20 * S, {1}, 1}},
+     5,
+     {{30 * S, 1200}},
+     1},
+    {"TestPer: New(7, WithoutSlack, Per(time.Minute)), 2 goroutines",
+     {{7, 60 * S, 0}},
+     1,
+     {{0, {0}, 1}, {0, {0}, 1}},
+     2,
+     {{1 * S, 1}, {60 * S, 8}, {120 * S, 15}},
+     3},
+#define SLACK_CASE(name, slack, per, want)                                                         \
+    {                                                                                              \
+        "TestSlack: " name, {{10, S, 0}, {100, per, slack}}, 2,                                    \
+            {{0, {0, 1}, 2}, {2 * S, {1}, 1}, {2 * S, {1}, 1}}, 3, {{1 * S, 10}, {3 * S, want}}, 2 \
+    }
+    SLACK_CASE("no option, defaults to 10", DEFAULT_SLACK, S, 130),
+    SLACK_CASE("slack of 10, like default", 10, S, 130),
+    SLACK_CASE("slack of 20", 20, S, 140),
+    SLACK_CASE("slack of 150", 150, S, 270),
+    SLACK_CASE("no option, defaults to 10, with per", DEFAULT_SLACK, 500 * MS, 230),
+    SLACK_CASE("slack of 10, like default, with per", 10, 500 * MS, 230),
+    SLACK_CASE("slack of 20, with per", 20, 500 * MS, 240),
+    SLACK_CASE("slack of 150, with per", 150, 500 * MS, 370),
+#undef SLACK_CASE
+};
+
+struct pacer {
+    const struct rl_algo *algo;
+    void *state;
+};
+
+static void pacer_open(struct pacer *p, const struct uber_limiter *l)
+{
+    p->algo = rl_registry_find("pacer_uber");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p->algo);
+    struct rl_config cfg = {.limit = l->rate,
+                            .interval_ns = l->per_ns,
+                            .burst = l->slack < 0 ? 0 : (uint64_t)l->slack + 1,
+                            .epoch_ns = RL_VIRTUAL_ORIGIN_NS};
+    char err[256];
+    p->state = p->algo->create(&cfg, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p->state);
+}
+
+/* Take at t (trace time): the release (trace time). */
+static uint64_t pacer_take(struct pacer *p, struct rl_clock *clock, uint64_t t)
+{
+    struct rl_reservation r;
+    rl_clock_set_virtual(clock, RL_VIRTUAL_ORIGIN_NS + t);
+    CU_ASSERT_EQUAL(p->algo->shape(p->state, clock, 0, 1, UINT64_MAX, &r), RL_ADMIT);
+    return r.release_ns - RL_VIRTUAL_ORIGIN_NS;
+}
+
+/* Runs the case's goroutines up to its last count; got[i] = the loops
+ * completed before counts[i].at_ns. */
+static void run_case(const struct uber_case *c, unsigned got[3])
+{
+    struct pacer pacers[2];
+    for (unsigned i = 0; i < c->n_limiters; i++)
+        pacer_open(&pacers[i], &c->limiters[i]);
+    struct rl_clock clock;
+    char err[256];
+    rl_clock_init(&clock, "virtual", err, sizeof err);
+    uint64_t now[6], end = c->counts[c->n_counts - 1].at_ns;
+    unsigned step[6] = {0};
+    for (unsigned g = 0; g < c->n_goroutines; g++)
+        now[g] = c->goroutines[g].start_ns;
+    memset(got, 0, 3 * sizeof *got);
+    for (;;) {
+        unsigned g = 0;
+        for (unsigned k = 1; k < c->n_goroutines; k++)
+            if (now[k] < now[g])
+                g = k;
+        if (now[g] >= end)
+            break;
+        const struct uber_goroutine *go = &c->goroutines[g];
+        now[g] = pacer_take(&pacers[go->limiters[step[g]]], &clock, now[g]);
+        if (++step[g] == go->count) {
+            step[g] = 0;
+            for (unsigned i = 0; i < c->n_counts; i++)
+                got[i] += now[g] < c->counts[i].at_ns;
+        }
+    }
+    for (unsigned i = 0; i < c->n_limiters; i++)
+        pacers[i].algo->destroy(pacers[i].state);
+}
+
+static void test_uber_counts(void)
+{
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const struct uber_case *c = &cases[k];
+        unsigned got[3];
+        run_case(c, got);
+        for (unsigned i = 0; i < c->n_counts; i++)
+            EXPECT(got[i] == c->counts[i].want,
+                   "%s: count at %llu ms: ratelimit_test.go says %u, "
+                   "pacer_uber gives %u",
+                   c->test, (unsigned long long)(c->counts[i].at_ns / MS), c->counts[i].want,
+                   got[i]);
+    }
+}
+
+/* TestInitial: three Takes at once on New(10) with and without slack go
+ * 0, 100 ms, 100 ms apart. */
+static void test_uber_initial(void)
+{
+    static const int slacks[] = {DEFAULT_SLACK, 0};
+    for (size_t k = 0; k < 2; k++) {
+        struct pacer p;
+        const struct uber_limiter l = {10, S, slacks[k]};
+        pacer_open(&p, &l);
+        struct rl_clock clock;
+        char err[256];
+        rl_clock_init(&clock, "virtual", err, sizeof err);
+        uint64_t prev = 0, gaps[3];
+        for (int i = 0; i < 3; i++) {
+            uint64_t r = pacer_take(&p, &clock, 0);
+            gaps[i] = r - prev;
+            prev = r;
+        }
+        EXPECT(gaps[0] == 0 && gaps[1] == 100 * MS && gaps[2] == 100 * MS,
+               "TestInitial (slack %d): gaps %llu, %llu, %llu ns, want 0, 100 ms, 100 ms",
+               slacks[k], (unsigned long long)gaps[0], (unsigned long long)gaps[1],
+               (unsigned long long)gaps[2]);
+        p.algo->destroy(p.state);
+    }
+}
+
+/* TestImmediateSlackReapply (the test of #119's fix): New(1, WithSlack(1)),
+ * one Take, 2 s of sleep, then 5 Takes 1 ns apart take more than 3 s. */
+static void test_uber_immediate_slack_reapply(void)
+{
+    struct pacer p;
+    const struct uber_limiter l = {1, S, 1};
+    pacer_open(&p, &l);
+    struct rl_clock clock;
+    char err[256];
+    rl_clock_init(&clock, "virtual", err, sizeof err);
+    pacer_take(&p, &clock, 0);
+    uint64_t start = 2 * S, t = start;
+    for (int i = 0; i < 5; i++)
+        t = pacer_take(&p, &clock, t) + 1;
+    EXPECT(t - start > 3 * S, "TestImmediateSlackReapply: 5 Takes in %llu ns, want > 3 s",
+           (unsigned long long)(t - start));
+    p.algo->destroy(p.state);
+}
+
+RL_TEST_SUITE("uber_expectations",
+              {"pacer_uber: ratelimit_test.go's counts (TestRateLimiter, TestDelayedRateLimiter, "
+               "TestPer, TestSlack)",
+               test_uber_counts},
+              {"pacer_uber: TestInitial's first three Takes", test_uber_initial},
+              {"pacer_uber: TestImmediateSlackReapply (#119's fix)",
+               test_uber_immediate_slack_reapply});
