@@ -12,13 +12,24 @@
 #include "harness/io/errmsg.h"
 
 #include <math.h>
+#include "shaping_workloads.h"
+
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
-const char *const rl_workload_names[] = {"uniform", "poisson", "onoff", "boundary", "flash", NULL};
+const char *const rl_workload_names[] = {"uniform", "poisson",    "onoff",     "boundary",
+                                         "flash",   "idle_burst", "warm_poll", NULL};
 
-enum generator { GEN_UNIFORM, GEN_POISSON, GEN_ONOFF, GEN_BOUNDARY, GEN_FLASH };
+enum generator {
+    GEN_UNIFORM,
+    GEN_POISSON,
+    GEN_ONOFF,
+    GEN_BOUNDARY,
+    GEN_FLASH,
+    GEN_IDLE_BURST,
+    GEN_WARM_POLL
+};
 
 /* The seed's independent streams (rng.h). */
 enum { STREAM_TIMES, STREAM_KEYS, STREAM_COSTS };
@@ -58,6 +69,18 @@ void rl_workload_defaults(struct rl_workload_params *p, uint64_t limit, uint64_t
     p->flash_factor = 10.0;
 }
 
+void rl_workload_name_defaults(struct rl_workload_params *p, uint64_t limit, uint64_t interval_ns)
+{
+    if (p->name && strcmp(p->name, "idle_burst") == 0) {
+        /* idle long enough to fill a pacer's default slack (10 T) at L >= 4 */
+        p->off_ns = 3 * interval_ns;
+        p->on_ns = 2 * interval_ns;
+        p->burst_size = 2 * limit;
+    } else if (p->name && strcmp(p->name, "warm_poll") == 0 && interval_ns) {
+        p->rate_per_s = 5.0 / 6.0 * (double)limit * 1e9 / (double)interval_ns;
+    }
+}
+
 /* ---- validation and size ---------------------------------------------------- */
 
 static bool positive_finite(double x)
@@ -92,7 +115,7 @@ static int validate(const struct rl_workload_params *p, enum generator gen, char
         rl_set_err(err, err_len, "workload %s: duration_ns must be > 0", name);
         return -1;
     }
-    if (gen != GEN_BOUNDARY && !positive_finite(p->rate_per_s)) {
+    if (gen != GEN_BOUNDARY && gen != GEN_IDLE_BURST && !positive_finite(p->rate_per_s)) {
         rl_set_err(err, err_len, "workload %s: rate_per_s must be a finite number > 0, not %g",
                    name, p->rate_per_s);
         return -1;
@@ -121,6 +144,22 @@ static int validate(const struct rl_workload_params *p, enum generator gen, char
     }
     if (gen == GEN_ONOFF && p->on_ns == 0) {
         rl_set_err(err, err_len, "workload onoff: on_ns must be > 0");
+        return -1;
+    }
+    if (gen == GEN_IDLE_BURST && (p->on_ns == 0 || p->off_ns == 0 || p->burst_size == 0)) {
+        rl_set_err(err, err_len,
+                   "workload idle_burst: on_ns, off_ns and burst_size must be > 0 (got %llu, "
+                   "%llu, %llu)",
+                   (unsigned long long)p->on_ns, (unsigned long long)p->off_ns,
+                   (unsigned long long)p->burst_size);
+        return -1;
+    }
+    if (!(p->cancel_share >= 0 && p->cancel_share <= 1) ||
+        (p->cancel_share > 0 && gen != GEN_IDLE_BURST)) {
+        rl_set_err(err, err_len,
+                   "workload %s: cancel_share %g must be a share from 0 to 1, and only "
+                   "idle_burst cancels",
+                   name, p->cancel_share);
         return -1;
     }
     if (gen == GEN_BOUNDARY) {
@@ -176,7 +215,10 @@ static long double expected_attempts(const struct rl_workload_params *p, enum ge
 {
     switch (gen) {
     case GEN_UNIFORM:
+    case GEN_WARM_POLL:
         return spaced_count(p->duration_ns, p->rate_per_s);
+    case GEN_IDLE_BURST:
+        return rl_idle_burst_count(p);
     case GEN_POISSON:
         return (long double)p->duration_ns * p->rate_per_s / 1e9L;
     case GEN_ONOFF: {
@@ -337,7 +379,7 @@ int rl_workload_generate(const struct rl_workload_params *p, struct rl_trace *ou
                    "workload %s would have %s attempts, over the limit of %llu; shorten "
                    "duration_ns or lower %s",
                    p->name, count, RL_WORKLOAD_MAX_ATTEMPTS,
-                   gen == GEN_BOUNDARY ? "burst_size" : "the rate");
+                   gen == GEN_BOUNDARY || gen == GEN_IDLE_BURST ? "burst_size" : "the rate");
         return -1;
     }
     /* Poisson's count is random: room for the mean and six of its standard
@@ -350,7 +392,11 @@ int rl_workload_generate(const struct rl_workload_params *p, struct rl_trace *ou
     if (rc == 0) {
         switch (gen) {
         case GEN_UNIFORM:
+        case GEN_WARM_POLL:
             rc = emit_spaced(out, 0, p->duration_ns, p->rate_per_s);
+            break;
+        case GEN_IDLE_BURST:
+            rc = rl_gen_idle_burst(p, out);
             break;
         case GEN_POISSON:
             rc = gen_poisson(p, out, err, err_len);
@@ -368,7 +414,8 @@ int rl_workload_generate(const struct rl_workload_params *p, struct rl_trace *ou
         /* Poisson explains its own failures; the others fail only on ENOMEM. */
         nomem = rc != 0 && gen != GEN_POISSON;
     }
-    if (rc == 0 && draw_keys_and_costs(p, out) != 0) {
+    if (rc == 0 && (draw_keys_and_costs(p, out) != 0 ||
+                    rl_shaping_columns(p, gen == GEN_WARM_POLL, gen == GEN_IDLE_BURST, out) != 0)) {
         rc = -1;
         nomem = true;
     }

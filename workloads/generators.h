@@ -20,6 +20,11 @@
  * rate, except [flash_at, flash_at + flash_len) at flash_factor × rate; each of the three phases
  * restarts its spacing at its start.
  *
+ *   idle_burst, warm_poll: the shaping workloads (shaping_workloads.c):
+ *             an opener, off_ns idle, burst_size attempts at one instant,
+ *             every off_ns + on_ns (cancel_share of each burst's second half
+ *             cancelled at arrival); polling at rate_per_s with max wait 0.
+ *
  * Keys and costs are drawn after the times, each from its own stream of the
  * seed, so changing K or the cost range never moves an arrival.
  */
@@ -40,7 +45,7 @@ enum rl_key_dist {
 
 /* Every field has a default from rl_workload_defaults(); times in ns. */
 struct rl_workload_params {
-    const char *name; /* uniform | poisson | onoff | boundary | flash */
+    const char *name; /* uniform | poisson | onoff | boundary | flash | idle_burst | warm_poll */
     uint64_t seed;
     uint64_t duration_ns; /* the trace covers [0, duration) */
     double rate_per_s;    /* mean attempts per second (the base rate for flash) */
@@ -55,6 +60,7 @@ struct rl_workload_params {
     uint64_t flash_at_ns;        /* flash: when the spike starts */
     uint64_t flash_len_ns;       /* flash: how long it lasts */
     double flash_factor;         /* flash: the spike's rate is factor × rate_per_s */
+    double cancel_share;         /* idle_burst: share of each burst's second half cancelled */
 };
 
 /* NULL-terminated list of the generator names, for --help and errors. */
@@ -62,12 +68,17 @@ extern const char *const rl_workload_names[];
 
 /* Fills p with defaults scaled to the limiter under test: 2 s long, an
  * attempt rate of 4·L per interval (overload), one key, cost 1, seed 1;
- * onoff 200 ms on / 800 ms off; boundary bursts of L attempts within I/20
- * of each edge (at least 1 ns); flash at 1/2 duration for I at 10× the rate.
- * name is "uniform"; a Zipf exponent of 1 waits for key_dist = RL_KEYS_ZIPF.
- * Never fails: a zero limit or interval shows up as an error from
- * rl_workload_generate. */
+ * onoff 200 ms on / 800 ms off (idle_burst: 3 I off, 2 I on, bursts of
+ * 2 L; warm_poll polls at 5/6 of L per I: 120 ms at 10/s); boundary bursts of L attempts within
+ * I/20 of each edge (at least 1 ns); flash at 1/2 duration for I at 10× the rate. name is
+ * "uniform"; a Zipf exponent of 1 waits for key_dist = RL_KEYS_ZIPF. Never fails: a zero limit or
+ * interval shows up as an error from rl_workload_generate. */
 void rl_workload_defaults(struct rl_workload_params *p, uint64_t limit, uint64_t interval_ns);
+
+/* The defaults that differ by workload, for p->name (call after
+ * rl_workload_defaults and setting the name): idle_burst 3 I off, 2 I on,
+ * bursts of 2 L; warm_poll at 5/6 of L per I. Others unchanged. */
+void rl_workload_name_defaults(struct rl_workload_params *p, uint64_t limit, uint64_t interval_ns);
 
 /* Generates the trace (time-sorted, keys named "k0".."k<K-1>") into *out,
  * which is overwritten (pass a zeroed or freed trace). -1 with one line in

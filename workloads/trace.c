@@ -140,7 +140,13 @@ int rl_trace_write_csv(const struct rl_trace *trace, const char *path, char *err
         free(name_lens);
         return -1;
     }
-    rl_outfile_bytes(&out, RL_TRACE_CSV_HEADER "\n", sizeof(RL_TRACE_CSV_HEADER));
+    /* the shaping columns when the trace has them, as the reader takes them */
+    if (trace->cancel_ns)
+        rl_outfile_bytes(&out, RL_TRACE_CSV_HEADER_CANCEL "\n", sizeof(RL_TRACE_CSV_HEADER_CANCEL));
+    else if (trace->max_wait_ns)
+        rl_outfile_bytes(&out, RL_TRACE_CSV_HEADER_WAIT "\n", sizeof(RL_TRACE_CSV_HEADER_WAIT));
+    else
+        rl_outfile_bytes(&out, RL_TRACE_CSV_HEADER "\n", sizeof(RL_TRACE_CSV_HEADER));
     for (size_t i = 0; i < trace->len; i++) {
         const struct rl_attempt *a = &trace->attempts[i];
         rl_outfile_u64(&out, a->t_ns);
@@ -148,6 +154,16 @@ int rl_trace_write_csv(const struct rl_trace *trace, const char *path, char *err
         rl_outfile_bytes(&out, trace->key_names[a->key], name_lens[a->key]);
         rl_outfile_bytes(&out, ",", 1);
         rl_outfile_u64(&out, a->n);
+        if (trace->max_wait_ns) {
+            rl_outfile_bytes(&out, ",", 1);
+            if (trace->max_wait_ns[i] != RL_TRACE_WAIT_DEFAULT)
+                rl_outfile_u64(&out, trace->max_wait_ns[i]);
+        }
+        if (trace->cancel_ns) {
+            rl_outfile_bytes(&out, ",", 1);
+            if (trace->cancel_ns[i] != RL_TRACE_NO_CANCEL)
+                rl_outfile_u64(&out, trace->cancel_ns[i]);
+        }
         rl_outfile_bytes(&out, "\n", 1);
     }
     free(name_lens);

@@ -30,7 +30,8 @@ const char rl_cli_trace_window_help[] =
 
 const char rl_cli_workload_help[] =
     "Workload (seeded, deterministic; defaults scale with L and I):\n"
-    "  --workload W      uniform | poisson | onoff | boundary | flash\n"
+    "  --workload W      uniform | poisson | onoff | boundary | flash | idle_burst |\n"
+    "                    warm_poll (the shaping ones: docs/design.md, Modes)\n"
     "  --duration DUR    trace length (default 2s)\n"
     "  --rate R          attempts per second over all keys together, not a key's:\n"
     "                    with --keys K each key gets R/K (default 4·L per interval)\n"
@@ -43,6 +44,11 @@ const char rl_cli_workload_help[] =
     "  --on DUR --off DUR     onoff: burst and silence lengths (200ms / 800ms)\n"
     "  --size N --spread DUR  boundary: attempts each side of an edge, how close (L, I/20)\n"
     "  --at DUR --spike DUR --factor F   flash: start, length, rate multiple (1s, I, 10)\n"
+    "  --on DUR --off DUR --size N   idle_burst: an opener, off idle, N at one instant,\n"
+    "                    every off + on (3 I idle, 2 I on, 2 L)\n"
+    "  --cancel-share F  idle_burst: this share of each burst's second half cancels its\n"
+    "                    reservation at arrival (Reserve, then CancelAt(now))\n"
+    "  warm_poll polls at --rate (5/6 of L per I) with max wait 0 (tryAcquire())\n"
     "An option the workload does not use is refused (boundary takes no rate).\n";
 
 const char rl_cli_remote_help[] =
@@ -193,6 +199,7 @@ enum {
     SET_SPIKE = 1 << 11,
     SET_FACTOR = 1 << 12,
     SET_RATE_PER_KEY = 1 << 13,
+    SET_CANCEL_SHARE = 1 << 14,
 };
 
 /* The options only some workloads use, with the workloads that use them;
@@ -202,11 +209,12 @@ static const struct {
     const char *option;
     const char *workloads; /* " name name " */
 } workload_only[] = {
-    {SET_RATE, "--rate", " uniform poisson onoff flash "},
-    {SET_RATE_PER_KEY, "--rate-per-key", " uniform poisson onoff flash "},
-    {SET_ON, "--on", " onoff "},
-    {SET_OFF, "--off", " onoff "},
-    {SET_SIZE, "--size", " boundary "},
+    {SET_RATE, "--rate", " uniform poisson onoff flash warm_poll "},
+    {SET_RATE_PER_KEY, "--rate-per-key", " uniform poisson onoff flash warm_poll "},
+    {SET_ON, "--on", " onoff idle_burst "},
+    {SET_OFF, "--off", " onoff idle_burst "},
+    {SET_SIZE, "--size", " boundary idle_burst "},
+    {SET_CANCEL_SHARE, "--cancel-share", " idle_burst "},
     {SET_SPREAD, "--spread", " boundary "},
     {SET_AT, "--at", " flash "},
     {SET_SPIKE, "--spike", " flash "},
@@ -267,7 +275,7 @@ bool rl_cli_workload_option(const char *cmd, int code, const char *arg, struct r
             }
         rl_cli_usage_error(cmd,
                            "unknown workload '%s' (accepted: uniform, poisson, onoff, boundary, "
-                           "flash)",
+                           "flash, idle_burst, warm_poll)",
                            arg);
     case OPT_DURATION:
         p->duration_ns = need_duration(cmd, "duration", arg, true);
@@ -331,6 +339,12 @@ bool rl_cli_workload_option(const char *cmd, int code, const char *arg, struct r
         p->flash_factor = need_double(cmd, "factor", arg);
         w->set |= SET_FACTOR;
         return true;
+    case OPT_CANCEL_SHARE:
+        p->cancel_share = need_double(cmd, "cancel-share", arg);
+        if (p->cancel_share > 1)
+            rl_cli_usage_error(cmd, "--cancel-share: '%s' is not a share from 0 to 1", arg);
+        w->set |= SET_CANCEL_SHARE;
+        return true;
     }
     return false;
 }
@@ -343,6 +357,7 @@ void rl_cli_workload_build(const char *cmd, const struct rl_cli_workload *w,
     refuse_unused_options(cmd, w);
     rl_workload_defaults(p, cfg->limit, cfg->interval_ns);
     p->name = g->name;
+    rl_workload_name_defaults(p, cfg->limit, cfg->interval_ns);
     if (w->set & SET_DURATION) {
         p->duration_ns = g->duration_ns;
         /* keep the flash in the middle of a trace whose length was chosen */
@@ -373,6 +388,8 @@ void rl_cli_workload_build(const char *cmd, const struct rl_cli_workload *w,
         p->flash_len_ns = g->flash_len_ns;
     if (w->set & SET_FACTOR)
         p->flash_factor = g->flash_factor;
+    if (w->set & SET_CANCEL_SHARE)
+        p->cancel_share = g->cancel_share;
     if (w->set & SET_RATE_PER_KEY)
         p->rate_per_s = w->rate_per_key * (double)p->keys;
     char err[512];

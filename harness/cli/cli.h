@@ -101,6 +101,7 @@ enum rl_cli_option {
         {"size", required_argument, NULL, OPT_SIZE},                                               \
         {"spread", required_argument, NULL, OPT_SPREAD}, {"at", required_argument, NULL, OPT_AT},  \
         {"spike", required_argument, NULL, OPT_SPIKE},                                             \
+        {"cancel-share", required_argument, NULL, OPT_CANCEL_SHARE},                               \
     {                                                                                              \
         "factor", required_argument, NULL, OPT_FACTOR                                              \
     }

@@ -103,6 +103,7 @@ int rl_claim_sim_trace(const struct rl_claim_sim *s, struct rl_trace *trace, cha
     struct rl_workload_params p;
     rl_workload_defaults(&p, s->limit, s->interval_ns);
     p.name = s->workload;
+    rl_workload_name_defaults(&p, s->limit, s->interval_ns);
     if (s->duration_ns)
         p.duration_ns = s->duration_ns;
     if (s->rate > 0)

@@ -236,7 +236,7 @@ static void test_every_generator_sorted(void)
         CU_ASSERT_STRING_EQUAL(t.key_names[6], "k6");
         rl_trace_free(&t);
     }
-    CU_ASSERT_EQUAL(names, 5);
+    CU_ASSERT_EQUAL(names, 7);
 }
 
 /* ---- keys and costs ------------------------------------------------------- */

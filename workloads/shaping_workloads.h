@@ -1,0 +1,19 @@
+/* shaping_workloads.h — the generators that expose shapers (generators.h
+ * lists them among the others): idle_burst and warm_poll, and the
+ * per-attempt columns they add to a trace (max wait, cancellation).
+ * Internal to workloads/: callers use rl_workload_generate. */
+#ifndef RL_SHAPING_WORKLOADS_H
+#define RL_SHAPING_WORKLOADS_H
+
+#include "generators.h"
+
+/* idle_burst's attempts: the number it lays, and the times. */
+long double rl_idle_burst_count(const struct rl_workload_params *p);
+int rl_gen_idle_burst(const struct rl_workload_params *p, struct rl_trace *out);
+
+/* After keys and costs: warm_poll's max wait 0 on every attempt, and
+ * idle_burst's cancellations (cancel_share > 0). -1 on ENOMEM. */
+int rl_shaping_columns(const struct rl_workload_params *p, bool warm_poll, bool idle_burst,
+                       struct rl_trace *out);
+
+#endif
