@@ -23,7 +23,11 @@
  * as its max wait (none: as acquire). acquire (ratelab's) is the max wait
  * 0, and decides exactly as tb_debt.
  *
- * Mapping: rate L per I, T = I/L; B is not used. Creation is the epoch.
+ * Mapping: rate L per I, T = I/L; it stores at most L permits (Guava's
+ * RateLimiter.create fixes maxBurstSeconds at 1: one interval's worth), so
+ * --burst is accepted only as B = L, and any other B is refused: a run
+ * judged at a burst the limiter does not keep would be judged against a
+ * promise it never made. Creation is the epoch.
  *
  * Memory orders: mutex.
  *
@@ -53,6 +57,13 @@ static void *guava_bursty_create(const struct rl_config *cfg, char *err, size_t 
 {
     if (cfg->limit == 0 || cfg->interval_ns == 0) {
         snprintf(err, err_len, "guava_bursty: limit and interval must be at least 1");
+        return NULL;
+    }
+    if (cfg->burst != 0 && cfg->burst != cfg->limit) {
+        snprintf(err, err_len,
+                 "stores one interval of permits (B = L = %llu, as "
+                 "RateLimiter.create): --burst %llu cannot be honoured; leave --burst out",
+                 (unsigned long long)cfg->limit, (unsigned long long)cfg->burst);
         return NULL;
     }
     struct tb_ticks ticks = tb_ticks_of(cfg->limit, cfg->interval_ns);

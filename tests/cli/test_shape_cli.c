@@ -193,6 +193,13 @@ static void test_bad_input(void)
                  sim_bad[i].options);
         rl_cli_expect_usage_error(args, sim_bad[i].needle);
     }
+    /* a burst the shaper cannot keep: guava_bursty stores L permits, no other B */
+    rl_cli_expect_usage_error("sim --algo guava_bursty --workload uniform --limit 100 --interval "
+                              "100ms --burst 150",
+                              "--burst 150 cannot be honoured");
+    rl_cli_expect_usage_error("stress --algo guava_bursty --threads 1 --duration 10ms --limit 10 "
+                              "--interval 1s --burst 3",
+                              "--burst 3 cannot be honoured");
     static const struct {
         const char *options, *needle;
     } check_bad[] = {
