@@ -3,6 +3,7 @@
  * The CSV is written whole, also when the suite is interrupted or a run
  * fails: the finished rows are kept. */
 #include "bench_nodes.h"
+#include "bench_shaping.h"
 #include "cli.h"
 #include "commands.h"
 #include "parse.h"
@@ -66,6 +67,13 @@ static void bench_help(void)
                   "demand step to 10x L; DRL's two limiters at demand 7:3; the simulator's "
                   "speed (1000 nodes, 10^7 decisions, its wall time printed). Its own columns "
                   "(results/README.md, Many-nodes rows); --reps does not apply; about 10 s",
+                  16, 80);
+    printf("  %-13s", "shaping");
+    print_wrapped("every shaper's distance from the ideal schedule (late p50/p99/max behind "
+                  "GCRA virtual scheduling, check --promise shape) on six workloads in sim, "
+                  "and its cost per decision (the shape call without the sleep, 1 thread, "
+                  "tb_cas's admit path beside it; --reps repetitions). Its own columns "
+                  "(results/README.md, Shaping rows); a few seconds",
                   16, 80);
     printf("\nThe Redis algorithms run against a private redis-server (or --redis ADDR, or\n"
            "a Redis Cluster: --redis-cluster as for stress); without redis-server they are\n"
@@ -334,11 +342,11 @@ static bool parse_options(const char *cmd, int argc, char **argv, struct bench *
         rl_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
     const char *accepted =
         "quick, threads, memory-order, accuracy, clocks, pareto, keys, redis, claims, perf, "
-        "sharded, nodes, cluster, cluster-faults";
+        "sharded, nodes, shaping, cluster, cluster-faults";
     if (b->suite_name == NULL)
         rl_cli_usage_error(cmd, "--suite is required (accepted: %s)", accepted);
-    if (strcmp(b->suite_name, "nodes") == 0)
-        return true; /* its own runner (bench_nodes.c), not a suite of result rows */
+    if (strcmp(b->suite_name, "nodes") == 0 || strcmp(b->suite_name, "shaping") == 0)
+        return true; /* its own runner (bench_nodes.c, bench_shaping.c), not result rows */
     b->suite = rl_suite_find(b->suite_name);
     if (b->suite == NULL)
         rl_cli_usage_error(cmd, "unknown suite '%s' (accepted: %s)", b->suite_name, accepted);
@@ -513,6 +521,8 @@ int rl_cmd_bench(int argc, char **argv)
                  b.suite ? b.suite->name : b.suite_name, b.ctx.host);
         b.output.out_path = b.default_path;
     }
+    if (b.suite == NULL && strcmp(b.suite_name, "shaping") == 0)
+        return rl_cli_bench_shaping(&b.output, (unsigned)b.reps);
     if (b.suite == NULL)
         return rl_cli_bench_nodes(&b.output);
     if (rl_suite_runs_claims(b.suite))

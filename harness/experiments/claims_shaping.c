@@ -6,6 +6,8 @@
 #include "claims_kit.h"
 #include "claims_runners.h"
 
+#include "suite_shaping.h"
+
 #include "harness/check/shape_check.h"
 #include "harness/run/sim.h"
 #include "harness/sys/clock.h"
@@ -76,7 +78,7 @@ static int uber_after_idle(const char *name, uint64_t limit, uint64_t interval_n
 }
 
 /* A sim run of a shaper on trace, judged by the shaping checker at (L, I,
- * B). The event log is freed; the checker's result is in *res. */
+ * B): suite_shaping.h's, the claim marked failed on an error. */
 static int shaped_judge(const char *name, const struct rl_config *cfg, const struct rl_trace *trace,
                         uint64_t judge_burst, struct rl_shape_result *res,
                         struct rl_claim_outcome *o)
@@ -87,40 +89,11 @@ static int shaped_judge(const char *name, const struct rl_config *cfg, const str
         rl_claim_failed(o, "no algorithm %s", name);
         return -1;
     }
-    static const struct rl_sim_options options = {.expiry = RL_EXPIRE_NEVER};
-    struct rl_event_log log = {0};
-    struct rl_sim_outcome out;
-    if (rl_sim_run_keyed(algo, cfg, &options, trace, &log, &out, err, sizeof err) != 0) {
-        rl_claim_failed(o, "sim %s: %s", name, err);
+    if (rl_shaping_judge_sim(algo, cfg, trace, judge_burst, res, err, sizeof err) != 0) {
+        rl_claim_failed(o, "%s: %s", name, err);
         return -1;
     }
-    struct rl_shaped_log shaped = {.len = log.len, .key_count = log.key_count};
-    shaped.events = calloc(log.len ? log.len : 1, sizeof *shaped.events);
-    int rc = -1;
-    if (shaped.events == NULL || log.release_ns == NULL) {
-        rl_claim_failed(o, "%s: no shaped log", name);
-    } else {
-        for (size_t i = 0; i < log.len; i++) {
-            bool cancelled = log.cancel_ns && log.cancel_ns[i] != RL_NO_RELEASE;
-            shaped.events[i] =
-                (struct rl_shaped_event){.t_ns = log.events[i].t_ns,
-                                         .release_ns = log.release_ns[i],
-                                         .cancel_ns = cancelled ? log.cancel_ns[i] : 0,
-                                         .key = log.events[i].key,
-                                         .n = log.events[i].n,
-                                         .admitted = log.events[i].admitted,
-                                         .cancelled = cancelled};
-        }
-        struct rl_shape_params p = {
-            .limit = cfg->limit, .interval_ns = cfg->interval_ns, .burst = judge_burst};
-        if (rl_shape_check(&shaped, &p, res, err, sizeof err) != 0)
-            rl_claim_failed(o, "check %s: %s", name, err);
-        else
-            rc = 0;
-    }
-    free(shaped.events);
-    rl_event_log_free(&log);
-    return rc;
+    return 0;
 }
 
 static int cmp_u64(const void *a, const void *b)

@@ -216,7 +216,37 @@ static void test_bad_input(void)
     remove_dir();
 }
 
+/* bench --suite shaping: a distance row per shaper and workload, a cost row
+ * each, with the provenance every reference CSV carries; the spacer is its
+ * own ideal, the #119 rule breaks the curve on idle_burst. */
+static void test_bench_shaping_rows(void)
+{
+    static struct rl_cli_outcome o;
+    rl_cli_run(&o, "bench --suite shaping --reps 1 --format csv");
+    EXPECT_EQ(o.status, 0);
+    const char *spacer = strstr(o.out, "sim,distance,gcra_spacer,idle_burst,");
+    const char *bug = strstr(o.out, "sim,distance,pacer_uber_idle_bug,idle_burst,");
+    const char *uber = strstr(o.out, "sim,distance,pacer_uber,idle_burst,");
+    const char *cost = strstr(o.out, "stress,cost,pacer_uber,");
+    const char *floor = strstr(o.out, "stress,cost,tb_cas,");
+    EXPECT_FATAL(spacer && bug && uber && cost && floor, "rows missing: %.600s", o.out);
+    char value[64];
+    EXPECT_EQ(rl_cli_csv_number(o.out, spacer, "late_max_ns"), 0);
+    EXPECT(strcmp(rl_cli_csv_field(o.out, spacer, "shape_held", value, sizeof value), "yes") == 0,
+           "gcra_spacer held %s", value);
+    EXPECT(strcmp(rl_cli_csv_field(o.out, uber, "shape_held", value, sizeof value), "yes") == 0,
+           "pacer_uber held %s", value);
+    EXPECT(strcmp(rl_cli_csv_field(o.out, bug, "shape_held", value, sizeof value), "no") == 0,
+           "pacer_uber_idle_bug held %s on idle_burst", value);
+    EXPECT(rl_cli_csv_number(o.out, cost, "ns_per_decision") > 0, "no cost");
+    static const char *const provenance[] = {"host", "git_rev", "date", "cpus", "cpu_model"};
+    for (size_t i = 0; i < sizeof provenance / sizeof provenance[0]; i++)
+        EXPECT(rl_cli_csv_field(o.out, cost, provenance[i], value, sizeof value)[0] != '\0',
+               "no %s in the row", provenance[i]);
+}
+
 RL_TEST_SUITE("shape_cli",
+              {"bench --suite shaping: distance and cost rows", test_bench_shaping_rows},
               {"sim: release_ns for a shaper or --max-wait only", test_sim_release_column},
               {"check --promise shape: pacer_uber held, its idle bug broken",
                test_check_broken_by_idle_bug},
