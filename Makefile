@@ -290,7 +290,7 @@ reference-revision-check:
 # mismatch and its excused mismatches under the cap there.
 CONFORMANCE_TRACES ?= 40
 CONFORMANCE_SEED   ?= 1
-PEERS              ?= go guava linux nginx
+PEERS              ?= go guava guava-shape linux nginx nginx-delay
 conformance: $(RATELAB)
 	sh tests/conformance/run.sh $(RATELAB) results/conformance.csv $(CONFORMANCE_TRACES) \
 	    $(CONFORMANCE_SEED) $(PEERS)

@@ -16,13 +16,17 @@
 # attempts than caps.txt allows; 0 otherwise.
 # CONFORMANCE_PEERS_DIR (default: this folder) holds the peer folders and
 # caps.txt; selftest.sh points it at fake peers.
+# Shapers (README.md, "Shapers"): a trace may carry max_wait_ns, a .cfg
+# further options for both sides, a driver a release_ns column (compared
+# release by release, within the peer's release_tolerance.txt if it has one);
+# the driver finds the algorithm it stands for in CONFORMANCE_ALGO.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 peers_dir=$(cd "${CONFORMANCE_PEERS_DIR:-$here}" && pwd)
 ratelab=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 out_csv=$2 count=$3 seed=$4
 shift 4
-peers=${*:-go guava linux nginx}
+peers=${*:-go guava guava-shape linux nginx nginx-delay}
 work=${CONFORMANCE_WORK:-build/conformance}
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
@@ -75,11 +79,19 @@ need() {
 }
 
 # ---- one trace through one pair ---------------------------------------------
-# compare A B: "same" when the admitted column of two decision files agrees
-# line by line after a stable sort by time (ratelab's log is stably sorted
-# by its checker); otherwise the number of differing lines.
+# differ A B: 0 when two decision files agree line by line after a stable
+# sort by time (ratelab's log is stably sorted by its checker); otherwise
+# the number of differing lines. Columns are found by their header names.
+# A line is its admitted column, and its release_ns where the file has one:
+# a file with releases never agrees with one without. Two releases agree
+# when equal, or, with a tolerance "LOW HIGH" (ns; release_tolerance.txt of
+# the peer), when both or neither are the line's own t_ns (admitted at once)
+# and A's minus B's lies in [LOW, HIGH]; those not equal are counted in
+# $work/noise.tmp ("count max_below max_above").
 sorted_admits() {
-    tail -n +2 "$1" | sort -s -t, -k1,1n | cut -d, -f4
+    awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) col[$i] = i; next}
+        {print $1 " " $col["admitted"] " " (("release_ns" in col) ? ($col["release_ns"] == "" ? "-" : $col["release_ns"]) : "none")}' "$1" |
+        sort -s -t' ' -k1,1n
 }
 differ() {
     sorted_admits "$1" >"$work/a.tmp"
@@ -88,9 +100,22 @@ differ() {
         echo 999999999
         return
     fi
-    paste -d' ' "$work/a.tmp" "$work/b.tmp" | awk '$1 != $2 {n++} END {print n + 0}'
+    paste -d' ' "$work/a.tmp" "$work/b.tmp" | awk -v tol="${tolerance:-}" -v noise="$work/noise.tmp" '
+        BEGIN {lo = 0; hi = 0; if (tol != "") {split(tol, w, " "); lo = w[1]; hi = w[2]}}
+        {
+            same = $2 == $5 && $3 == $6
+            if (!same && tol != "" && $2 == $5 && $3 != "none" && $6 != "none" && $3 != "-" && $6 != "-" &&
+                ($3 == $1) == ($6 == $4)) {
+                d = $3 - $6
+                if (d >= lo && d <= hi) {same = 1; k++; if (d < below) below = d; if (d > above) above = d}
+            }
+            if (!same) n++
+        }
+        END {print k + 0, below + 0, above + 0 >noise; print n + 0}'
 }
-admits() { tail -n +2 "$1" | awk -F, '$4 == 1 {n++} END {print n + 0}'; }
+admits() {
+    awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) col[$i] = i; next} $col["admitted"] == 1 {n++} END {print n + 0}' "$1"
+}
 
 rows="$work/rows.csv"
 : >"$rows"
@@ -116,15 +141,22 @@ for peer in $peers; do
     [ "$generated" -gt 0 ] || fail "$peer: its generator wrote no trace"
     algos=$(grep -v '^#' "$peers_dir/$peer/pairs.txt" || true)
     [ -n "$algos" ] || fail "$peer: pairs.txt names no algorithm"
+    tolerance=""
+    [ -r "$peers_dir/$peer/release_tolerance.txt" ] &&
+        tolerance=$(grep -v '^#' "$peers_dir/$peer/release_tolerance.txt" | head -n 1)
     for algo in $algos; do
         n_traces=0 skipped=0 attempts=0 identical=0 rounding=0 stale=0 semantic=0 extra=0
+        noisy=0 noise_below=0 noise_above=0
         example="" skip_example=""
+        CONFORMANCE_ALGO=$algo
+        export CONFORMANCE_ALGO
         for trace in $(find "$traces" -name 't*.csv' | sort); do
             name=$(basename "$trace" .csv)
-            read -r L I B kind <"$traces/$name.cfg"
+            more=""
+            read -r L I B kind more <"$traces/$name.cfg"
             d="$work/$peer/$algo/$name"
             mkdir -p "$d"
-            args="--limit $L --interval-ns $I --burst $B"
+            args="--limit $L --interval-ns $I --burst $B $more"
             rc=0
             # shellcheck disable=SC2086 # args is a list of words
             "$bin/driver" --mode real $args "$trace" >"$d/real.csv" 2>"$d/real.err" || rc=$?
@@ -137,13 +169,15 @@ for peer in $peers; do
                 fail "$peer $name: driver failed ($rc): $(head -n 1 "$d/real.err")"
                 continue
             fi
-            # The trace as the peer saw it (its own times, when it has them).
-            cut -d, -f1-3 "$d/real.csv" >"$d/trace.csv"
+            # The trace as the peer saw it (its own times, when it has them),
+            # with each attempt's max wait when the trace has one.
+            awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) col[$i] = i; w = "max_wait_ns" in col}
+                {print $1 "," $2 "," $3 (w ? "," $col["max_wait_ns"] : "")}' "$d/real.csv" >"$d/trace.csv"
             burst="--burst $B" # B = 0: the algorithm's default (nginx's burst 0)
             [ "$B" -eq 0 ] && burst=""
             # shellcheck disable=SC2086
             "$ratelab" sim --algo "$algo" --trace "$d/trace.csv" --unsorted --limit "$L" \
-                --interval "${I}ns" $burst --decisions "$d/ratelab.csv" --format csv \
+                --interval "${I}ns" $burst $more --decisions "$d/ratelab.csv" --format csv \
                 >/dev/null 2>"$d/ratelab.err" || {
                 fail "$peer $algo $name: ratelab sim failed: $(head -n 1 "$d/ratelab.err")"
                 continue
@@ -153,6 +187,10 @@ for peer in $peers; do
             attempts=$((attempts + total))
             diff_pr=$(differ "$d/real.csv" "$d/ratelab.csv")
             identical=$((identical + total - diff_pr))
+            read -r k below above <"$work/noise.tmp"
+            noisy=$((noisy + k))
+            [ "$below" -lt "$noise_below" ] && noise_below=$below
+            [ "$above" -gt "$noise_above" ] && noise_above=$above
             [ "$diff_pr" -eq 0 ] && continue
             # shellcheck disable=SC2086
             "$bin/driver" --mode port-rounded $args "$d/trace.csv" >"$d/rounded.csv" 2>"$d/rounded.err" || {
@@ -179,6 +217,8 @@ for peer in $peers; do
         done
         echo "$peer,$algo,$n_traces,$skipped,$attempts,$identical,$rounding,$stale,$semantic,$extra" \
             >>"$rows"
+        [ -n "$tolerance" ] &&
+            echo "conformance: $peer vs $algo: $noisy of $identical identical have a release apart within the tolerance [$tolerance] ns (timing noise), from $noise_below to +$noise_above ns"
         [ -n "$example" ] &&
             fail "$peer vs $algo: $semantic semantic mismatches, e.g. $example (real.csv, ratelab.csv, rounded.csv, exact.csv)"
         [ "$skipped" -gt 0 ] &&
