@@ -22,6 +22,6 @@ for cfg in "$out"/t[0-9]*.cfg; do
         function u() { state = (state * 25214903917 + 11) % 281474976710656; return state / 281474976710656 }
         BEGIN { state = (seed * 7919 + substr(name, 2) * 104729 + 77) % 281474976710656 }
         NR == 1 { print $0, "max_wait_ns"; next }
-        { c = int(u() * 3); w = c == 0 ? "" : c == 1 ? 0 : int(u() * (top + 1)) * 1000; print $0, w }' \
+        { c = int(u() * 3); w = c == 0 ? "" : c == 1 ? 0 : sprintf("%.0f", int(u() * (top + 1)) * 1000); print $0, w }' \
         "$out/$name.csv" >"$out/$name.tmp" && mv "$out/$name.tmp" "$out/$name.csv"
 done

@@ -796,16 +796,47 @@ static void write_delayed(const uint64_t *ct_of, const char *lrs_of)
         else
             best_n += off == best ? 1 : (size_t)-1;
     }
-    size_t apart = 0, early = 0;
+    size_t apart = 0, early = 0, read_late = 0, unresolved = 0;
     int64_t client_late_max = 0;
+    /* nginx's meter per key, replayed on the ms found, to place a delayed
+     * request nginx read later than it was sent (a stalled event loop): the
+     * first ms from its send on whose excess is the one nginx logged. */
+    struct meter *m = calloc(n_keys ? n_keys : 1, sizeof *m);
+    if (m == NULL)
+        die(1, "out of memory");
     printf("t_ns,key,n,admitted,release_ns\n");
     for (size_t i = 0; i < n_att; i++) {
+        struct meter *k = &m[att[i].key];
         int64_t ms = (int64_t)(sent_ns[i] / 1000000u) - best;
         if (lrs_of[i] != 'D') {
             apart += ms != (int64_t)ct_of[i];
             ms = (int64_t)ct_of[i];
         } else {
             early += (int64_t)ct_of[i] <= ms; /* released in the ms it came: not delayed */
+            if (excess[i] >= 0 && k->live) {
+                int64_t found = -1;
+                for (int64_t c = ms; c < (int64_t)ct_of[i] && found < 0; c++) {
+                    int64_t el = c > (int64_t)k->last ? c - (int64_t)k->last : 0;
+                    int64_t x = k->excess - (int64_t)rate * el / 1000 + 1000;
+                    if ((x < 0 ? 0 : x) == excess[i])
+                        found = c;
+                }
+                if (found < 0)
+                    unresolved++;
+                else
+                    read_late += found != ms, ms = found;
+            }
+        }
+        if (lrs_of[i] != 'R' && ms >= 0) { /* the meter takes this request */
+            if (!k->live) {
+                k->live = true, k->excess = 0, k->last = (uint64_t)ms;
+            } else {
+                int64_t el = ms > (int64_t)k->last ? ms - (int64_t)k->last : 0;
+                int64_t x = k->excess - (int64_t)rate * el / 1000 + 1000;
+                k->excess = x < 0 ? 0 : x;
+                if (el)
+                    k->last = (uint64_t)ms;
+            }
         }
         if (ms < 0)
             die(1, "attempt %zu: a negative ms", i + 1);
@@ -838,6 +869,12 @@ static void write_delayed(const uint64_t *ct_of, const char *lrs_of)
         printf("\n");
     }
     free(excess);
+    free(m);
+    if (read_late || unresolved)
+        fprintf(stderr,
+                "nginx driver: read late: %zu delayed placed in a later ms than sent, by the "
+                "excess nginx logged; %zu whose logged excess no ms fits\n",
+                read_late, unresolved);
     if (stalled)
         fprintf(stderr,
                 "nginx driver: stalled: %zu delayed answered more than %d ms after the time "
