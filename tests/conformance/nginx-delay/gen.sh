@@ -7,8 +7,9 @@
 # configuration is one nginx can express and whose delays stay short: rate=
 # 20–100 r/s (or 5 per 100 ms), burst 1–20 with delay= D from 0 (nginx's
 # default, --slots left out) to B (nodelay), so a delay is at most
-# (B − D)/rate ≤ 1 s and at most 60 requests wait at once; 1–3 keys, cost 1,
-# 0.8 s of uniform, Poisson, on/off, flash or clumped arrivals at 1–4 times
+# (B − D)/rate ≤ 1 s and at most 60 requests wait at once (traces 1, 5, 9, …
+# have D = 0; 2, 6, … 0 < D < B; 3, 7, … D = B; the rest any); 1–3 keys, cost 1,
+# 0.8 s of uniform, Poisson, on/off, flash or clumped arrivals at 2–4 times
 # the rate (60–400/s: a loaded nginx reads a request in a later ms). nginx's clock is monotonic: traces are sorted.
 set -eu
 ratelab=$1 out=$2 count=$3 seed=$4
@@ -26,9 +27,9 @@ BEGIN {
         per_s = L * 1e9 / I
         top = per_s < 20 ? per_s : 20
         B = 1 + pick(top)
-        c = pick(4)
-        D = c == 0 ? 0 : c == 1 ? B : pick(B + 1)
-        R = per_s * (1 + pick(4)); if (R > 400) R = 400; if (R < 60) R = 60
+        c = (i - 1) % 4                           # the quick run (3) has each kind
+        D = c == 0 ? 0 : c == 1 ? (B > 1 ? 1 + pick(B - 1) : 0) : c == 2 ? B : pick(B + 1)
+        R = per_s * (2 + pick(3)); if (R > 400) R = 400; if (R < 60) R = 60
         printf "%d %d %.0f %d %d %s %d %d\n", i, L, I, B, D, one("uniform poisson onoff flash clumps"), 1 + pick(3), int(R)
     }
 }' >"$out/configs.txt"
