@@ -282,7 +282,8 @@ reference-revision-check:
 	$(Q)sh tests/provenance.sh revisions .
 
 # Conformance against the peers' own code (tests/conformance/README.md):
-# x/time/rate, Guava, Linux ___ratelimit, nginx limit_req. Installs their
+# x/time/rate, Guava, Linux ___ratelimit, nginx limit_req, and as shapers Guava
+# (guava-shape) and nginx limit_req delay= (nginx-delay). Installs their
 # Debian packages itself (not make deps). CONFORMANCE_TRACES a peer
 # (default 40), CONFORMANCE_SEED (default 1), PEERS to pick some. Fails
 # unless every peer named compares at least the traces and attempts
