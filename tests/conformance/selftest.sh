@@ -5,7 +5,8 @@
 # The fake peer's driver decides through `ratelab sim` itself; FAKE_DRIVER
 # picks how it misbehaves and FAKE_TRACES how many traces its generator
 # writes. Each case runs run.sh and checks its exit status and the line that
-# names the reason. Exits 1 naming each case that did not go as expected.
+# names the reason; a fake shaper peer checks releases and their tolerance.
+# Exits 1 naming each case that did not go as expected.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 FAKE_RATELAB=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -68,7 +69,8 @@ expect() {
     shift 3
     rc=0
     env "$@" CONFORMANCE_PEERS_DIR="$work/peers" CONFORMANCE_WORK="$work/run" \
-        sh "$here/run.sh" "$FAKE_RATELAB" "$work/out.csv" 2 1 fake >"$work/$name.log" 2>&1 || rc=$?
+        sh "$here/run.sh" "$FAKE_RATELAB" "$work/out.csv" 2 1 "${selftest_peer:-fake}" \
+        >"$work/$name.log" 2>&1 || rc=$?
     if [ "$rc" -ne "$want" ] || ! grep -q -- "$text" "$work/$name.log"; then
         echo "conformance-selftest: $name: exit $rc (wanted $want), output ${text:+without \"$text\"} in $work/$name.log:"
         tail -n 5 "$work/$name.log" | sed 's/^/    /'
@@ -93,6 +95,53 @@ echo "fake 40 40 9000 25" >"$work/peers/caps.txt"
 expect no-row-says-so 0 "caps.txt has no row for 2 traces: at least 1 trace, 1 attempt a trace, excused ≤ 25 %" FAKE_DRIVER=excused
 echo "fake 40 40 9000 5" >"$work/peers/caps.txt"
 expect no-row-loosest-cap-fails 1 "above the cap of 5 %" FAKE_DRIVER=excused
+
+# A shaper peer (README.md, "Shapers"): its driver is gcra_spacer's own sim,
+# reached through CONFORMANCE_ALGO, with release_ns; FAKE_DRIVER late/early
+# moves every 5th delayed release of `real` 1 µs later/earlier. A release
+# apart fails; within release_tolerance.txt it is timing noise and passes;
+# outside it (earlier) it still fails.
+shaper=$work/peers/fakeshape
+mkdir -p "$shaper"
+echo "# none" >"$shaper/deps.txt"
+echo "gcra_spacer" >"$shaper/pairs.txt"
+echo "fakeshape 2 2 100 10" >"$work/peers/caps.txt"
+cat >"$shaper/gen.sh" <<'GEN'
+#!/bin/sh
+# 2 traces of 60 attempts 50 µs apart, each waiting as long as it takes.
+set -eu
+out=$2
+mkdir -p "$out"
+for i in 1 2; do
+    awk 'BEGIN {print "t_ns,key,n,max_wait_ns"; for (j = 0; j < 60; j++) printf "%d,k,1,\n", j * 50000}' \
+        >"$out/t00$i.csv"
+    echo "10 1000000 2 sorted" >"$out/t00$i.cfg"
+done
+GEN
+cat >"$shaper/build.sh" <<'BUILD'
+#!/bin/sh
+cat >"$1/driver" <<'DRIVER'
+#!/bin/sh
+set -eu
+mode=$2 limit=$4 interval=$6 burst=$8 trace=$9
+tmp=$(mktemp)
+"$FAKE_RATELAB" sim --algo "$CONFORMANCE_ALGO" --trace "$trace" --unsorted --limit "$limit" \
+    --interval "${interval}ns" --burst "$burst" --decisions "$tmp" --format csv >/dev/null
+move=0
+case "${FAKE_DRIVER:-ok}:$mode" in late:real) move=1000 ;; early:real) move=-1000 ;; esac
+awk -F, -v OFS=, -v move="$move" 'NR == 1 {print "t_ns,key,n,max_wait_ns,admitted,release_ns"; next}
+    {r = $6; if (move && r != "" && r != $1 && NR % 5 == 0) r += move; print $1, $2, $3, "", $4, r}' "$tmp"
+rm -f "$tmp"
+DRIVER
+chmod +x "$1/driver"
+BUILD
+chmod +x "$shaper/gen.sh" "$shaper/build.sh"
+selftest_peer=fakeshape
+expect shaper-agreeing-passes 0 "passed, every peer compared: fakeshape/gcra_spacer 2 traces 120 attempts"
+expect shaper-release-apart-fails 1 "semantic mismatches" FAKE_DRIVER=late
+echo "0 2000" >"$shaper/release_tolerance.txt"
+expect shaper-release-within-tolerance-passes 0 "24 of 120 identical have a release apart within the tolerance \[0 2000\] ns" FAKE_DRIVER=late
+expect shaper-release-early-fails 1 "semantic mismatches" FAKE_DRIVER=early
 rm -rf "$work/peers" "$work/run"
 [ "$failures" -eq 0 ] || { echo "conformance-selftest: $failures cases failed"; exit 1; }
 echo "conformance-selftest: every case as expected"
