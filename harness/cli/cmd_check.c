@@ -29,6 +29,7 @@ static void check_help(void)
            "                     [--promise shape [--burst B] [--max-wait DUR]]\n"
            "                     [--admits-only] [--per-key] [--format table|csv|json]\n"
            "                     [--out FILE.csv] [--reorder LINES]\n"
+           "       ratelab check --events FILE|DIR [--events FILE|DIR ...] [--skew DUR] ...\n"
            "       ratelab check --linearizable --algo NAME ... (its own --help)\n\n"
            "Checks a decision log from ratelab (sim, replay or stress --decisions) or from\n"
            "any other system, and with --promise judges it as sim judges an algorithm.\n"
@@ -80,6 +81,20 @@ static void check_help(void)
            "                    (default %d). A log further out of order is read again\n"
            "                    and sorted in memory (the same numbers, memory growing\n"
            "                    with the log, a note on stderr), or refused if a pipe\n\n"
+           "Several logs (one per node, as stress --nodes writes them):\n"
+           "  --events FILE     given again for each log; --events DIR takes DIR/*.csv,\n"
+           "                    sorted by name. The logs are merged in time order as they\n"
+           "                    stream (equal times: in the order listed); a key is one\n"
+           "                    key in every log. The figures are the merged log's, and\n"
+           "                    a line per log gives that log alone. All logs have one\n"
+           "                    header; one file named twice is bad input. A last line\n"
+           "                    cut short (no end of line: a node died mid-write) is\n"
+           "                    dropped with a note, and the log up to it checked\n"
+           "  --skew DUR        the logs' clocks may each be off by up to ±DUR (under\n"
+           "                    half of --interval; default 0s). held is then no only if\n"
+           "                    every shift within the skew breaks the promise (windows\n"
+           "                    of I - 2·DUR), yes only if none can (windows of I + 2·DUR),\n"
+           "                    and uncertain between (exit 0): docs/commands.md, check\n\n"
            "Exit status: 0 the promise held (or no --promise), 1 the promise is broken\n"
            "(or the check failed: out of memory, an --out file not written; one line on\n"
            "stderr then), 2 bad input (options, or a log that cannot be read).\n",
@@ -352,6 +367,23 @@ static void print_json(const struct key_names *log, const struct rl_check_result
 static void print_per_key(const struct key_names *log, const struct rl_check_result *res,
                           const struct judge *judge, const struct rl_merged_check *mc);
 
+/* A log's path as its table line shows it: its last 31 bytes after "…"
+ * when longer than 32 (a node's log differs from the next in its name, at
+ * the end), never half a UTF-8 character, made safe for a terminal. */
+static const char *shown_path(const char *path, char *buf, size_t len)
+{
+    char cut[64];
+    size_t n = strlen(path);
+    if (n > 32) {
+        const char *tail = path + n - 31;
+        while ((*tail & 0xC0) == 0x80)
+            tail++;
+        snprintf(cut, sizeof cut, "…%s", tail);
+        path = cut;
+    }
+    return rl_table_text(buf, len, path);
+}
+
 /* The merged logs' lines of the table: the bounds the verdict weighs, then
  * each log alone. */
 static void print_merged_table(const struct rl_merged_check *mc,
@@ -367,13 +399,11 @@ static void print_merged_table(const struct rl_merged_check *mc,
            "max_aligned");
     for (size_t j = 0; j < mc->log_count; j++) {
         const struct rl_key_metrics *m = &mc->logs[j].result.total;
-        char shown[1024], cut[RL_QUOTE_LEN];
-        const char *path = mc->logs[j].path;
-        printf(
-            "%-32s %12llu %10llu %12llu %12llu\n",
-            rl_table_text(shown, sizeof shown, rl_quote_field(cut, sizeof cut, path, strlen(path))),
-            (unsigned long long)mc->logs[j].events, (unsigned long long)m->admits,
-            (unsigned long long)m->max_sliding, (unsigned long long)m->max_aligned);
+        char shown[1024];
+        printf("%-32s %12llu %10llu %12llu %12llu\n",
+               shown_path(mc->logs[j].path, shown, sizeof shown),
+               (unsigned long long)mc->logs[j].events, (unsigned long long)m->admits,
+               (unsigned long long)m->max_sliding, (unsigned long long)m->max_aligned);
     }
 }
 
