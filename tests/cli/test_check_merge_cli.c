@@ -49,8 +49,8 @@ static const char *json_field(const char *out, const char *name, char *buf, size
 {
     char key[64];
     snprintf(key, sizeof key, "\"%s\": ", name);
-    const char *at = strstr(out, key);
     buf[0] = '\0';
+    const char *at = out ? strstr(out, key) : NULL;
     if (at == NULL)
         return buf;
     at += strlen(key);
