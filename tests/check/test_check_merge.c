@@ -228,10 +228,10 @@ static void test_skew_bounds_hold_every_shift(void)
         for (uint32_t k = 0; k < truth.name_count; k++) {
             const char *key = truth.key_names[k];
             const struct rl_key_metrics *t = &truth.result.per_key[k];
-            const struct rl_key_metrics *lo = by_name(&bounds.result, bounds.key_names,
-                                                      bounds.name_count, key, bounds.certain);
-            const struct rl_key_metrics *hi = by_name(&bounds.result, bounds.key_names,
-                                                      bounds.name_count, key, bounds.possible);
+            const struct rl_key_metrics *lo =
+                by_name(&bounds.result, bounds.key_names, bounds.name_count, key, bounds.certain);
+            const struct rl_key_metrics *hi =
+                by_name(&bounds.result, bounds.key_names, bounds.name_count, key, bounds.possible);
             EXPECT_FATAL(lo && hi, "key %s", key);
             EXPECT(lo->certain_max_sliding <= t->max_sliding && t->max_sliding <= hi->max_sliding,
                    "trial %d key %s: max_sliding %llu outside [%llu, %llu]", trial, key,
