@@ -10,6 +10,7 @@
 #include "harness/check/check_merge.h"
 #include "harness/check/checker.h"
 #include "harness/check/event_log.h"
+#include "harness/check/verdict.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -255,7 +256,37 @@ static void test_skew_bounds_hold_every_shift(void)
     remove_tmp();
 }
 
+/* The verdict with bounds (verdict.h, possible): no when the certain
+ * figure breaks the bound, yes when the possible one keeps it, uncertain
+ * between; for each kind of promise on the figure it weighs. */
+static void test_verdict_with_bounds(void)
+{
+    const struct rl_promised strong = {.kind = RL_BOUND_STRONG, .limit = 10};
+    const struct rl_promised weak = {.kind = RL_BOUND_WEAK, .limit = 10};
+    const struct rl_promised window = {.kind = RL_BOUND_WINDOW, .limit = 10};
+    struct rl_key_metrics lo = {.certain_max_sliding = 10, .certain_max_aligned = 10};
+    struct rl_key_metrics hi = {.max_sliding = 10, .max_aligned = 10};
+    struct rl_run_facts run = {.checked = true, .m = &lo, .possible = &hi};
+    EXPECT_EQ(rl_verdict(&strong, &run), RL_HELD_YES);
+    hi.max_sliding = 11;
+    EXPECT_EQ(rl_verdict(&strong, &run), RL_HELD_UNCERTAIN);
+    EXPECT_EQ(rl_verdict(&weak, &run), RL_HELD_YES); /* weak weighs max_aligned */
+    hi.max_aligned = 11;
+    EXPECT_EQ(rl_verdict(&weak, &run), RL_HELD_UNCERTAIN);
+    lo.certain_max_sliding = 11;
+    EXPECT_EQ(rl_verdict(&strong, &run), RL_HELD_NO);
+    EXPECT_EQ(rl_verdict(&window, &run), RL_HELD_YES); /* 11 <= 2L, both bounds */
+    hi.window_excess = 1;
+    EXPECT_EQ(rl_verdict(&window, &run), RL_HELD_UNCERTAIN);
+    lo.window_excess = 1;
+    EXPECT_EQ(rl_verdict(&window, &run), RL_HELD_NO);
+    run.possible = NULL; /* without bounds, as every other run: certain figures alone */
+    lo = (struct rl_key_metrics){.certain_max_sliding = 10};
+    EXPECT_EQ(rl_verdict(&strong, &run), RL_HELD_YES);
+}
+
 RL_TEST_SUITE("check_merge",
+              {"the verdict weighs the certain and possible bounds", test_verdict_with_bounds},
               {"merged = concatenated and sorted, in order or not",
                test_merge_is_the_concatenation},
               {"the skew's bounds hold for every shift", test_skew_bounds_hold_every_shift})
