@@ -17,10 +17,16 @@
 #include "harness/io/key_table.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define BLOCK_EVENTS 8192
+
+/* Merged blocks on their way to the checking thread: while it checks one,
+ * the merging thread fills the next (parsing and the logs' own checkers are
+ * about half the work, the merged checks the other half). */
+#define RING 4
 
 enum source_mode { MODE_DIRECT, MODE_REORDER, MODE_MEMORY };
 
@@ -66,8 +72,19 @@ struct merge {
      * I). The gap is 32 bits: past a skew of 2^31 ns the certain aligned
      * maximum is not measured and taken as 0, which is still a lower bound. */
     struct rl_checker *exact, *certain, *possible, *late, *narrow;
-    struct rl_event *out, *shifted;
+    struct rl_event *ring[RING], *shifted;
+    size_t ring_len[RING];
+    struct rl_event *out; /* the ring slot being filled */
     size_t out_len;
+    /* The checking thread takes blocks [consumed, produced) of the ring;
+     * under mu. failed: a checker ran out of memory (check_err says so). */
+    pthread_t checking;
+    bool checking_started;
+    pthread_mutex_t mu;
+    pthread_cond_t changed;
+    uint64_t produced, consumed;
+    bool merged_all, failed;
+    char check_err[512];
     size_t *heap; /* source indices, earliest next event first */
     size_t heap_len;
 };
@@ -261,32 +278,103 @@ static void sift_down(struct merge *mg, size_t i)
     }
 }
 
-/* The merged block to every checker. */
-static enum step flush(struct merge *mg, char *err, size_t err_len)
+/* A merged block to every merged checker: on the checking thread, which
+ * alone touches them (and `shifted`) until it is joined. -1 with err. */
+static int check_block(struct merge *mg, const struct rl_event *block, size_t n, char *err,
+                       size_t err_len)
 {
-    size_t n = mg->out_len;
-    mg->out_len = 0;
-    if (rl_checker_add(mg->exact, mg->out, n, err, err_len) != 0)
-        return STEP_NOMEM;
+    if (rl_checker_add(mg->exact, block, n, err, err_len) != 0)
+        return -1;
     if (mg->skew_ns == 0)
-        return STEP_OK;
-    if (rl_checker_add(mg->possible, mg->out, n, err, err_len) != 0 ||
-        rl_checker_add(mg->narrow, mg->out, n, err, err_len) != 0)
-        return STEP_NOMEM;
+        return 0;
+    if (rl_checker_add(mg->possible, block, n, err, err_len) != 0 ||
+        rl_checker_add(mg->narrow, block, n, err, err_len) != 0)
+        return -1;
     uint64_t s = mg->skew_ns;
     uint32_t gap = 2 * s > UINT32_MAX ? 0 : (uint32_t)(2 * s);
     for (size_t i = 0; i < n; i++) {
-        mg->shifted[i] = mg->out[i];
-        mg->shifted[i].t_ns = add_sat(mg->out[i].t_ns, s);
+        mg->shifted[i] = block[i];
+        mg->shifted[i].t_ns = add_sat(block[i].t_ns, s);
         mg->shifted[i].gap_ns = gap;
     }
     if (rl_checker_add(mg->certain, mg->shifted, n, err, err_len) != 0)
-        return STEP_NOMEM;
+        return -1;
     for (size_t i = 0; i < n; i++) {
-        mg->shifted[i] = mg->out[i];
-        mg->shifted[i].t_ns = mg->out[i].t_ns > s ? mg->out[i].t_ns - s : 0;
+        mg->shifted[i] = block[i];
+        mg->shifted[i].t_ns = block[i].t_ns > s ? block[i].t_ns - s : 0;
     }
-    return rl_checker_add(mg->late, mg->shifted, n, err, err_len) != 0 ? STEP_NOMEM : STEP_OK;
+    return rl_checker_add(mg->late, mg->shifted, n, err, err_len);
+}
+
+/* The checking thread: every block handed over, in order, until the merge
+ * has finished and none is left, or a checker fails. */
+static void *check_blocks(void *arg)
+{
+    struct merge *mg = arg;
+    for (;;) {
+        pthread_mutex_lock(&mg->mu);
+        while (mg->consumed == mg->produced && !mg->merged_all)
+            pthread_cond_wait(&mg->changed, &mg->mu);
+        bool left = mg->consumed < mg->produced;
+        size_t slot = mg->consumed % RING;
+        pthread_mutex_unlock(&mg->mu);
+        if (!left)
+            return NULL;
+        char err[sizeof mg->check_err];
+        int rc = check_block(mg, mg->ring[slot], mg->ring_len[slot], err, sizeof err);
+        pthread_mutex_lock(&mg->mu);
+        mg->consumed++;
+        if (rc != 0) {
+            mg->failed = true;
+            memcpy(mg->check_err, err, sizeof err);
+        }
+        pthread_cond_broadcast(&mg->changed);
+        pthread_mutex_unlock(&mg->mu);
+        if (rc != 0)
+            return NULL;
+    }
+}
+
+/* Hands the filled block to the checking thread and takes the next free
+ * slot, waiting while every slot is still being checked. */
+static enum step flush(struct merge *mg, char *err, size_t err_len)
+{
+    pthread_mutex_lock(&mg->mu);
+    mg->ring_len[mg->produced % RING] = mg->out_len;
+    mg->produced++;
+    pthread_cond_broadcast(&mg->changed);
+    while (mg->produced - mg->consumed == RING && !mg->failed)
+        pthread_cond_wait(&mg->changed, &mg->mu);
+    bool failed = mg->failed;
+    pthread_mutex_unlock(&mg->mu);
+    mg->out = mg->ring[mg->produced % RING];
+    mg->out_len = 0;
+    if (failed) {
+        rl_set_err(err, err_len, "%s", mg->check_err);
+        return STEP_NOMEM;
+    }
+    return STEP_OK;
+}
+
+/* Tells the checking thread the merge is over and waits for it: it checks
+ * what is left first. STEP_NOMEM with err when a checker failed. */
+static enum step stop_checking(struct merge *mg, char *err, size_t err_len)
+{
+    if (!mg->checking_started)
+        return STEP_OK;
+    pthread_mutex_lock(&mg->mu);
+    mg->merged_all = true;
+    pthread_cond_broadcast(&mg->changed);
+    pthread_mutex_unlock(&mg->mu);
+    pthread_join(mg->checking, NULL);
+    mg->checking_started = false;
+    pthread_cond_destroy(&mg->changed);
+    pthread_mutex_destroy(&mg->mu);
+    if (mg->failed) {
+        rl_set_err(err, err_len, "%s", mg->check_err);
+        return STEP_NOMEM;
+    }
+    return STEP_OK;
 }
 
 static enum step merge_all(struct merge *mg, char *err, size_t err_len)
@@ -324,7 +412,7 @@ static enum step merge_all(struct merge *mg, char *err, size_t err_len)
         }
         sift_down(mg, 0);
     }
-    return flush(mg, err, err_len);
+    return mg->out_len > 0 ? flush(mg, err, err_len) : STEP_OK;
 }
 
 /* ---- the bounds ------------------------------------------------------------- */
@@ -410,13 +498,20 @@ static void free_merge(struct merge *mg)
     rl_checker_free(mg->possible);
     rl_checker_free(mg->late);
     rl_checker_free(mg->narrow);
-    free(mg->out);
+    char ignored[8];
+    stop_checking(mg, ignored, sizeof ignored); /* a failure is already said */
+    for (int i = 0; i < RING; i++) {
+        free(mg->ring[i]);
+        mg->ring[i] = NULL;
+    }
     free(mg->shifted);
     free(mg->heap);
     mg->exact = mg->certain = mg->possible = mg->late = mg->narrow = NULL;
     mg->out = mg->shifted = NULL;
     mg->heap = NULL;
     mg->heap_len = mg->out_len = 0;
+    mg->produced = mg->consumed = 0;
+    mg->merged_all = mg->failed = false;
 }
 
 /* Opens every log in its mode, merges them and reports; the merge is
@@ -427,10 +522,13 @@ static enum step merge_once(struct merge *mg, struct rl_merged_check *out, char 
     enum step rc = STEP_OK;
     if (rl_key_table_init(&mg->keys) != 0)
         goto nomem;
-    mg->out = malloc(BLOCK_EVENTS * sizeof *mg->out);
+    for (int i = 0; i < RING; i++)
+        if ((mg->ring[i] = malloc(BLOCK_EVENTS * sizeof *mg->ring[i])) == NULL)
+            goto nomem;
+    mg->out = mg->ring[0];
     mg->shifted = malloc(BLOCK_EVENTS * sizeof *mg->shifted);
     mg->heap = malloc(mg->count * sizeof *mg->heap);
-    if (mg->out == NULL || mg->shifted == NULL || mg->heap == NULL)
+    if (mg->shifted == NULL || mg->heap == NULL)
         goto nomem;
     if ((mg->exact = rl_checker_new(mg->params, mg->complete, err, err_len)) == NULL)
         goto failed;
@@ -443,8 +541,24 @@ static enum step merge_once(struct merge *mg, struct rl_merged_check *out, char 
         goto failed;
     for (size_t i = 0; i < mg->count && rc == STEP_OK; i++)
         rc = open_source(mg, &mg->src[i], i ? mg->src[0].reader.fields : 0, err, err_len);
-    if (rc == STEP_OK)
+    if (rc == STEP_OK) {
+        pthread_mutex_init(&mg->mu, NULL);
+        pthread_cond_init(&mg->changed, NULL);
+        if (pthread_create(&mg->checking, NULL, check_blocks, mg) != 0) {
+            pthread_cond_destroy(&mg->changed);
+            pthread_mutex_destroy(&mg->mu);
+            rl_set_err(err, err_len, "check: cannot start the checking thread");
+            goto failed;
+        }
+        mg->checking_started = true;
         rc = merge_all(mg, err, err_len);
+        char check_err[512];
+        enum step checked = stop_checking(mg, check_err, sizeof check_err);
+        if (rc == STEP_OK && checked != STEP_OK) {
+            rl_set_err(err, err_len, "%s", check_err);
+            rc = checked;
+        }
+    }
     if (rc == STEP_ESCALATE)
         for (size_t i = 0; i < mg->count; i++)
             if (!rl_event_reader_rereadable(&mg->src[i].reader)) {

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #define LOGS   3
-#define EVENTS 3000
+#define EVENTS 12000 /* 3 logs: 36000 events, past the merge's ring of 4 blocks of 8192 */
 
 static char tmp_dir[64];
 
