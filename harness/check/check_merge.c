@@ -3,7 +3,8 @@
  * sources' next events for the k-way merge, and the checkers fed a block
  * at a time: the exact one on the merged stamps, one per log on that log
  * alone, and with a skew two more (plus one for window_excess's upper
- * bound) whose figures bound the true ones from below and above.
+ * bound) whose figures bound the true ones from below and above. The
+ * merged checkers run on a thread of their own, a block behind the merge.
  *
  * A log found out of time order after some of it was merged cannot be
  * taken back: the merge starts again from the start of every log with
