@@ -72,6 +72,7 @@ void rl_trace_free(struct rl_trace *trace)
 {
     free(trace->attempts);
     free(trace->max_wait_ns);
+    free(trace->cancel_ns);
     free_names(trace->key_names, trace->key_count);
     memset(trace, 0, sizeof *trace);
 }

@@ -4,7 +4,8 @@
  * into dense ids 0..key_count-1 in order of first appearance.
  *
  * The reader is strict, so a trace means one thing: every line after the
- * header is exactly three fields (four with RL_TRACE_CSV_HEADER_WAIT below). t_ns is decimal digits
+ * header is exactly three fields (four with RL_TRACE_CSV_HEADER_WAIT, five with
+ * RL_TRACE_CSV_HEADER_CANCEL below). t_ns is decimal digits
  * only (0..2^64-1, no sign or spaces), n is decimal digits 1..2^32-1, and the key is taken verbatim
  * (spaces included) and must be non-empty. A line may end in \n or \r\n and the last one may lack
  * its newline. Blank lines are errors, not skipped: a blank line in the middle of a trace usually
@@ -21,10 +22,18 @@
 /* A trace for shapers may carry each attempt's maximum wait: header
  * `t_ns,key,n,max_wait_ns`, the fourth field empty (the run's --max-wait)
  * or decimal ns, at most RL_TRACE_MAX_WAIT_LIMIT_NS (a day). Read by the
- * same rules otherwise; only sim uses the column (replay refuses it). */
+ * same rules otherwise; sim and replay use the column (replay: a shaper's). */
 #define RL_TRACE_CSV_HEADER_WAIT   "t_ns,key,n,max_wait_ns"
 #define RL_TRACE_MAX_WAIT_LIMIT_NS (86400ull * 1000000000ull)
 #define RL_TRACE_WAIT_DEFAULT      UINT64_MAX /* the line left max_wait_ns empty */
+/* And each reservation's cancellation: header
+ * `t_ns,key,n,max_wait_ns,cancel_ns`, the fifth field empty (not
+ * cancelled) or the trace time, ns, at which the caller gives its
+ * reservation up (x/time/rate's CancelAt), never before the attempt. A run
+ * refuses the cancellation of a reject or of a reservation already
+ * released by then (sim, exactly; replay counts what came too late). */
+#define RL_TRACE_CSV_HEADER_CANCEL "t_ns,key,n,max_wait_ns,cancel_ns"
+#define RL_TRACE_NO_CANCEL         UINT64_MAX /* the line left cancel_ns empty */
 
 struct rl_attempt {
     uint64_t t_ns; /* since the trace's t = 0 */
@@ -41,6 +50,9 @@ struct rl_trace {
      * attempt's max wait or RL_TRACE_WAIT_DEFAULT; owned. Beside the
      * attempts, so a plain trace's attempts stay 16 bytes. */
     uint64_t *max_wait_ns;
+    /* NULL unless read with cancel_ns (then max_wait_ns is set too): len
+     * entries, each the attempt's cancel time or RL_TRACE_NO_CANCEL; owned. */
+    uint64_t *cancel_ns;
 };
 
 /* Makes room for at least cap attempts in total, so a caller that knows the

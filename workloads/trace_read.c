@@ -273,57 +273,91 @@ static int parse_body(const char *path, const char *p, const char *end, bool uns
     return rc;
 }
 
-/* A trace with max_wait_ns: each line's last field is taken off into a
- * waits array, and the three fields left go through parse_body, line for
- * line, so every other rule and message is the plain reader's. */
+/* Takes the last field off [p, *le): its text in [*field, *le) and *le
+ * moved back to its comma. False when the line has no comma left. */
+static bool take_last_field(const char *p, const char **le, const char **field)
+{
+    const char *comma = *le;
+    while (comma > p && comma[-1] != ',')
+        comma--;
+    if (comma == p)
+        return false;
+    *field = comma;
+    *le = comma - 1;
+    return true;
+}
+
+/* A trace with max_wait_ns (and maybe cancel_ns): each line's last fields
+ * are taken off into their arrays, and the three fields left go through
+ * parse_body, line for line, so every other rule and message is the plain
+ * reader's. A cancel time before its own attempt's is refused here. */
 static int parse_body_wait(const char *path, const char *p, const char *end, bool unsorted,
-                           struct rl_trace *out, char *err, size_t err_len)
+                           bool with_cancel, struct rl_trace *out, char *err, size_t err_len)
 {
     size_t lines = count_lines(p, end);
     char *stripped = malloc((size_t)(end - p) + 1);
     uint64_t *waits = malloc((lines ? lines : 1) * sizeof *waits);
-    if (stripped == NULL || waits == NULL) {
+    uint64_t *cancels = with_cancel ? malloc((lines ? lines : 1) * sizeof *cancels) : NULL;
+    if (stripped == NULL || waits == NULL || (with_cancel && cancels == NULL)) {
         free(stripped);
         free(waits);
+        free(cancels);
         rl_set_err(err, err_len, "%s: out of memory", path);
         return -1;
     }
     char *w = stripped;
     size_t line_no = 2, count = 0;
     int rc = 0;
+    const char *expected =
+        with_cancel ? "5 (t_ns,key,n,max_wait_ns,cancel_ns)" : "4 (t_ns,key,n,max_wait_ns)";
     while (p < end && rc == 0) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         const char *next = nl ? nl + 1 : end;
         const char *le = nl ? nl : end;
         if (le > p && le[-1] == '\r')
             le--;
-        const char *comma = le;
-        while (comma > p && comma[-1] != ',')
-            comma--;
-        uint64_t wait = RL_TRACE_WAIT_DEFAULT;
-        if (le > p && comma == p) {
-            rl_set_err(err, err_len, "%s:%zu: too few fields: expected 4 (t_ns,key,n,max_wait_ns)",
-                       path, line_no);
-            rc = -1;
-            break;
-        }
-        const char *field_end = le > p ? comma - 1 : le; /* a blank line stays blank */
-        if (comma < le) {
-            char q[RL_QUOTE_LEN];
-            if (parse_u64(comma, (size_t)(le - comma), UINT64_MAX, &wait) != NUM_OK ||
-                wait > RL_TRACE_MAX_WAIT_LIMIT_NS) {
-                rl_set_err(err, err_len,
-                           "%s:%zu: max wait '%s' is not ns from 0 to a day (%llu), nor empty "
-                           "(the run's --max-wait)",
-                           path, line_no, rl_quote_field(q, sizeof q, comma, (size_t)(le - comma)),
-                           (unsigned long long)RL_TRACE_MAX_WAIT_LIMIT_NS);
+        uint64_t wait = RL_TRACE_WAIT_DEFAULT, cancel = RL_TRACE_NO_CANCEL;
+        /* the fields as [wait_at, wait_end) and [cancel_at, le); what is
+         * left, [p, field_end), goes to parse_body */
+        const char *field_end = le, *wait_at = le, *wait_end = le, *cancel_at = le;
+        char q[RL_QUOTE_LEN];
+        if (le > p) { /* a blank line stays blank, for parse_body's message */
+            bool enough = !with_cancel || take_last_field(p, &field_end, &cancel_at);
+            wait_end = field_end;
+            if (!enough || !take_last_field(p, &field_end, &wait_at)) {
+                rl_set_err(err, err_len, "%s:%zu: too few fields: expected %s", path, line_no,
+                           expected);
                 rc = -1;
                 break;
             }
         }
+        if (le > p && wait_at < wait_end &&
+            (parse_u64(wait_at, (size_t)(wait_end - wait_at), UINT64_MAX, &wait) != NUM_OK ||
+             wait > RL_TRACE_MAX_WAIT_LIMIT_NS)) {
+            rl_set_err(err, err_len,
+                       "%s:%zu: max wait '%s' is not ns from 0 to a day (%llu), nor empty "
+                       "(the run's --max-wait)",
+                       path, line_no,
+                       rl_quote_field(q, sizeof q, wait_at, (size_t)(wait_end - wait_at)),
+                       (unsigned long long)RL_TRACE_MAX_WAIT_LIMIT_NS);
+            rc = -1;
+            break;
+        }
+        if (with_cancel && le > p && cancel_at < le &&
+            parse_u64(cancel_at, (size_t)(le - cancel_at), UINT64_MAX - 1, &cancel) != NUM_OK) {
+            rl_set_err(err, err_len,
+                       "%s:%zu: cancel time '%s' is not ns on the trace's time base, nor empty "
+                       "(not cancelled)",
+                       path, line_no,
+                       rl_quote_field(q, sizeof q, cancel_at, (size_t)(le - cancel_at)));
+            rc = -1;
+            break;
+        }
         memcpy(w, p, (size_t)(field_end - p));
         w += field_end - p;
         *w++ = '\n';
+        if (with_cancel)
+            cancels[count] = cancel;
         waits[count++] = wait;
         line_no++;
         p = next;
@@ -331,10 +365,22 @@ static int parse_body_wait(const char *path, const char *p, const char *end, boo
     if (rc == 0)
         rc = parse_body(path, stripped, w, unsorted, out, err, err_len);
     free(stripped);
-    if (rc == 0 && out->len == count)
+    for (size_t i = 0; rc == 0 && with_cancel && i < out->len; i++)
+        if (cancels[i] != RL_TRACE_NO_CANCEL && cancels[i] < out->attempts[i].t_ns) {
+            rl_set_err(err, err_len,
+                       "%s:%zu: cancel time %llu is before the attempt (%llu): a reservation "
+                       "is cancelled after it is made",
+                       path, i + 2, (unsigned long long)cancels[i],
+                       (unsigned long long)out->attempts[i].t_ns);
+            rc = -1;
+        }
+    if (rc == 0 && out->len == count) {
         out->max_wait_ns = waits;
-    else
+        out->cancel_ns = cancels;
+    } else {
         free(waits);
+        free(cancels);
+    }
     return rc;
 }
 
@@ -357,10 +403,14 @@ int rl_trace_read_csv_order(const char *path, bool unsorted, struct rl_trace *ou
         le--;
     const size_t header_len = sizeof(RL_TRACE_CSV_HEADER) - 1;
     const size_t wait_header_len = sizeof(RL_TRACE_CSV_HEADER_WAIT) - 1;
+    const size_t cancel_header_len = sizeof(RL_TRACE_CSV_HEADER_CANCEL) - 1;
     int rc = 0;
     if ((size_t)(le - p) == wait_header_len &&
         memcmp(p, RL_TRACE_CSV_HEADER_WAIT, wait_header_len) == 0) {
-        rc = parse_body_wait(path, nl ? nl + 1 : end, end, unsorted, out, err, err_len);
+        rc = parse_body_wait(path, nl ? nl + 1 : end, end, unsorted, false, out, err, err_len);
+    } else if ((size_t)(le - p) == cancel_header_len &&
+               memcmp(p, RL_TRACE_CSV_HEADER_CANCEL, cancel_header_len) == 0) {
+        rc = parse_body_wait(path, nl ? nl + 1 : end, end, unsorted, true, out, err, err_len);
     } else if ((size_t)(le - p) != header_len || memcmp(p, RL_TRACE_CSV_HEADER, header_len) != 0) {
         char q[RL_QUOTE_LEN];
         if (fb.len == 0)

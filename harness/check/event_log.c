@@ -50,6 +50,8 @@ void rl_event_log_free(struct rl_event_log *log)
     }
     free(log->events);
     free(log->release_ns);
+    free(log->woke_ns);
+    free(log->cancel_ns);
     memset(log, 0, sizeof *log);
 }
 
@@ -127,10 +129,14 @@ static int check_writable(const struct rl_event_log *log, const char *path, char
 
 static void write_events(const struct rl_event_log *log, struct rl_outfile *out)
 {
+    rl_outfile_bytes(out, HEADER, HEADER_LEN);
     if (log->release_ns)
-        rl_outfile_bytes(out, HEADER ",release_ns\n", HEADER_LEN + 12);
-    else
-        rl_outfile_bytes(out, HEADER "\n", HEADER_LEN + 1);
+        rl_outfile_bytes(out, ",release_ns", 11);
+    if (log->woke_ns)
+        rl_outfile_bytes(out, ",woke_ns", 8);
+    if (log->cancel_ns)
+        rl_outfile_bytes(out, ",cancel_ns", 10);
+    rl_outfile_bytes(out, "\n", 1);
     for (size_t i = 0; i < log->len; i++) {
         const struct rl_event *ev = &log->events[i];
         rl_outfile_u64(out, ev->t_ns);
@@ -146,10 +152,13 @@ static void write_events(const struct rl_event_log *log, struct rl_outfile *out)
         rl_outfile_u64(out, ev->n);
         rl_outfile_bytes(out, ev->admitted ? ",1," : ",0,", 3);
         rl_outfile_u64(out, ev->thread);
-        if (log->release_ns) {
+        const uint64_t *columns[] = {log->release_ns, log->woke_ns, log->cancel_ns};
+        for (size_t c = 0; c < sizeof columns / sizeof columns[0]; c++) {
+            if (columns[c] == NULL)
+                continue;
             rl_outfile_bytes(out, ",", 1);
-            if (log->release_ns[i] != RL_NO_RELEASE)
-                rl_outfile_u64(out, log->release_ns[i]);
+            if (columns[c][i] != RL_NO_RELEASE)
+                rl_outfile_u64(out, columns[c][i]);
         }
         rl_outfile_bytes(out, "\n", 1);
     }

@@ -5,7 +5,8 @@
  * header `t_ns,key,n,admitted,thread`; admitted is 0 or 1. The reader also
  * takes `t_ns,key,n,admitted` (every line then has four fields; thread 0).
  * A shaped run's log has a sixth column, release_ns (shape_check.h reads
- * it; the reader here does not).
+ * it; the reader here does not); a real-clock shaped run (stress, replay)
+ * adds woke_ns, and a run with cancellations cancel_ns.
  */
 #ifndef RL_EVENT_LOG_H
 #define RL_EVENT_LOG_H
@@ -43,6 +44,16 @@ struct rl_event_log {
      * not reordered by rl_event_log_sort: a shaped log is sorted by its
      * owner (sim writes its logs in trace order). */
     uint64_t *release_ns;
+    /* NULL unless a real-clock run shaped (stress, replay): len entries, when
+     * the caller's sleep until its release ended, on t_ns's time base
+     * (woke − release is the harness's timer overshoot, never the
+     * limiter's); RL_NO_RELEASE for a reject or a cancelled reservation.
+     * CSV column woke_ns, after release_ns. */
+    uint64_t *woke_ns;
+    /* NULL unless the run cancelled reservations (a trace's cancel_ns): len
+     * entries, when the shaper's cancel was called, on t_ns's time base, or
+     * RL_NO_RELEASE. CSV column cancel_ns, last. */
+    uint64_t *cancel_ns;
 };
 
 #define RL_NO_RELEASE UINT64_MAX
@@ -61,6 +72,10 @@ int rl_event_log_write_csv(const struct rl_event_log *log, const char *path, cha
 
 /* Sorts by time (stable: equal times keep their order). */
 void rl_event_log_sort(struct rl_event_log *log);
+
+/* The same for a log with side columns (release_ns, woke_ns, cancel_ns),
+ * which move with their events. -1 on ENOMEM, the log unchanged. */
+int rl_event_log_sort_with_columns(struct rl_event_log *log);
 
 /* malloc for large scratch arrays of events, asking for transparent huge
  * pages from 32 MiB on: at 10^7 events, faulting in 4 KiB pages costs about

@@ -173,3 +173,57 @@ void rl_event_log_sort(struct rl_event_log *log)
     if (len < 512 || sort_radix(a, len, min, max) < 0)
         sort_in_place(a, len);
 }
+
+/* rl_event_log_sort_with_columns: by (time, position), through an index. */
+struct indexed_time {
+    uint64_t t_ns;
+    size_t at;
+};
+
+static int by_time_then_position(const void *a, const void *b)
+{
+    const struct indexed_time *x = a, *y = b;
+    if (x->t_ns != y->t_ns)
+        return x->t_ns < y->t_ns ? -1 : 1;
+    return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* Puts column (len entries, or NULL) in order's order, through scratch. */
+static void permute(uint64_t *column, const struct indexed_time *order, size_t len,
+                    uint64_t *scratch)
+{
+    if (column == NULL)
+        return;
+    for (size_t i = 0; i < len; i++)
+        scratch[i] = column[order[i].at];
+    memcpy(column, scratch, len * sizeof *column);
+}
+
+int rl_event_log_sort_with_columns(struct rl_event_log *log)
+{
+    size_t len = log->len;
+    if (len < 2)
+        return 0;
+    struct indexed_time *order = malloc(len * sizeof *order);
+    struct rl_event *events = malloc(len * sizeof *events);
+    uint64_t *scratch = malloc(len * sizeof *scratch);
+    if (order == NULL || events == NULL || scratch == NULL) {
+        free(order);
+        free(events);
+        free(scratch);
+        return -1;
+    }
+    for (size_t i = 0; i < len; i++)
+        order[i] = (struct indexed_time){log->events[i].t_ns, i};
+    qsort(order, len, sizeof *order, by_time_then_position);
+    for (size_t i = 0; i < len; i++)
+        events[i] = log->events[order[i].at];
+    memcpy(log->events, events, len * sizeof *events);
+    permute(log->release_ns, order, len, scratch);
+    permute(log->woke_ns, order, len, scratch);
+    permute(log->cancel_ns, order, len, scratch);
+    free(order);
+    free(events);
+    free(scratch);
+    return 0;
+}

@@ -36,7 +36,7 @@ static bool parse_u64(const char *s, uint64_t *out)
 }
 
 struct columns {
-    int t, key, n, admitted, release;
+    int t, key, n, admitted, release, cancel; /* cancel: -1 when absent */
 };
 
 static int find_columns(char **fields, int count, const char *path, struct columns *c, char *err,
@@ -47,6 +47,7 @@ static int find_columns(char **fields, int count, const char *path, struct colum
     c->n = rl_csv_column(fields, count, "n");
     c->admitted = rl_csv_column(fields, count, "admitted");
     c->release = rl_csv_column(fields, count, "release_ns");
+    c->cancel = rl_csv_column(fields, count, "cancel_ns");
     if (c->t < 0 || c->key < 0 || c->n < 0 || c->admitted < 0) {
         rl_set_err(err, err_len, "%s:1: the header must name t_ns, key, n, admitted and release_ns",
                    path);
@@ -68,7 +69,7 @@ static int parse_record(char **fields, int count, const struct columns *c, size_
                         char *err, size_t err_len)
 {
     int need = c->t;
-    const int all[] = {c->key, c->n, c->admitted, c->release};
+    const int all[] = {c->key, c->n, c->admitted, c->release, c->cancel};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         need = all[i] > need ? all[i] : need;
     if (count <= need) {
@@ -92,6 +93,22 @@ static int parse_record(char **fields, int count, const struct columns *c, size_
                    admitted ? "an admit without a release_ns"
                             : "a reject with a release_ns (a reject has none)");
         return -1;
+    }
+    ev->cancel_ns = 0;
+    const char *cancel_text = c->cancel >= 0 ? fields[c->cancel] : "";
+    ev->cancelled = *cancel_text != '\0';
+    if (ev->cancelled) {
+        if (!parse_u64(cancel_text, &ev->cancel_ns)) {
+            rl_set_err(err, err_len, "%s:%zu: cancel_ns must be decimal ns or empty", path, line);
+            return -1;
+        }
+        if (admitted != 1 || ev->cancel_ns >= release) {
+            rl_set_err(err, err_len, "%s:%zu: %s", path, line,
+                       admitted != 1 ? "cancels a reject, which holds no reservation"
+                                     : "cancels a reservation at or after its release: nothing "
+                                       "was left to cancel");
+            return -1;
+        }
     }
     const char *key = fields[c->key];
     size_t key_len = strlen(key);
@@ -231,8 +248,39 @@ struct judge {
     struct ordered *by_release; /* scratch: one key's admits by release */
 };
 
+static bool cancelled(const struct rl_shaped_event *e)
+{
+    return e->cancelled;
+}
+
+/* The ideal TAT after ev[0, upto) without the reservations cancelled at
+ * or before `at`: GCRA again from a full bucket (shape_check.h, cancel). */
+static u128 recomputed_tat(const struct judge *j, const struct rl_shaped_event *ev, size_t upto,
+                           uint64_t at)
+{
+    u128 tat = 0;
+    for (size_t i = 0; i < upto; i++) {
+        const struct rl_shaped_event *e = &ev[i];
+        if (!e->admitted || (cancelled(e) && e->cancel_ns <= at))
+            continue;
+        u128 now = (u128)e->t_ns * j->per_ns;
+        tat = (now > tat ? now : tat) + (u128)e->n * j->per_token;
+    }
+    return tat;
+}
+
+/* A key's cancellations by time, then position (as sim makes them). */ static int
+by_cancel(const void *a, const void *b)
+{
+    const struct ordered *x = a, *y = b;
+    if (x->at != y->at)
+        return x->at < y->at ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
 /* The arrival pass of one key (events in arrival order): causality, delay,
- * the ideal schedule and its distances, spurious rejects, FIFO. */
+ * the ideal schedule and its distances, spurious rejects, FIFO, and the
+ * schedule recomputed at each cancellation. */
 static void arrival_pass(struct judge *j, const struct rl_shaped_event *ev, size_t len)
 {
     const struct rl_shape_params *p = j->p;
@@ -241,8 +289,25 @@ static void arrival_pass(struct judge *j, const struct rl_shaped_event *ev, size
     u128 capacity = (u128)p->burst * j->per_token;
     uint64_t done_max = 0, group_max = 0, group_at = 0;
     bool group_any = false, done_any = false;
+    size_t cancels = 0, next_cancel = 0;
+    for (size_t i = 0; i < len; i++)
+        if (cancelled(&ev[i]))
+            j->by_release[cancels++] = (struct ordered){ev[i].cancel_ns, 0, i};
+    qsort(j->by_release, cancels, sizeof *j->by_release, by_cancel);
+    out->cancellations += cancels;
+    bool after_cancel = false; /* the next arrival reports against a recomputed schedule */
+    double last_late = 0;      /* release − ideal, ns, of the latest admit that went */
     for (size_t i = 0; i < len; i++) {
         const struct rl_shaped_event *e = &ev[i];
+        /* cancellations before this arrival (or at its time, of an earlier
+         * one) recompute the ideal as sim makes them */
+        while (next_cancel < cancels && (j->by_release[next_cancel].at < e->t_ns ||
+                                         (j->by_release[next_cancel].at == e->t_ns &&
+                                          j->by_release[next_cancel].index < i))) {
+            tat = recomputed_tat(j, ev, i, j->by_release[next_cancel].at);
+            next_cancel++;
+            after_cancel = true;
+        }
         out->attempts++;
         u128 now = (u128)e->t_ns * j->per_ns;
         u128 cost = (u128)e->n * j->per_token;
@@ -258,6 +323,25 @@ static void arrival_pass(struct judge *j, const struct rl_shaped_event *ev, size
             continue;
         }
         out->admits++;
+        tat = (now > tat ? now : tat) + cost;
+        u128 ideal = (u128)e->t_ns + wait_ns;
+        double late = (double)(u128)e->release_ns - (double)ideal;
+        if (after_cancel && fits) {
+            /* what the cancellation changed: this release's distance from
+             * the recomputed ideal beyond the distance the shaper already
+             * kept before it (a lag of its own is not the cancellation's),
+             * in tokens = ns · L / I */
+            double tokens = (late - last_late) * (double)p->limit / (double)p->interval_ns;
+            if (tokens < 0)
+                out->cancel_tokens_gained -= tokens;
+            else
+                out->cancel_tokens_lost += tokens;
+            after_cancel = false;
+        }
+        if (cancelled(e))
+            continue; /* never went: no release to judge */
+        if (fits)
+            last_late = late;
         if (e->release_ns < e->t_ns)
             out->noncausal++;
         else {
@@ -266,7 +350,6 @@ static void arrival_pass(struct judge *j, const struct rl_shaped_event *ev, size
             out->over_wait += p->max_wait_set && delay > p->max_wait_ns;
         }
         if (fits) {
-            u128 ideal = (u128)e->t_ns + wait_ns;
             if ((u128)e->release_ns < ideal)
                 out->early++;
             else {
@@ -274,7 +357,6 @@ static void arrival_pass(struct judge *j, const struct rl_shaped_event *ev, size
                 j->late[j->late_len++] = late > UINT64_MAX ? UINT64_MAX : (uint64_t)late;
             }
         }
-        tat = (now > tat ? now : tat) + cost;
         /* FIFO: not before any release of an arrival strictly earlier */
         if (group_any && e->t_ns != group_at) {
             done_max = done_any && done_max > group_max ? done_max : group_max;
@@ -294,7 +376,7 @@ static void curve_pass(struct judge *j, const struct rl_shaped_event *ev, size_t
 {
     size_t m = 0;
     for (size_t i = 0; i < len; i++)
-        if (ev[i].admitted)
+        if (ev[i].admitted && !cancelled(&ev[i]))
             j->by_release[m++] = (struct ordered){ev[i].release_ns, 0, i};
     qsort(j->by_release, m, sizeof *j->by_release, by_key_then_time);
     const i128 interval = (i128)j->p->interval_ns, limit = (i128)j->p->limit;

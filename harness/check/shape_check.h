@@ -19,7 +19,16 @@
  *   spurious    a reject the ideal schedule would have released within D
  *               (within any time when no D is given), for an n ≤ B;
  *   fifo        releases that come before an earlier arrival's (reported;
- *               not every shaper promises FIFO).
+ *               not every shaper promises FIFO);
+ *   cancel      a reservation cancelled before its release (cancel_ns)
+ *               never went: it is out of the curve, the delay and FIFO;
+ *               at its cancel time the ideal schedule is recomputed
+ *               without it (GCRA over the key's admits so far, less every
+ *               one cancelled by then: O(n) a cancellation), and the next
+ *               arrival's distance from that schedule, less the distance
+ *               the latest release before it kept from its own ideal,
+ *               reports the tokens the shaper gave back beyond it
+ *               (gained) or short of it (lost), in units of n.
  * Held (verdict.h, rl_shape_verdict): causal, within the curve, delay
  * bound kept and no spurious reject.
  */
@@ -34,8 +43,10 @@
 struct rl_shaped_event {
     uint64_t t_ns;       /* arrival */
     uint64_t release_ns; /* admits only */
+    uint64_t cancel_ns;  /* cancelled only: when the reservation was given up */
     uint32_t key, n;
     bool admitted;
+    bool cancelled; /* given up before its release (admits only) */
 };
 
 struct rl_shaped_log {
@@ -46,9 +57,11 @@ struct rl_shaped_log {
 };
 
 /* Reads a decision log CSV whose header names t_ns, key, n, admitted and
- * release_ns (thread and other columns ignored). -1 with one line in err:
- * a missing file, no release_ns column ("not a shaped log"), a malformed
- * line with its number, an admit without a release or a reject with one. */
+ * release_ns, maybe cancel_ns (thread, woke_ns and other columns
+ * ignored). -1 with one line in err: a missing file, no release_ns column
+ * ("not a shaped log"), a malformed line with its number, an admit without
+ * a release or a reject with one, a cancellation of a reject, or one at or
+ * after its reservation's release (nothing was left to cancel). */
 int rl_shaped_log_read_csv(const char *path, struct rl_shaped_log *out, char *err, size_t err_len);
 
 void rl_shaped_log_free(struct rl_shaped_log *log);
@@ -72,6 +85,12 @@ struct rl_shape_result {
     uint64_t early;            /* releases before the ideal schedule's */
     uint64_t late_p50_ns, late_p99_ns, late_max_ns; /* release − ideal, over admits, ≥ 0 */
     uint64_t delay_max_ns;                          /* the longest release − arrival */
+    uint64_t cancellations;                         /* reservations given up before release */
+    /* At the first arrival after each cancellation: its release against the
+     * recomputed ideal, less the lag the shaper kept before it, in tokens
+     * (ns × L/I), summed: earlier is gained (the shaper gave back more than
+     * the schedule without the request), later is lost. */
+    double cancel_tokens_gained, cancel_tokens_lost;
 };
 
 /* Judges log (reordered in place: by key, then arrival) against params.

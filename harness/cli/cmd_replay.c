@@ -26,7 +26,7 @@ static void replay_help(void)
            "                      [--redis ADDR | --redis-cluster C [--fault SPEC]]\n"
            "                      [--wait-replicas N] [--on-error admit|reject]\n"
            "                      [--out FILE.csv] [--latency-out FILE.csv]\n"
-           "                      [--decisions FILE.csv] [--format F]\n\n"
+           "                      [--decisions FILE.csv] [--format F] [--max-wait DUR]\n\n"
            "Open loop: attempt i of the trace is due at t0 + t_i / X on the wall clock and is\n"
            "sent by thread i mod T, whatever the limiter's speed. A thread that falls behind\n"
            "sends at once, and the decision's latency still counts from the due time (no\n"
@@ -40,7 +40,16 @@ static void replay_help(void)
            "  --algo LIST       algorithms to run (see ratelab list), or all (the thread-safe\n"
            "                    ones when a thread count is above 1)\n"
            "  --threads LIST    sending thread counts, one row each (default 1)\n"
-           "  --trace FILE      a trace CSV with header t_ns,key,n\n"
+           "  --trace FILE      a trace CSV with header t_ns,key,n (for shapers also\n"
+           "                    t_ns,key,n,max_wait_ns[,cancel_ns]: each attempt's max wait\n"
+           "                    and the trace time its reservation is cancelled at)\n"
+           "  --max-wait DUR    shapers (family shaper): how long a caller waits for its\n"
+           "                    release where the trace gives no max wait (0s to 86400s;\n"
+           "                    default: as long as it takes). The sending thread sleeps\n"
+           "                    until the release on the run's clock (more threads keep\n"
+           "                    arrivals on time); the log adds release_ns (the promise),\n"
+           "                    woke_ns (the wake-up) and cancel_ns; the timer's overshoot\n"
+           "                    (woke - release) is printed and in the rows, the harness's\n"
            "  --speed X         divide the trace's times by X > 0 (default 1; 2 = twice as fast)\n"
            "  --clock C         monotonic (default), coarse, tsc or cached[:T] (as in stress):\n"
            "                    the limiter's and the stamps'\n"
@@ -52,7 +61,8 @@ static void replay_help(void)
            "                    results/README.md)\n"
            "  --decisions FILE  write every decision (t_ns,key,n,admitted,thread; t_ns from the\n"
            "                    epoch t0, stamped when the decision was known) for ratelab\n"
-           "                    check; one --algo, one thread count and --reps 1\n"
+           "                    check; one --algo, one thread count and --reps 1. A\n"
+           "                    shaper's attempts are stamped at arrival, before the call\n"
            "%s\n"
            "%s\n%s\n%s\n%s%s\n%s",
            rl_cli_output_help, rl_cli_load_help, rl_cli_limiter_help, rl_cli_workload_help,
@@ -84,6 +94,22 @@ static void print_table(const struct rl_replay_params *p, const char *trace_name
                                p->speed, generated, &p->cfg),
            last_s / p->speed, thread_list, one ? "" : "s", p->speed, p->clock, rl_cpu_count());
     rl_table_replay(stdout, rows, count);
+    bool any = false;
+    for (size_t i = 0; i < count; i++) {
+        const struct rl_result *r = &rows[i];
+        if (!r->has_overshoot)
+            continue;
+        if (!any)
+            printf("\ntimer overshoot (woke - release, the harness's, not the limiter's):\n");
+        any = true;
+        printf("  %s x%u rep %u: p50 %llu ns, p99 %llu ns, max %llu ns", r->algo->name, r->threads,
+               r->rep, (unsigned long long)r->overshoot_p50_ns,
+               (unsigned long long)r->overshoot_p99_ns, (unsigned long long)r->overshoot_max_ns);
+        if (r->cancels_missed)
+            printf("; %llu cancellations found nothing to cancel (a reject, or released first)",
+                   (unsigned long long)r->cancels_missed);
+        printf("\n");
+    }
 }
 
 /* What the options say: the plan's shared run and grid, the trace or
@@ -114,6 +140,7 @@ static const struct option options[] = {RL_CLI_HELP_OPTION,
                                         RL_CLI_OUTPUT_OPTIONS,
                                         {"latency-out", required_argument, NULL, OPT_LATENCY_OUT},
                                         {"decisions", required_argument, NULL, OPT_DECISIONS},
+                                        {"max-wait", required_argument, NULL, OPT_MAX_WAIT},
                                         {0}};
 
 /* One case per option, so this reads as the option list; checks that need
@@ -173,6 +200,10 @@ static bool parse_options(int argc, char **argv, struct replay_options *o)
         case OPT_LATENCY_OUT:
             o->latency_path = optarg;
             break;
+        case OPT_MAX_WAIT:
+            if (rl_parse_max_wait_ns(optarg, &run->max_wait_ns, err, sizeof err) != 0)
+                rl_cli_usage_error(cmd, "--max-wait: %s", err);
+            break;
         case OPT_DECISIONS:
             o->decisions_path = optarg;
             o->plan.keep_decisions = true;
@@ -219,11 +250,12 @@ static void load_trace(struct replay_options *o, struct rl_trace *trace, char *n
     if (o->trace_path) {
         if (rl_trace_read_csv(o->trace_path, trace, err, sizeof err) != 0)
             rl_cli_usage_error(cmd, "%s", err);
-        if (trace->max_wait_ns)
-            rl_cli_usage_error(cmd,
-                               "%s: a max_wait_ns column is for shapers, which only sim "
-                               "runs so far (replay does not sleep until a release)",
-                               o->trace_path);
+        for (size_t i = 0; trace->cancel_ns && i < o->plan.algo_count; i++)
+            if (o->plan.algos[i]->cancel == NULL)
+                rl_cli_usage_error(cmd,
+                                   "%s: the trace cancels reservations, and %s cannot "
+                                   "cancel one",
+                                   o->trace_path, o->plan.algos[i]->name);
         const char *slash = strrchr(o->trace_path, '/'); /* the file's name is the workload */
         snprintf(name, name_len, "%s", slash ? slash + 1 : o->trace_path);
     } else {
@@ -265,12 +297,13 @@ static int report(struct replay_options *o, const struct rl_result *rows, size_t
 int rl_cmd_replay(int argc, char **argv)
 {
     const char *cmd = "replay";
-    struct replay_options o = {.threads = {1},
-                               .reps = 1,
-                               .output = {.format = RL_FORMAT_TABLE},
-                               .plan = {.thread_count = 1,
-                                        .run = {.speed = 1.0, .clock = "monotonic"},
-                                        .progress = rl_cli_progress_line}};
+    struct replay_options o = {
+        .threads = {1},
+        .reps = 1,
+        .output = {.format = RL_FORMAT_TABLE},
+        .plan = {.thread_count = 1,
+                 .run = {.speed = 1.0, .clock = "monotonic", .max_wait_ns = UINT64_MAX},
+                 .progress = rl_cli_progress_line}};
     rl_cli_limiter_defaults(&o.plan.run.cfg);
     if (!parse_options(argc, argv, &o))
         return 0; /* --help */

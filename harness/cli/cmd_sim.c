@@ -186,8 +186,12 @@ static struct rl_result *run_all(const char *cmd, const struct sim_plan *plan)
         const struct rl_algo *algo = plan->algos[i];
         rl_cli_progress("sim: %zu/%zu %s", i + 1, plan->algo_count, algo->name);
         struct rl_event_log log;
-        if (rl_measure_sim(algo, &plan->cfg, &plan->sim, &plan->trace, plan->trace_name, plan->seed,
-                           &rows[i], plan->decisions_path ? &log : NULL, err, sizeof err) != 0)
+        int rc =
+            rl_measure_sim(algo, &plan->cfg, &plan->sim, &plan->trace, plan->trace_name, plan->seed,
+                           &rows[i], plan->decisions_path ? &log : NULL, err, sizeof err);
+        if (rc == -2) /* the trace's cancellations: bad input, nothing written yet */
+            rl_cli_usage_error(cmd, "%s: %s", algo->name, err);
+        if (rc != 0)
             rl_cli_run_error(cmd, "%s: %s", algo->name, err);
         if (plan->decisions_path) {
             if (rl_event_log_write_csv(&log, plan->decisions_path, err, sizeof err) != 0)

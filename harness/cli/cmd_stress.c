@@ -25,7 +25,7 @@ static void stress_help(void)
            "                      [--redis ADDR | --redis-cluster C [--fault SPEC]]\n"
            "                      [--wait-replicas N] [--on-error P] [--client-skew DUR]\n"
            "                      [--limit L --interval DUR] [--out FILE.csv] [--format F]\n"
-           "                      [--decisions FILE.csv]\n\n"
+           "                      [--decisions FILE.csv] [--max-wait DUR] [--cancel-share F]\n\n"
            "Threads start together and call acquire on one shared limiter as fast as they can\n"
            "(closed loop) until the duration ends. Prints median ns/op (per thread: time for\n"
            "one call) with min-max over repetitions, Mops/s (all threads), and the ratio to\n"
@@ -55,7 +55,20 @@ static void stress_help(void)
            "  --decisions FILE  implies --record: write the recorded run's admits\n"
            "                    (t_ns,key,n,admitted,thread; t_ns from the limiter's epoch)\n"
            "                    for ratelab check --admits-only (stress counts rejects but\n"
-           "                    does not log them); one --algo, one thread count, --reps 1\n"
+           "                    does not log them); one --algo, one thread count, --reps 1.\n"
+           "                    A shaper's log has every attempt, with release_ns (the\n"
+           "                    promise) and woke_ns (when its sleep ended)\n"
+           "  --max-wait DUR    shapers (family shaper): how long a caller waits for its\n"
+           "                    release (0s to 86400s; default: as long as it takes); each\n"
+           "                    thread calls shape and sleeps until the release on the\n"
+           "                    run's clock before its next attempt. The timer's overshoot\n"
+           "                    (woke - release: p50, p99, max) is printed beside the run\n"
+           "                    and in the rows; it is the harness's, not the limiter's.\n"
+           "                    Other algorithms decide as always\n"
+           "  --cancel-share F  shapers with cancel (gcra_spacer): each thread gives up this\n"
+           "                    share (0 to 1) of its reservations that would wait, halfway\n"
+           "                    through the wait (the shaper's cancel, as x/time/rate's\n"
+           "                    CancelAt); the log gains cancel_ns\n"
            "%s\n"
            "%s\n%s\n%s%s\n%s",
            rl_cli_output_help, rl_cli_load_help, rl_cli_limiter_help, rl_cli_remote_help,
@@ -92,6 +105,8 @@ static const struct option options[] = {RL_CLI_HELP_OPTION,
                                         {"unsafe", no_argument, NULL, OPT_UNSAFE},
                                         RL_CLI_OUTPUT_OPTIONS,
                                         {"decisions", required_argument, NULL, OPT_DECISIONS},
+                                        {"max-wait", required_argument, NULL, OPT_MAX_WAIT},
+                                        {"cancel-share", required_argument, NULL, OPT_CANCEL_SHARE},
                                         {0}};
 
 /* One case per option, so this reads as the option list (85 lines for that
@@ -177,6 +192,15 @@ static bool parse_options(int argc, char **argv, struct stress_options *o)
             o->decisions_path = optarg;
             o->plan.keep_decisions = true;
             break;
+        case OPT_CANCEL_SHARE:
+            if (rl_parse_double(optarg, -1e-300, &run->cancel_share, err, sizeof err) != 0 ||
+                run->cancel_share > 1)
+                rl_cli_usage_error(cmd, "--cancel-share: '%s' is not a share from 0 to 1", optarg);
+            break;
+        case OPT_MAX_WAIT:
+            if (rl_parse_max_wait_ns(optarg, &run->max_wait_ns, err, sizeof err) != 0)
+                rl_cli_usage_error(cmd, "--max-wait: %s", err);
+            break;
         default:
             if (!rl_cli_limiter_option(cmd, code, optarg, &run->cfg) &&
                 !rl_cli_output_option(cmd, code, optarg, &o->output))
@@ -210,6 +234,39 @@ static void prepare_plan(struct stress_options *o, const struct rl_algo **list, 
     char err[512];
     if (rl_stress_plan_prepare(&o->plan, &ask, list, room, err, sizeof err) != 0)
         rl_cli_usage_error(cmd, "%s", err);
+    for (size_t i = 0; i < o->plan.algo_count; i++) {
+        const struct rl_algo *algo = o->plan.algos[i];
+        if (o->plan.run.cancel_share > 0 && algo->shape && algo->cancel == NULL)
+            rl_cli_usage_error(cmd, "--cancel-share: %s cannot cancel a reservation", algo->name);
+    }
+    for (size_t i = 0; i < o->plan.algo_count; i++) /* shapers sleep on the true clock */
+        if (o->plan.algos[i]->shape && o->plan.run.client_skew_ns)
+            rl_cli_usage_error(cmd,
+                               "%s is a shaper: --client-skew would move the clock its "
+                               "callers sleep on; run it without",
+                               o->plan.algos[i]->name);
+}
+
+/* Shapers' rows: the timer's overshoot past the releases, which is the
+ * harness's own (beside the run, and in every row's overshoot_* columns). */
+static void print_overshoot(FILE *out, const struct rl_result *rows, size_t count)
+{
+    bool any = false;
+    for (size_t i = 0; i < count; i++) {
+        const struct rl_result *r = &rows[i];
+        if (!r->has_overshoot || strcmp(r->mode, "stress") != 0)
+            continue;
+        if (!any)
+            fprintf(out, "\ntimer overshoot (woke - release, the harness's, not the limiter's):\n");
+        any = true;
+        fprintf(out, "  %s x%u rep %u%s: p50 %llu ns, p99 %llu ns, max %llu ns", r->algo->name,
+                r->threads, r->rep, r->checked ? " recorded" : "",
+                (unsigned long long)r->overshoot_p50_ns, (unsigned long long)r->overshoot_p99_ns,
+                (unsigned long long)r->overshoot_max_ns);
+        if (r->cancels)
+            fprintf(out, "; %llu reservations cancelled", (unsigned long long)r->cancels);
+        fputc('\n', out);
+    }
 }
 
 /* Keyed runs (--keys K): the calls a second each key was offered, beside
@@ -261,6 +318,7 @@ static int report(struct stress_options *o, const struct rl_clock_report *clock_
         rl_print_stress_header(stdout, plan, clock_report);
         print_offered_per_key(stdout, rows, done);
         rl_table_speed(stdout, rows, done);
+        print_overshoot(stdout, rows, done);
         if (plan->run.record && plan->faults == NULL)
             rl_print_recorder_overhead(stdout, rows, done);
         if (plan->faults)
@@ -281,12 +339,14 @@ static int report(struct stress_options *o, const struct rl_clock_report *clock_
 int rl_cmd_stress(int argc, char **argv)
 {
     const char *cmd = "stress";
-    struct stress_options o = {.threads = {1, 2},
-                               .reps = 3,
-                               .output = {.format = RL_FORMAT_TABLE},
-                               .plan = {.thread_count = 2,
-                                        .run = {.duration_ns = 1000000000u, .clock = "monotonic"},
-                                        .progress = rl_cli_progress_line}};
+    struct stress_options o = {
+        .threads = {1, 2},
+        .reps = 3,
+        .output = {.format = RL_FORMAT_TABLE},
+        .plan = {
+            .thread_count = 2,
+            .run = {.duration_ns = 1000000000u, .clock = "monotonic", .max_wait_ns = UINT64_MAX},
+            .progress = rl_cli_progress_line}};
     rl_cli_limiter_defaults(&o.plan.run.cfg);
     if (!parse_options(argc, argv, &o))
         return 0; /* --help */

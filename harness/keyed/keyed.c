@@ -892,6 +892,41 @@ void rl_keyed_release(struct rl_keyed *k, struct rl_clock *clock, uint64_t key, 
     }
 }
 
+bool rl_keyed_cancel(struct rl_keyed *k, struct rl_clock *clock, uint64_t key, uint64_t n,
+                     const struct rl_reservation *reservation)
+{
+    if (k->remote_state)
+        return k->algo->cancel(k->remote_state, clock, key, n, reservation);
+    uint64_t h = mix(key);
+    struct shard *s = &k->shards[h & k->shard_mask];
+    uint64_t key_word = h >> k->shard_bits | KEY_TOP;
+    if (k->locked) {
+        pthread_mutex_lock(&s->lock);
+        _Atomic uint64_t *slot =
+            find(k, atomic_load_explicit(&s->table, memory_order_relaxed), key_word);
+        bool back = slot && k->algo->cancel(instance_of(slot), clock, key, n, reservation);
+        pthread_mutex_unlock(&s->lock);
+        return back;
+    }
+    struct rl_grace_thread *me = rl_grace_self();
+    if (me == NULL)
+        return false;
+    for (;;) {
+        rl_grace_enter(me);
+        struct table *t = atomic_load_explicit(&s->table, memory_order_seq_cst);
+        if (!atomic_load_explicit(&t->frozen, memory_order_seq_cst)) {
+            _Atomic uint64_t *slot = find(k, t, key_word);
+            /* an expired key kept nothing to give back: its fresh state is full */
+            bool back = slot && k->algo->cancel(instance_of(slot), clock, key, n, reservation);
+            rl_grace_leave(me);
+            return back;
+        }
+        rl_grace_leave(me);
+        pthread_mutex_lock(&s->lock); /* the rebuild ends before the mutex is let go */
+        pthread_mutex_unlock(&s->lock);
+    }
+}
+
 void rl_keyed_stats(struct rl_keyed *k, struct rl_keyed_stats *out)
 {
     memset(out, 0, sizeof *out);

@@ -81,6 +81,12 @@ enum rl_decision rl_keyed_shape(struct rl_keyed *keyed, struct rl_clock *clock, 
                                 uint64_t n, uint64_t max_wait_ns,
                                 struct rl_reservation *reservation);
 
+/* A shaper with cancel (rl_algo.cancel, which must be set): gives up a
+ * reservation rl_keyed_shape made for key and n; true when the key's
+ * shaper gave something back (false too for a key no longer held). */
+bool rl_keyed_cancel(struct rl_keyed *keyed, struct rl_clock *clock, uint64_t key, uint64_t n,
+                     const struct rl_reservation *reservation);
+
 /* For limiters that need release: returns a permit taken by key. */
 void rl_keyed_release(struct rl_keyed *keyed, struct rl_clock *clock, uint64_t key, uint64_t n);
 

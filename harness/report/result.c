@@ -216,6 +216,16 @@ static void emit_fault(struct emitter *e, const struct rl_result *r)
     u64(e, "lost_admits", r->lost_admits, f && r->checked);
 }
 
+/* A shaper's real-clock run: the timer's overshoot past the releases
+ * (woke − release), the harness's own, added last. */
+static void emit_overshoot(struct emitter *e, const struct rl_result *r)
+{
+    bool o = r->has_overshoot;
+    u64(e, "overshoot_p50_ns", r->overshoot_p50_ns, o);
+    u64(e, "overshoot_p99_ns", r->overshoot_p99_ns, o);
+    u64(e, "overshoot_max_ns", r->overshoot_max_ns, o);
+}
+
 /* Every column, in the order docs/design.md (Outputs) and results/README.md
  * give: the fixed columns first, then ours. */
 static void emit_columns(struct emitter *e, const struct rl_result *r, const struct rl_context *ctx)
@@ -225,6 +235,7 @@ static void emit_columns(struct emitter *e, const struct rl_result *r, const str
     emit_ours(e, r);
     emit_machine_and_latency(e, r, ctx);
     emit_fault(e, r);
+    emit_overshoot(e, r);
 }
 
 /* ---- CSV ---------------------------------------------------------------- */

@@ -59,6 +59,14 @@ struct rl_result {
     double outage_ms;
     uint64_t lost_admits;
     char cluster[16]; /* a Redis algorithm on a cluster: "NxR" (private) or "joined"; "" */
+    /* a shaper in stress or replay (has_overshoot): woke − release over its
+     * admits, ns: the harness's timer overshoot, never the limiter's */
+    bool has_overshoot;
+    uint64_t overshoot_p50_ns, overshoot_p99_ns, overshoot_max_ns;
+    /* replay of a trace with cancel_ns: cancellations that found nothing to
+     * cancel (a reject, or released before the cancel was due); not a column */
+    uint64_t cancels_missed;
+    uint64_t cancels; /* stress --cancel-share: reservations given up; not a column */
 };
 
 /* A promise of rl.h for cfg as the verdict sees it (harness/check/

@@ -19,6 +19,17 @@ static void set_load(struct rl_result *r, bool has_load, const struct rl_load *l
     r->runnable = has_load ? load->runnable : 0;
 }
 
+/* A shaper's real-clock run: its timer overshoot (NULL: none). */
+static void set_overshoot(struct rl_result *r, const struct rl_histogram *overshoot)
+{
+    r->has_overshoot = overshoot != NULL;
+    if (overshoot == NULL)
+        return;
+    r->overshoot_p50_ns = rl_histogram_percentile(overshoot, 50);
+    r->overshoot_p99_ns = rl_histogram_percentile(overshoot, 99);
+    r->overshoot_max_ns = overshoot->total ? overshoot->max : 0;
+}
+
 /* Checks log against cfg and copies the metrics and worst key into r. */
 static int check_into(struct rl_event_log *log, const struct rl_config *cfg, struct rl_result *r,
                       char *err, size_t err_len)
@@ -42,8 +53,9 @@ static int check_into(struct rl_event_log *log, const struct rl_config *cfg, str
 }
 
 /* A shaped log as the checker judges it: each admit at its release (what
- * the limit applies to once the caller has waited), rejects at arrival;
- * the log itself keeps arrivals. NULL on ENOMEM. */
+ * the limit applies to once the caller has waited), rejects at arrival,
+ * a reservation cancelled before its release as a reject (nothing went);
+ * the log itself keeps arrivals (rl_check sorts the copy). -1 on ENOMEM. */
 static int released_copy(const struct rl_event_log *log, struct rl_event_log *out, char *err,
                          size_t err_len)
 {
@@ -60,8 +72,29 @@ static int released_copy(const struct rl_event_log *log, struct rl_event_log *ou
         out->events[i] = log->events[i];
         if (log->release_ns[i] != RL_NO_RELEASE)
             out->events[i].t_ns = log->release_ns[i];
+        if (log->cancel_ns && log->cancel_ns[i] != RL_NO_RELEASE)
+            out->events[i].admitted = 0;
     }
     return 0;
+}
+
+/* check_into on the log, or on its released copy when it shaped. */
+static int check_shaped_or_not(struct rl_event_log *log, const struct rl_config *cfg,
+                               struct rl_result *r, char *err, size_t err_len)
+{
+    if (log->release_ns == NULL)
+        return check_into(log, cfg, r, err, err_len);
+    struct rl_event_log released;
+    int rc = released_copy(log, &released, err, err_len);
+    if (rc == 0) {
+        released.key_names = log->key_names; /* borrowed for the worst key's name */
+        released.uncertainty_ns = log->uncertainty_ns;
+        released.dropped = log->dropped;
+        rc = check_into(&released, cfg, r, err, err_len);
+        released.key_names = NULL;
+        rl_event_log_free(&released);
+    }
+    return rc;
 }
 
 int rl_measure_sim(const struct rl_algo *algo, const struct rl_config *cfg,
@@ -71,8 +104,9 @@ int rl_measure_sim(const struct rl_algo *algo, const struct rl_config *cfg,
 {
     struct rl_event_log log;
     struct rl_sim_outcome sim;
-    if (rl_sim_run_keyed(algo, cfg, options, trace, &log, &sim, err, err_len) != 0)
-        return -1;
+    int ran = rl_sim_run_keyed(algo, cfg, options, trace, &log, &sim, err, err_len);
+    if (ran != 0)
+        return ran;
     memset(r, 0, sizeof *r);
     r->algo = algo;
     r->mode = "sim";
@@ -95,19 +129,7 @@ int rl_measure_sim(const struct rl_algo *algo, const struct rl_config *cfg,
     r->ns_per_op = r->mops = r->ratio_faa = r->ratio_noop = NAN; /* sim: accuracy, not speed */
     r->bytes_per_key = NAN;
     r->clock_reads_per_op = sim.attempts ? (double)sim.clock_reads / (double)sim.attempts : NAN;
-    int rc;
-    if (log.release_ns) {
-        struct rl_event_log released;
-        rc = released_copy(&log, &released, err, err_len);
-        if (rc == 0) {
-            released.key_names = log.key_names; /* borrowed for the worst key's name */
-            rc = check_into(&released, cfg, r, err, err_len);
-            released.key_names = NULL;
-            rl_event_log_free(&released);
-        }
-    } else {
-        rc = check_into(&log, cfg, r, err, err_len);
-    }
+    int rc = check_shaped_or_not(&log, cfg, r, err, err_len);
     if (log_out)
         *log_out = log;
     else
@@ -148,19 +170,22 @@ int rl_measure_stress(const struct rl_stress_params *p, unsigned rep, struct rl_
     r->bytes_per_key = p->keys > 1 && run.bytes_per_key > 0 ? run.bytes_per_key : NAN;
     r->max_in_flight = run.max_in_flight;
     r->hold_ns = p->hold_ns;
+    set_overshoot(r, run.shaped ? &run.overshoot : NULL);
+    r->cancels = run.cancels;
     if (run.interrupted) {
-        rl_event_log_free(&run.log);
+        rl_stress_outcome_free(&run);
         snprintf(err, err_len, "interrupted");
         return -1;
     }
     int rc = 0;
     if (p->record) {
-        rc = check_into(&run.log, &p->cfg, r, err, err_len);
-        if (rc == 0 && log) /* the caller frees it now */
+        rc = check_shaped_or_not(&run.log, &p->cfg, r, err, err_len);
+        if (rc == 0 && log) { /* the caller frees it now */
             *log = run.log;
-        else
-            rl_event_log_free(&run.log);
+            memset(&run.log, 0, sizeof run.log);
+        }
     }
+    rl_stress_outcome_free(&run);
     return rc;
 }
 
@@ -210,12 +235,14 @@ int rl_measure_replay(const struct rl_replay_params *p, const char *workload, ui
     r->svc_p99_ns = rl_histogram_percentile(&run.service, 99);
     if (cdf)
         rl_latency_cdf_from(cdf, &run.latency);
+    set_overshoot(r, run.shaped ? &run.overshoot : NULL);
+    r->cancels_missed = run.cancels_missed;
     int rc = 0;
     if (run.interrupted) {
         snprintf(err, err_len, "interrupted");
         rc = -1;
     } else {
-        rc = check_into(&run.log, &p->cfg, r, err, err_len);
+        rc = check_shaped_or_not(&run.log, &p->cfg, r, err, err_len);
     }
     if (rc == 0 && log) { /* the caller frees it now */
         *log = run.log;

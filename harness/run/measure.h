@@ -16,7 +16,8 @@
 /* sim on trace (keys and errors handled as options say), checked against params' (L, I) with the
  * epoch at trace t = 0; the row's rep is 1. The log is handed to the caller in *log when log is not
  * NULL (for
- * --decisions), else freed. -1 with one line in err. */
+ * --decisions), else freed. -1 with one line in err; -2 for bad input the
+ * run found (rl_sim_run_keyed: a cancellation with nothing to cancel). */
 int rl_measure_sim(const struct rl_algo *algo, const struct rl_config *cfg,
                    const struct rl_sim_options *options, const struct rl_trace *trace,
                    const char *workload, uint64_t seed, struct rl_result *r,

@@ -7,6 +7,7 @@
 
 #include "run_clock.h"
 #include "harness/sys/clock.h"
+#include "harness/sys/clock_sleep.h"
 #include "harness/sys/interrupt.h"
 
 #include <math.h>
@@ -50,6 +51,8 @@ struct replay_shared {
     void *state;            /* one key: the limiter itself */
     struct rl_keyed *keyed; /* several keys: the container */
     bool error_admits;
+    bool shapes;          /* a shaper: run_shaped_attempt */
+    uint64_t max_wait_ns; /* its max wait where the trace gives none */
 };
 
 /* Each worker's counters, buffer and histograms sit on their own lines. */
@@ -61,7 +64,10 @@ struct worker {
     struct rl_clock stamp_clock; /* the recorder's, so `reads` stays the algorithm's */
     uint64_t decisions[2];       /* by enum rl_decision, after the error policy */
     uint64_t errors;
-    struct rl_event *events; /* room for every attempt this thread sends */
+    struct rl_event *events;                    /* room for every attempt this thread sends */
+    uint64_t *release_ns, *woke_ns, *cancel_ns; /* a shaper's run: beside events */
+    uint64_t cancels_missed;
+    struct rl_histogram overshoot;
     size_t len, cap;
     uint64_t max_gap_ns;
     uint64_t last_done_ns; /* CLOCK_MONOTONIC */
@@ -134,6 +140,72 @@ static void release(struct worker *w, const struct rl_attempt *a)
         sh->algo->release(sh->state, &w->clock, a->key, a->n);
 }
 
+/* A time on the run's clock as the log's t_ns (replay.h, Timeline). */
+static uint64_t log_time(const struct replay_shared *sh, uint64_t clock_ns)
+{
+    return clock_ns + sh->stamp_offset_ns > sh->epoch_ns
+               ? clock_ns + sh->stamp_offset_ns - sh->epoch_ns
+               : 0;
+}
+
+/* A shaper's attempt i (replay.h, Shapers): shape, sleep until the release
+ * (or the cancellation's due time, then cancel), log arrival, release,
+ * wake-up and cancellation. Returns the decision after the error policy. */
+static enum rl_decision run_shaped_attempt(struct worker *w, size_t i, uint64_t before,
+                                           uint64_t *after_out)
+{
+    struct replay_shared *sh = w->shared;
+    const struct rl_trace *trace = sh->trace;
+    const struct rl_attempt *a = &trace->attempts[i];
+    uint64_t own = trace->max_wait_ns ? trace->max_wait_ns[i] : RL_TRACE_WAIT_DEFAULT;
+    uint64_t wait = own != RL_TRACE_WAIT_DEFAULT ? own : sh->max_wait_ns;
+    struct rl_reservation reservation = {.release_ns = before};
+    enum rl_decision d =
+        sh->keyed ? rl_keyed_shape(sh->keyed, &w->clock, a->key, a->n, wait, &reservation)
+                  : sh->algo->shape(sh->state, &w->clock, a->key, a->n, wait, &reservation);
+    *after_out = w->stamp_clock.read(&w->stamp_clock);
+    if (__builtin_expect(d == RL_ERROR, 0)) {
+        w->errors++;
+        d = sh->error_admits ? RL_ADMIT : RL_REJECT;
+        reservation.release_ns = before; /* a fail-open admit goes at once */
+    }
+    uint64_t cancel = trace->cancel_ns ? trace->cancel_ns[i] : RL_TRACE_NO_CANCEL;
+    size_t k = w->len;
+    w->release_ns[k] = w->woke_ns[k] = w->cancel_ns[k] = RL_NO_RELEASE;
+    if (d != RL_ADMIT) {
+        w->cancels_missed += cancel != RL_TRACE_NO_CANCEL;
+        return d;
+    }
+    w->release_ns[k] = log_time(sh, reservation.release_ns);
+    uint64_t until = reservation.release_ns;
+    uint64_t cancel_at =
+        cancel == RL_TRACE_NO_CANCEL ? UINT64_MAX : sh->epoch_ns + due_offset(cancel, sh->speed);
+    if (cancel_at < until)
+        until = cancel_at;
+    rl_clock_sleep_until(&w->clock, until);
+    uint64_t woke = w->stamp_clock.read(&w->stamp_clock);
+    if (cancel_at < reservation.release_ns && woke < reservation.release_ns) {
+        if (sh->keyed)
+            rl_keyed_cancel(sh->keyed, &w->clock, a->key, a->n, &reservation);
+        else
+            sh->algo->cancel(sh->state, &w->clock, a->key, a->n, &reservation);
+        w->cancel_ns[k] = log_time(sh, woke);
+        return d;
+    }
+    if (cancel_at < reservation.release_ns) { /* woke past the release: nothing left */
+        w->cancels_missed++;
+    } else if (cancel != RL_TRACE_NO_CANCEL) {
+        w->cancels_missed++; /* released before its cancellation came */
+    }
+    if (woke < reservation.release_ns) { /* woken for the cancellation too late: sleep on */
+        rl_clock_sleep_until(&w->clock, reservation.release_ns);
+        woke = w->stamp_clock.read(&w->stamp_clock);
+    }
+    rl_histogram_record(&w->overshoot, woke - reservation.release_ns);
+    w->woke_ns[k] = log_time(sh, woke);
+    return d;
+}
+
 static void run_attempts(struct worker *w)
 {
     struct replay_shared *sh = w->shared;
@@ -148,9 +220,15 @@ static void run_attempts(struct worker *w)
             return;
         }
         uint64_t before = sh->stamps_on_mono ? sent : stamp->read(stamp);
-        bool failed;
-        enum rl_decision d = decide(w, a, &failed);
-        uint64_t after = stamp->read(stamp);
+        bool failed = false;
+        uint64_t after;
+        enum rl_decision d;
+        if (sh->shapes) {
+            d = run_shaped_attempt(w, i, before, &after);
+        } else {
+            d = decide(w, a, &failed);
+            after = stamp->read(stamp);
+        }
         uint64_t done = sh->stamps_on_mono ? after : rl_monotonic_ns();
         w->decisions[d]++;
         rl_histogram_record(&w->latency, done - due);
@@ -162,10 +240,9 @@ static void run_attempts(struct worker *w)
         uint64_t gap = after > before ? after - before : 0;
         if (gap > w->max_gap_ns)
             w->max_gap_ns = gap;
+        /* a shaper's attempt is logged at its arrival (replay.h, Shapers) */
         w->events[w->len++] =
-            (struct rl_event){.t_ns = after + sh->stamp_offset_ns > sh->epoch_ns
-                                          ? after + sh->stamp_offset_ns - sh->epoch_ns
-                                          : 0,
+            (struct rl_event){.t_ns = log_time(sh, sh->shapes ? before : after),
                               .key = a->key,
                               .n = a->n,
                               .thread = (uint16_t)w->index,
@@ -245,9 +322,29 @@ static int collect(struct worker *workers, unsigned threads, const struct rl_tra
         return -1;
     log->cap = total;
     log->complete = true;
+    bool shaped = workers[0].shared->shapes;
+    out->shaped = shaped;
+    bool cancels = shaped && trace->cancel_ns != NULL;
+    if (shaped) {
+        log->release_ns = malloc((total ? total : 1) * sizeof *log->release_ns);
+        log->woke_ns = malloc((total ? total : 1) * sizeof *log->woke_ns);
+        if (cancels)
+            log->cancel_ns = malloc((total ? total : 1) * sizeof *log->cancel_ns);
+        if (log->release_ns == NULL || log->woke_ns == NULL || (cancels && !log->cancel_ns) ||
+            rl_histogram_init(&out->overshoot) != 0)
+            return -1;
+    }
     uint64_t t0 = workers[0].shared->t0_ns;
     for (unsigned i = 0; i < threads; i++) {
         struct worker *w = &workers[i];
+        if (shaped) {
+            memcpy(log->release_ns + log->len, w->release_ns, w->len * sizeof *log->release_ns);
+            memcpy(log->woke_ns + log->len, w->woke_ns, w->len * sizeof *log->woke_ns);
+            if (cancels)
+                memcpy(log->cancel_ns + log->len, w->cancel_ns, w->len * sizeof *log->cancel_ns);
+            rl_histogram_merge(&out->overshoot, &w->overshoot);
+            out->cancels_missed += w->cancels_missed;
+        }
         memcpy(log->events + log->len, w->events, w->len * sizeof *log->events);
         log->len += w->len;
         if (w->max_gap_ns > log->uncertainty_ns)
@@ -264,7 +361,10 @@ static int collect(struct worker *workers, unsigned threads, const struct rl_tra
         rl_histogram_merge(&out->service, &w->service);
     }
     out->attempts = out->admits + out->rejects;
-    rl_event_log_sort(log);
+    if (!shaped)
+        rl_event_log_sort(log);
+    else if (rl_event_log_sort_with_columns(log) != 0)
+        return -1;
     return 0;
 }
 
@@ -296,6 +396,10 @@ static void free_workers(struct worker *workers, unsigned threads)
 {
     for (unsigned i = 0; workers && i < threads; i++) {
         free(workers[i].events);
+        free(workers[i].release_ns);
+        free(workers[i].woke_ns);
+        free(workers[i].cancel_ns);
+        rl_histogram_free(&workers[i].overshoot);
         rl_histogram_free(&workers[i].latency);
         rl_histogram_free(&workers[i].lateness);
         rl_histogram_free(&workers[i].service);
@@ -324,8 +428,16 @@ static struct worker *make_workers(const struct rl_replay_params *p, struct repl
                                              (int64_t)(2 * p->client_skew_ns * i / (threads - 1)));
         w->cap = p->trace->len > i ? (p->trace->len - i + threads - 1) / threads : 0;
         w->events = malloc((w->cap ? w->cap : 1) * sizeof *w->events);
-        if (w->events == NULL || rl_histogram_init(&w->latency) != 0 ||
-            rl_histogram_init(&w->lateness) != 0 || rl_histogram_init(&w->service) != 0) {
+        if (sh->shapes) {
+            w->release_ns = malloc((w->cap ? w->cap : 1) * sizeof *w->release_ns);
+            w->woke_ns = malloc((w->cap ? w->cap : 1) * sizeof *w->woke_ns);
+            w->cancel_ns = malloc((w->cap ? w->cap : 1) * sizeof *w->cancel_ns);
+        }
+        if (w->events == NULL ||
+            (sh->shapes && (w->release_ns == NULL || w->woke_ns == NULL || w->cancel_ns == NULL ||
+                            rl_histogram_init(&w->overshoot) != 0)) ||
+            rl_histogram_init(&w->latency) != 0 || rl_histogram_init(&w->lateness) != 0 ||
+            rl_histogram_init(&w->service) != 0) {
             free_workers(workers, i + 1);
             return NULL;
         }
@@ -338,6 +450,7 @@ void rl_replay_outcome_free(struct rl_replay_outcome *out)
     rl_histogram_free(&out->latency);
     rl_histogram_free(&out->lateness);
     rl_histogram_free(&out->service);
+    rl_histogram_free(&out->overshoot);
     rl_event_log_free(&out->log);
 }
 
@@ -362,7 +475,23 @@ int rl_replay_run(const struct rl_replay_params *p, struct rl_replay_outcome *ou
         .trace = p->trace,
         .algo = p->algo,
         .error_admits = p->error_admits,
+        .shapes = p->algo->shape != NULL,
+        .max_wait_ns = p->max_wait_ns,
     };
+    if (shared.shapes && p->client_skew_ns) {
+        rl_replay_outcome_free(out);
+        snprintf(err, err_len,
+                 "%s is a shaper: its callers sleep until releases on the run's clock, which "
+                 "a client skew would move (no --client-skew)",
+                 p->algo->name);
+        return -1;
+    }
+    if (p->trace->cancel_ns && (p->algo->shape == NULL || p->algo->cancel == NULL)) {
+        rl_replay_outcome_free(out);
+        snprintf(err, err_len, "the trace cancels reservations, and %s cannot cancel one",
+                 p->algo->name);
+        return -1;
+    }
     atomic_init(&shared.go, false);
     atomic_init(&shared.abort, false);
     atomic_init(&shared.arrived, 0);

@@ -37,6 +37,19 @@
  * run's clock, after the call, with the gap from the read before it. The
  * accuracy metrics are computed on these stamps, i.e. on the times the
  * limiter actually decided, not on the trace's intended times.
+ *
+ * Shapers (algo->shape set). Each attempt goes through shape with its max
+ * wait (the trace's max_wait_ns, else the run's), and the thread sleeps
+ * until the release on the run's clock (clock_sleep.h) before its next
+ * attempt, as a caller of a blocking Take does: more threads keep the
+ * arrivals on time. The log's t_ns is then the stamp before the call (the
+ * arrival: every read of the call is later), with the promised release_ns
+ * and the stamp when the sleep ended, woke_ns; woke − release is the
+ * timer's overshoot, the harness's (outcome.overshoot), never the
+ * limiter's. A trace's cancellation (cancel_ns) ends the sleep at its due
+ * time instead, if that comes before the release, and calls the shaper's
+ * cancel (logged in cancel_ns); a cancellation of a reject, or one whose
+ * release came first, cancels nothing and is counted (cancels_missed).
  */
 #ifndef RL_REPLAY_H
 #define RL_REPLAY_H
@@ -66,6 +79,7 @@ struct rl_replay_params {
     /* Already started, when a plan started it once for all its runs (the
      * run copies the handle); NULL: the run starts `clock` itself. */
     const struct rl_clock *started_clock;
+    uint64_t max_wait_ns; /* a shaper's max wait where the trace gives none; UINT64_MAX: any */
 };
 
 struct rl_replay_outcome {
@@ -78,6 +92,9 @@ struct rl_replay_outcome {
     struct rl_histogram latency, lateness, service; /* ns, all threads merged */
     struct rl_keyed_stats keyed;                    /* traces of more than one key */
     struct rl_event_log log;                        /* every decision (complete), sorted by stamp */
+    bool shaped;                                    /* a shaper's run: overshoot below */
+    struct rl_histogram overshoot;                  /* woke − release over admits, ns */
+    uint64_t cancels_missed; /* the trace's cancellations of a reject or a released one */
 };
 
 /* Sends every attempt of params->trace through the algorithm (see above)

@@ -35,6 +35,76 @@ static uint64_t wait_of(const struct rl_trace *trace, size_t i, uint64_t run_wai
     return own != RL_TRACE_WAIT_DEFAULT ? own : run_wait;
 }
 
+/* A trace's cancellations in the order sim makes them: by time, then by
+ * attempt (a cancellation at the time of a later arrival comes first, so
+ * what it gives back is there for that arrival). */
+struct cancellation {
+    uint64_t t_ns;
+    size_t attempt;
+};
+
+static int by_cancel_time(const void *a, const void *b)
+{
+    const struct cancellation *x = a, *y = b;
+    if (x->t_ns != y->t_ns)
+        return x->t_ns < y->t_ns ? -1 : 1;
+    return x->attempt < y->attempt ? -1 : x->attempt > y->attempt;
+}
+
+/* The trace's cancellations, sorted (by_cancel_time), in *out (*count of
+ * them); -1 on ENOMEM. None: *out NULL. */
+static int plan_cancellations(const struct rl_trace *trace, struct cancellation **out,
+                              size_t *count)
+{
+    *out = NULL;
+    *count = 0;
+    if (trace->cancel_ns == NULL)
+        return 0;
+    size_t n = 0;
+    for (size_t i = 0; i < trace->len; i++)
+        n += trace->cancel_ns[i] != RL_TRACE_NO_CANCEL;
+    if (n == 0)
+        return 0;
+    struct cancellation *list = malloc(n * sizeof *list);
+    if (list == NULL)
+        return -1;
+    for (size_t i = 0, k = 0; i < trace->len; i++)
+        if (trace->cancel_ns[i] != RL_TRACE_NO_CANCEL)
+            list[k++] = (struct cancellation){trace->cancel_ns[i], i};
+    qsort(list, n, sizeof *list, by_cancel_time);
+    *out = list;
+    *count = n;
+    return 0;
+}
+
+/* One cancellation at its time in virtual time; -2 with err when it has
+ * nothing to cancel (a reject, or a reservation released by then). */
+static int cancel_one(struct rl_keyed *keyed, struct rl_clock *clock, const struct rl_trace *trace,
+                      const struct cancellation *c, const struct rl_reservation *reservations,
+                      struct rl_event_log *log, char *err, size_t err_len)
+{
+    const struct rl_attempt *a = &trace->attempts[c->attempt];
+    size_t line = c->attempt + 2;
+    if (!log->events[c->attempt].admitted) {
+        snprintf(err, err_len,
+                 "trace line %zu: cancels the reservation of an attempt that was rejected: there "
+                 "is none",
+                 line);
+        return -2;
+    }
+    uint64_t release = log->release_ns[c->attempt];
+    if (release <= c->t_ns) {
+        snprintf(err, err_len,
+                 "trace line %zu: cancels at %llu a reservation already released at %llu", line,
+                 (unsigned long long)c->t_ns, (unsigned long long)release);
+        return -2;
+    }
+    rl_clock_set_virtual(clock, RL_VIRTUAL_ORIGIN_NS + c->t_ns);
+    rl_keyed_cancel(keyed, clock, a->key, a->n, &reservations[c->attempt]);
+    log->cancel_ns[c->attempt] = c->t_ns;
+    return 0;
+}
+
 int rl_sim_run_keyed(const struct rl_algo *algo, const struct rl_config *cfg,
                      const struct rl_sim_options *options, const struct rl_trace *trace,
                      struct rl_event_log *log, struct rl_sim_outcome *out, char *err,
@@ -70,9 +140,42 @@ int rl_sim_run_keyed(const struct rl_algo *algo, const struct rl_config *cfg,
         return -1;
     }
     uint64_t max_wait = options->max_wait_set ? options->max_wait_ns : UINT64_MAX;
+    struct cancellation *cancels;
+    size_t cancel_count, next_cancel = 0;
+    struct rl_reservation *reservations = NULL;
+    if (plan_cancellations(trace, &cancels, &cancel_count) != 0 ||
+        (cancel_count &&
+         ((reservations = malloc(trace->len * sizeof *reservations)) == NULL ||
+          (log->cancel_ns = malloc(trace->len * sizeof *log->cancel_ns)) == NULL))) {
+        snprintf(err, err_len, "out of memory for a trace of %zu attempts", trace->len);
+        free(cancels);
+        free(reservations);
+        rl_keyed_destroy(keyed);
+        rl_event_log_free(log);
+        return -1;
+    }
+    if (cancel_count && (algo->shape == NULL || algo->cancel == NULL)) {
+        snprintf(err, err_len, "the trace cancels reservations, and %s cannot cancel one",
+                 algo->name);
+        free(cancels);
+        free(reservations);
+        rl_keyed_destroy(keyed);
+        rl_event_log_free(log);
+        return -2;
+    }
+    for (size_t i = 0; i < trace->len && log->cancel_ns; i++)
+        log->cancel_ns[i] = RL_NO_RELEASE;
 
-    for (size_t i = 0; i < trace->len; i++) {
+    int rc = 0;
+    for (size_t i = 0; i < trace->len && rc == 0; i++) {
         const struct rl_attempt *a = &trace->attempts[i];
+        while (rc == 0 && next_cancel < cancel_count &&
+               (cancels[next_cancel].t_ns < a->t_ns ||
+                (cancels[next_cancel].t_ns == a->t_ns && cancels[next_cancel].attempt < i)))
+            rc = cancel_one(keyed, &clock, trace, &cancels[next_cancel++], reservations, log, err,
+                            err_len);
+        if (rc != 0)
+            break;
         rl_clock_set_virtual(&clock, RL_VIRTUAL_ORIGIN_NS + a->t_ns);
         uint64_t arrival = RL_VIRTUAL_ORIGIN_NS + a->t_ns;
         struct rl_reservation reservation = {.release_ns = arrival};
@@ -80,6 +183,8 @@ int rl_sim_run_keyed(const struct rl_algo *algo, const struct rl_config *cfg,
                                                           wait_of(trace, i, max_wait), &reservation)
                                          : rl_keyed_acquire(keyed, &clock, a->key, a->n);
         uint64_t release = reservation.release_ns;
+        if (reservations)
+            reservations[i] = reservation;
         out->errors += d == RL_ERROR;
         if (d == RL_ERROR)
             d = options->error_admits ? RL_ADMIT : RL_REJECT;
@@ -98,10 +203,17 @@ int rl_sim_run_keyed(const struct rl_algo *algo, const struct rl_config *cfg,
         log->events[log->len++] = (struct rl_event){
             .t_ns = a->t_ns, .key = a->key, .n = a->n, .thread = 0, .admitted = d == RL_ADMIT};
     }
+    while (rc == 0 && next_cancel < cancel_count)
+        rc = cancel_one(keyed, &clock, trace, &cancels[next_cancel++], reservations, log, err,
+                        err_len);
+    free(cancels);
+    free(reservations);
     out->clock_reads = clock.reads;
     rl_keyed_stats(keyed, &out->keyed);
     rl_keyed_destroy(keyed);
-    return 0;
+    if (rc != 0)
+        rl_event_log_free(log);
+    return rc;
 }
 
 int rl_sim_run(const struct rl_algo *algo, const struct rl_config *cfg,

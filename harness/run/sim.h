@@ -61,9 +61,13 @@ int rl_sim_check_config(const struct rl_algo *algo, const struct rl_config *cfg,
  * keyed container (keyed.h): one limiter per key, created on the key's first
  * attempt, expired as options->expiry says (the sweeper follows its
  * schedule in virtual time). An RL_ERROR is counted in out->errors and then
- * treated as options->error_admits says, in the log too. Fills log
+ * treated as options->error_admits says, in the log too. A trace's
+ * cancellations (trace.h, cancel_ns) are made at their times through the
+ * shaper's cancel, and logged (rl_event_log.cancel_ns). Fills log
  * (complete: rejects too) and out. -1 with one line in err if the algorithm cannot be
- * created with cfg or memory runs out; log is then freed. */
+ * created with cfg or memory runs out; -2 (bad input) when the trace
+ * cancels and the algorithm cannot, or cancels the reservation of a reject
+ * or one already released; log is then freed. */
 int rl_sim_run_keyed(const struct rl_algo *algo, const struct rl_config *cfg,
                      const struct rl_sim_options *options, const struct rl_trace *trace,
                      struct rl_event_log *log, struct rl_sim_outcome *out, char *err,

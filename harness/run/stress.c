@@ -5,6 +5,7 @@
 
 #include "run_clock.h"
 #include "harness/sys/clock.h"
+#include "harness/sys/clock_sleep.h"
 #include "harness/sys/interrupt.h"
 #include "harness/sys/rss.h"
 #include "harness/sys/stamp.h"
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -39,6 +41,10 @@ struct stress_shared {
     uint64_t epoch_ns;
     bool record;
     bool error_admits;
+    bool shapes;          /* the algorithm is a shaper: run_shaped */
+    bool without_sleep;   /* run_shape_decisions: the decision part alone */
+    double cancel_share;  /* of waiting reservations, given up halfway */
+    uint64_t max_wait_ns; /* each shape call's */
 };
 
 /* Each worker's counters and buffer sit on their own cache lines. */
@@ -52,10 +58,13 @@ struct worker {
     uint64_t errors;
     uint64_t start_ns, end_ns;
     struct rl_event *events;
+    uint64_t *release_ns, *woke_ns, *cancel_ns; /* a shaper's recorded run: beside events */
+    uint64_t cancels;
     size_t len, cap;
     uint64_t dropped, max_gap_ns;
     uint64_t max_in_flight;
-    struct rl_rng rng; /* draws this thread's keys */
+    struct rl_rng rng;             /* draws this thread's keys */
+    struct rl_histogram overshoot; /* a shaper's run: woke − release */
 };
 
 /* One attempt on the limiter, or on the drawn key's limiter; an error is
@@ -219,6 +228,111 @@ static void run_recorded(struct worker *w)
     }
 }
 
+/* An admitted caller waits for its release, or (cancel_share) gives up
+ * halfway: *woke is the stamp when its sleep ended, or *cancelled the one
+ * before its cancel; the other stays RL_NO_RELEASE. A cancellation that
+ * wakes at or past the release finds it gone and waits it out instead. */
+static void wait_for_release(struct worker *w, uint32_t key, uint64_t arrival,
+                             const struct rl_reservation *reservation, uint64_t *woke,
+                             uint64_t *cancelled)
+{
+    struct stress_shared *sh = w->shared;
+    uint64_t release = reservation->release_ns;
+    if (sh->cancel_share > 0 && release > arrival && rl_rng_uniform(&w->rng) < sh->cancel_share) {
+        rl_clock_sleep_until(&w->clock, arrival + (release - arrival) / 2);
+        uint64_t now = rl_stamp_now(&w->stamp);
+        if (now < release) {
+            if (sh->keyed)
+                rl_keyed_cancel(sh->keyed, &w->clock, key, 1, reservation);
+            else
+                sh->algo->cancel(sh->state, &w->clock, 0, 1, reservation);
+            *cancelled = now;
+            w->cancels++;
+            return;
+        }
+    }
+    rl_clock_sleep_until(&w->clock, release);
+    *woke = rl_stamp_now(&w->stamp);
+    rl_histogram_record(&w->overshoot, *woke > release ? *woke - release : 0);
+}
+
+/* A shaper's loop: shape, sleep until the release on the run's clock,
+ * stamp the wake-up, go again. The arrival is the stamp before the call
+ * (every clock read of the call is later, so the release is never before
+ * it), the gap the call alone; the release is the shaper's promise and
+ * woke − release the timer's overshoot, kept apart. A recorded run logs
+ * every attempt (rejects too), so the log is complete. */
+static void run_shaped(struct worker *w)
+{
+    struct stress_shared *sh = w->shared;
+    struct rl_stamp_clock *stamp = &w->stamp;
+    /* sleeps end within 1 µs of their time rather than the default 50 µs
+     * (as replay's): the overshoot left is the timer's and the scheduler's */
+    prctl(PR_SET_TIMERSLACK, 1000UL, 0UL, 0UL, 0UL);
+    while (!atomic_load_explicit(&sh->stop, memory_order_relaxed)) {
+        uint32_t key = 0;
+        if (sh->keyed)
+            key = rl_key_sampler_draw(&sh->sampler, &w->rng);
+        uint64_t arrival = rl_stamp_now(stamp);
+        struct rl_reservation reservation = {.release_ns = arrival};
+        enum rl_decision d =
+            sh->keyed ? rl_keyed_shape(sh->keyed, &w->clock, key, 1, sh->max_wait_ns, &reservation)
+                      : sh->algo->shape(sh->state, &w->clock, 0, 1, sh->max_wait_ns, &reservation);
+        uint64_t decided = rl_stamp_now(stamp);
+        if (__builtin_expect(d == RL_ERROR, 0)) {
+            w->errors++;
+            d = sh->error_admits ? RL_ADMIT : RL_REJECT;
+            reservation.release_ns = arrival; /* a fail-open admit goes at once */
+        }
+        w->decisions[d]++;
+        uint64_t woke = RL_NO_RELEASE, cancelled = RL_NO_RELEASE;
+        if (d == RL_ADMIT)
+            wait_for_release(w, key, arrival, &reservation, &woke, &cancelled);
+        if (!sh->record)
+            continue;
+        if (w->len == w->cap) {
+            w->dropped++;
+            continue;
+        }
+        uint64_t gap = decided - arrival;
+        if (gap > w->max_gap_ns)
+            w->max_gap_ns = gap;
+        size_t i = w->len++;
+        w->events[i] = (struct rl_event){.t_ns = arrival - sh->epoch_ns,
+                                         .key = key,
+                                         .n = 1,
+                                         .thread = (uint16_t)w->index,
+                                         .admitted = d == RL_ADMIT,
+                                         .gap_ns = gap < UINT32_MAX ? (uint32_t)gap : UINT32_MAX};
+        w->release_ns[i] = d == RL_ADMIT ? reservation.release_ns - sh->epoch_ns : RL_NO_RELEASE;
+        w->woke_ns[i] = woke != RL_NO_RELEASE ? woke - sh->epoch_ns : RL_NO_RELEASE;
+        if (w->cancel_ns)
+            w->cancel_ns[i] = cancelled != RL_NO_RELEASE ? cancelled - sh->epoch_ns : RL_NO_RELEASE;
+    }
+}
+
+/* A shaper's decision part alone (rl_stress_params.shape_without_sleep):
+ * run_plain's loop through shape, nothing waited for. */
+static void run_shape_decisions(struct worker *w)
+{
+    struct stress_shared *sh = w->shared;
+    while (!atomic_load_explicit(&sh->stop, memory_order_relaxed)) {
+        struct rl_reservation reservation;
+        enum rl_decision d;
+        if (sh->keyed == NULL) {
+            d = sh->algo->shape(sh->state, &w->clock, 0, 1, sh->max_wait_ns, &reservation);
+        } else {
+            uint32_t key = rl_key_sampler_draw(&sh->sampler, &w->rng);
+            d = rl_keyed_shape(sh->keyed, &w->clock, key, 1, sh->max_wait_ns, &reservation);
+        }
+        if (__builtin_expect(d == RL_ERROR, 0)) {
+            w->errors++;
+            d = sh->error_admits ? RL_ADMIT : RL_REJECT;
+        }
+        w->decisions[d]++;
+    }
+}
+
 static void *worker_main(void *arg)
 {
     struct worker *w = arg;
@@ -237,7 +351,11 @@ static void *worker_main(void *arg)
         if (sh->oversubscribed)
             sched_yield();
     w->start_ns = rl_monotonic_ns();
-    if (w->shared->record)
+    if (w->shared->shapes && w->shared->without_sleep)
+        run_shape_decisions(w);
+    else if (w->shared->shapes)
+        run_shaped(w);
+    else if (w->shared->record)
         run_recorded(w);
     else
         run_plain(w);
@@ -283,8 +401,13 @@ static bool wait_for_duration(uint64_t duration_ns)
 /* The workers and their event buffers (those not yet merged). */
 static void free_workers(struct worker *workers, unsigned threads)
 {
-    for (unsigned i = 0; i < threads; i++)
+    for (unsigned i = 0; i < threads; i++) {
         free(workers[i].events);
+        free(workers[i].release_ns);
+        free(workers[i].woke_ns);
+        free(workers[i].cancel_ns);
+        rl_histogram_free(&workers[i].overshoot);
+    }
     free(workers);
 }
 
@@ -296,10 +419,29 @@ static int merge_events(struct worker *workers, unsigned threads, uint32_t keys,
         total += workers[i].len;
     memset(log, 0, sizeof *log);
     log->events = malloc((total ? total : 1) * sizeof *log->events);
-    if (log->events == NULL)
+    bool shaped = workers[0].release_ns != NULL, cancels = workers[0].cancel_ns != NULL;
+    if (shaped) {
+        log->release_ns = malloc((total ? total : 1) * sizeof *log->release_ns);
+        log->woke_ns = malloc((total ? total : 1) * sizeof *log->woke_ns);
+    }
+    if (cancels)
+        log->cancel_ns = malloc((total ? total : 1) * sizeof *log->cancel_ns);
+    if (log->events == NULL || (shaped && (log->release_ns == NULL || log->woke_ns == NULL)) ||
+        (cancels && log->cancel_ns == NULL)) {
+        rl_event_log_free(log);
         return -1;
+    }
     log->cap = total;
     for (unsigned i = 0; i < threads; i++) {
+        if (shaped) {
+            memcpy(log->release_ns + log->len, workers[i].release_ns,
+                   workers[i].len * sizeof *log->release_ns);
+            memcpy(log->woke_ns + log->len, workers[i].woke_ns,
+                   workers[i].len * sizeof *log->woke_ns);
+        }
+        if (cancels)
+            memcpy(log->cancel_ns + log->len, workers[i].cancel_ns,
+                   workers[i].len * sizeof *log->cancel_ns);
         memcpy(log->events + log->len, workers[i].events, workers[i].len * sizeof *log->events);
         log->len += workers[i].len;
         log->dropped += workers[i].dropped;
@@ -307,8 +449,15 @@ static int merge_events(struct worker *workers, unsigned threads, uint32_t keys,
             log->uncertainty_ns = workers[i].max_gap_ns;
     }
     log->key_count = keys ? keys : 1;
-    log->complete = false;
-    rl_event_log_sort(log);
+    log->complete = shaped; /* a shaper's run logs its rejects too */
+    if (!shaped) {
+        rl_event_log_sort(log);
+        return 0;
+    }
+    if (rl_event_log_sort_with_columns(log) != 0) {
+        rl_event_log_free(log);
+        return -1;
+    }
     return 0;
 }
 
@@ -379,10 +528,23 @@ static struct worker *make_workers(const struct rl_stress_params *p, struct stre
             rl_clock_set_skew(&w->clock,
                               -(int64_t)p->client_skew_ns +
                                   (int64_t)(2 * p->client_skew_ns * i / (p->threads - 1)));
+        if (shared->shapes && rl_histogram_init(&w->overshoot) != 0) {
+            snprintf(err, err_len, "out of memory for %u threads", p->threads);
+            free_workers(workers, p->threads);
+            return NULL;
+        }
         if (p->record) {
             w->cap = cap;
             w->events = malloc(cap * sizeof *w->events);
-            if (w->events == NULL) {
+            if (shared->shapes) {
+                w->release_ns = malloc(cap * sizeof *w->release_ns);
+                w->woke_ns = malloc(cap * sizeof *w->woke_ns);
+            }
+            if (shared->cancel_share > 0)
+                w->cancel_ns = malloc(cap * sizeof *w->cancel_ns);
+            if (w->events == NULL ||
+                (shared->shapes && (w->release_ns == NULL || w->woke_ns == NULL)) ||
+                (shared->cancel_share > 0 && w->cancel_ns == NULL)) {
                 snprintf(err, err_len, "out of memory for %zu recorded events a thread", cap);
                 free_workers(workers, p->threads);
                 return NULL;
@@ -449,6 +611,10 @@ static void sum_outcome(const struct rl_stress_params *p, const struct stress_sh
     }
     out->attempts = out->admits + out->rejects;
     out->wall_ns = last_end - first_start;
+    for (unsigned i = 0; shared->shapes && i < p->threads; i++) {
+        rl_histogram_merge(&out->overshoot, &workers[i].overshoot);
+        out->cancels += workers[i].cancels;
+    }
     out->ns_per_op = out->attempts ? (double)busy_ns / (double)out->attempts : 0;
     out->mops = out->wall_ns ? (double)out->attempts * 1e3 / (double)out->wall_ns : 0;
     if (shared->keyed) {
@@ -473,7 +639,27 @@ int rl_stress_run(const struct rl_stress_params *p, struct rl_stress_outcome *ou
     struct stress_shared shared = {.algo = p->algo,
                                    .record = p->record,
                                    .hold_ns = p->hold_ns,
-                                   .error_admits = p->error_admits};
+                                   .error_admits = p->error_admits,
+                                   .shapes = p->algo->shape != NULL,
+                                   .without_sleep = p->shape_without_sleep && !p->record,
+                                   .cancel_share = p->algo->shape ? p->cancel_share : 0,
+                                   .max_wait_ns = p->max_wait_ns};
+    if (shared.shapes && p->client_skew_ns) {
+        snprintf(err, err_len,
+                 "%s is a shaper: its callers sleep until releases on the run's clock, which "
+                 "a client skew would move (no --client-skew)",
+                 p->algo->name);
+        return -1;
+    }
+    if (shared.cancel_share > 0 && p->algo->cancel == NULL) {
+        snprintf(err, err_len, "%s cannot cancel a reservation (no cancel share)", p->algo->name);
+        return -1;
+    }
+    out->shaped = shared.shapes;
+    if (shared.shapes && rl_histogram_init(&out->overshoot) != 0) {
+        snprintf(err, err_len, "out of memory for the overshoot histogram");
+        return -1;
+    }
     atomic_init(&shared.stop, false);
     atomic_init(&shared.go, false);
     atomic_init(&shared.arrived, 0);
@@ -501,5 +687,13 @@ done_workers:
     free_workers(workers, p->threads);
 done_state:
     destroy_limiter(p, &shared);
+    if (rc != 0)
+        rl_stress_outcome_free(out);
     return rc;
+}
+
+void rl_stress_outcome_free(struct rl_stress_outcome *out)
+{
+    rl_event_log_free(&out->log);
+    rl_histogram_free(&out->overshoot);
 }

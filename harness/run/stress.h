@@ -6,6 +6,7 @@
 #include "harness/keyed/keyed.h"
 #include "algorithms/rl.h"
 #include "harness/check/event_log.h"
+#include "harness/report/histogram.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -29,6 +30,23 @@ struct rl_stress_params {
     /* Already started, when a plan started it once for all its runs (the
      * run copies the handle); NULL: the run starts `clock` itself. */
     const struct rl_clock *started_clock;
+    /* A shaper (algo->shape set) is driven through shape: each thread
+     * sleeps until its release on the run's clock (clock_sleep.h) before
+     * its next attempt, and a recorded run logs every attempt with its
+     * promised release and the stamp when the sleep ended (woke_ns).
+     * max_wait_ns is each call's max wait (UINT64_MAX: as long as it
+     * takes). Other algorithms ignore it. No client skew with a shaper. */
+    uint64_t max_wait_ns;
+    /* A shaper's decision alone: shape called as acquire is in an
+     * unrecorded run, without the sleep (the perf suite's cost of the
+     * decision part); the releases are not waited for. */
+    bool shape_without_sleep;
+    /* A shaper with cancel: each thread gives up this share (0..1) of its
+     * reservations that would wait, drawn from its own stream, halfway
+     * through the wait (x/time/rate's CancelAt from a caller that stops
+     * waiting); the log records the cancellation (cancel_ns) and no
+     * wake-up. 0: none. */
+    double cancel_share;
 };
 
 struct rl_stress_outcome {
@@ -42,12 +60,22 @@ struct rl_stress_outcome {
     uint64_t max_in_flight;      /* limiters that need release: most permits seen held at once */
     struct rl_keyed_stats keyed; /* keys > 1: created, expired, live at the end */
     double bytes_per_key;        /* keys > 1: resident-set growth over the run ÷ live keys */
-    struct rl_event_log log;     /* admits only (complete = false), when record */
+    struct rl_event_log log;     /* admits only (complete = false), when record; a
+                                    shaper's: every attempt, with release_ns and woke_ns */
+    /* A shaper's run: woke − release of every admit, ns, all threads: the
+     * harness's timer overshoot (clock_sleep.h), never the limiter's. */
+    bool shaped;
+    struct rl_histogram overshoot;
+    uint64_t cancels; /* reservations given up (cancel_share) */
 };
 
-/* Runs one measurement. -1 with one line in err when the clock, the
- * algorithm's create, thread creation or memory fails. */
+/* Runs one measurement; free out->log and out->overshoot after (rl_stress_outcome_free). -1
+ * with one line in err when the clock, the algorithm's create, thread
+ * creation or memory fails. */
 int rl_stress_run(const struct rl_stress_params *params, struct rl_stress_outcome *out, char *err,
                   size_t err_len);
+
+/* Frees the log and the overshoot histogram; safe on a zeroed outcome. */
+void rl_stress_outcome_free(struct rl_stress_outcome *out);
 
 #endif

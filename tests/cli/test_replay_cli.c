@@ -54,7 +54,8 @@ static void test_small_run(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(o.out, ",speed,lat_p50_ns,lat_p90_ns,lat_p99_ns,lat_p999_ns,"
                                          "lat_max_ns,late_p50_ns,late_p99_ns,late_max_ns,"
                                          "svc_p50_ns,svc_p99_ns,load_1m,runnable,build,slots,"
-                                         "uncertain_admits,cluster,fault,outage_ms,lost_admits\n"));
+                                         "uncertain_admits,cluster,fault,outage_ms,lost_admits,"
+                                         "overshoot_p50_ns,overshoot_p99_ns,overshoot_max_ns\n"));
     CU_ASSERT_PTR_NOT_NULL(strstr(header_end, "sliding_log,sliding_log,strong,replay,uniform,"));
     CU_ASSERT_PTR_NOT_NULL(strstr(header_end, ",2,")); /* the speed */
 }

@@ -147,8 +147,15 @@ static void test_trace_max_wait_column(void)
     CU_ASSERT_STRING_EQUAL(text, "t_ns,key,n,admitted,thread,release_ns\n"
                                  "0,a,1,1,0,0\n0,a,1,0,0,\n0,a,1,1,0,100000000\n"
                                  "0,a,1,0,0,\n0,a,1,1,0,200000000\n");
-    snprintf(args, sizeof args, "replay --algo gcra_spacer --trace %s", trace);
-    rl_cli_expect_usage_error(args, "only sim runs");
+    /* replay takes it too (its releases are real time: only the columns are
+     * asserted here; test_shape_runs.c judges such runs) */
+    snprintf(args, sizeof args,
+             "replay --algo gcra_spacer --trace %s --limit 10 --interval 1s --burst 1 "
+             "--max-wait 100ms --decisions %s",
+             trace, log);
+    rl_cli_run(o, args);
+    CU_ASSERT_EQUAL(o->status, 0);
+    CU_ASSERT_STRING_EQUAL(header_of(log), "t_ns,key,n,admitted,thread,release_ns,woke_ns");
     static const char *const bad[][2] = {
         {"t_ns,key,n,max_wait_ns\n0,a,1,x\n", ":2: max wait 'x'"},
         {"t_ns,key,n,max_wait_ns\n0,a,1,86400000000001\n", ":2: max wait"},
@@ -192,7 +199,7 @@ static void test_bad_input(void)
         {"--promise shape", "no release_ns column"},
         {"--promise strong --max-wait 1s", "--max-wait is the caller's wait for --promise shape"},
         {"--promise shape --max-wait 25h", "more than a day"},
-        {"--promise shape --format csv", "prints its table only"},
+        {"--promise shape --per-key", "no --per-key or --admits-only"},
     };
     for (size_t i = 0; i < sizeof check_bad / sizeof check_bad[0]; i++) {
         snprintf(args, sizeof args, "check --events %s --limit 1 --interval 1s %s", plain,
@@ -206,5 +213,5 @@ RL_TEST_SUITE("shape_cli",
               {"sim: release_ns for a shaper or --max-wait only", test_sim_release_column},
               {"check --promise shape: pacer_uber held, its idle bug broken",
                test_check_broken_by_idle_bug},
-              {"a trace's max_wait_ns column, sim only", test_trace_max_wait_column},
+              {"a trace's max_wait_ns column, sim and replay", test_trace_max_wait_column},
               {"bad input exits 2 with one line", test_bad_input})

@@ -13,7 +13,7 @@
  * that it is the wrong clock (check.sh).
  * port-rounded / port-exact: our ports of the meter's arithmetic on a trace
  * (the realised one).
- * --slots D or --shaped yes (the nginx-delay peer, ../nginx-delay/README.md):
+ * --slots D or --shaped yes (the nginx_delay peer, ../nginx_delay/README.md):
  * `burst=B delay=D` (D = 0 without --slots, nginx's default) instead of
  * nodelay; every request on a connection of its own, sent early in a ms of
  * CLOCK_MONOTONIC (nginx's ms clock), so that its send time names the ms
@@ -58,7 +58,7 @@
 #define DRAIN_TIMEOUT_NS 10000000000ull
 #define DELAY_CONNS      96 /* --slots: one idle connection per request */
 #define MAX_CONNS        DELAY_CONNS
-#define RELEASE_STALL_MS 5 /* ../nginx-delay/release_tolerance.txt's upper bound */
+#define RELEASE_STALL_MS 5 /* ../nginx_delay/release_tolerance.txt's upper bound */
 
 typedef unsigned __int128 u128;
 
@@ -196,7 +196,7 @@ static void read_trace(const char *path)
 /* ---- the configuration --------------------------------------------------- */
 
 static uint64_t cfg_limit, cfg_interval, cfg_burst;
-static bool cfg_has_delay; /* --slots D given: the nginx-delay peer */
+static bool cfg_has_delay; /* --slots D given: the nginx_delay peer */
 static uint64_t cfg_delay;
 
 /* nginx's rate= is a whole number per second or per minute; L per I maps

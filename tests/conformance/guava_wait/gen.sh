@@ -1,7 +1,7 @@
 #!/bin/sh
 # gen.sh — the traces Guava's shaper conformance runs on (run.sh calls it
 # instead of gen_traces.sh):
-#   tests/conformance/guava-shape/gen.sh RATELAB OUT COUNT SEED
+#   tests/conformance/guava_wait/gen.sh RATELAB OUT COUNT SEED
 # writes t000, Guava #3552's case (create(10/s, 500 ms), i.e. L = 10,
 # I = 1 s, B = 5; tryAcquire() every 120 ms, 100 polls), then gen_traces.sh's
 # COUNT traces with a max_wait_ns column drawn per attempt from the seed:

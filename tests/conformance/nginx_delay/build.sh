@@ -6,7 +6,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$1"
 out=$(cd "$1" && pwd)
-case "$out" in *"'"*) echo "nginx-delay build: OUT must not contain a single quote"; exit 1 ;; esac
+case "$out" in *"'"*) echo "nginx_delay build: OUT must not contain a single quote"; exit 1 ;; esac
 sh "$here/../nginx/build.sh" "$out/bin"
 mv "$out/bin/driver" "$out/driver.bin"
 rmdir "$out/bin" 2>/dev/null || true # empty now

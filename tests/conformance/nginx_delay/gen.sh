@@ -1,7 +1,7 @@
 #!/bin/sh
-# gen.sh — the traces nginx-delay's conformance runs on (run.sh calls it
+# gen.sh — the traces nginx_delay's conformance runs on (run.sh calls it
 # instead of gen_traces.sh):
-#   tests/conformance/nginx-delay/gen.sh RATELAB OUT COUNT SEED
+#   tests/conformance/nginx_delay/gen.sh RATELAB OUT COUNT SEED
 # writes OUT/tNNN.csv and OUT/tNNN.cfg ("L I_ns B sorted [--slots D]"), at
 # most 40 whatever COUNT says (a real server runs each in real time). Every
 # configuration is one nginx can express and whose delays stay short: rate=

@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 jar=/usr/share/java/guava.jar
 pkg=src/com/google/common/util/concurrent
 fail() {
-    echo "guava-shape build: $*"
+    echo "guava_wait build: $*"
     exit 1
 }
 command -v javac >/dev/null 2>&1 || fail "javac not found (Debian package default-jdk-headless)"

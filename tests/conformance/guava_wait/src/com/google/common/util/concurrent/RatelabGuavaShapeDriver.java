@@ -3,7 +3,7 @@
  * RateLimiter as a shaper: SmoothBursty (guava_bursty) and SmoothWarmingUp
  * (guava_warmup), acquire(n) and tryAcquire(n, timeout), decision by
  * decision and release by release (tests/conformance/README.md is the
- * protocol, tests/conformance/guava-shape/README.md the mapping).
+ * protocol, tests/conformance/guava_wait/README.md the mapping).
  *
  * It sits in Guava's package, as ../guava's driver does, to reach the
  * package-private doors: the SleepingStopwatch (trace time drives the real
@@ -347,7 +347,7 @@ public final class RatelabGuavaShapeDriver {
         if (!waits && !header.equals("t_ns,key,n"))
             throw new UsageError(trace + ": header '" + header + "', expected t_ns,key,n[,max_wait_ns]");
         StringBuilder sb = new StringBuilder(48 * lines.size());
-        sb.append(waits ? "t_ns,key,n,max_wait_ns,admitted,release_ns\n" : "t_ns,key,n,admitted,release_ns\n");
+        sb.append("t_ns,key,n,admitted,release_ns\n");
         Map<String, Integer> ids = new HashMap<>();
         long[] wait = new long[1];
         for (int ln = 1; ln < lines.size(); ln++) {
@@ -374,8 +374,6 @@ public final class RatelabGuavaShapeDriver {
             }
             boolean admitted = sh.decide(id, t, (int) n, maxWait, wait);
             sb.append(f[0]).append(',').append(f[1]).append(',').append(n);
-            if (waits)
-                sb.append(',').append(f[3]);
             sb.append(admitted ? ",1," : ",0,");
             if (admitted)
                 sb.append(Long.toUnsignedString(t + wait[0]));
