@@ -67,8 +67,11 @@ static void write_file(const char *path, const char *text)
 static const struct {
     const char *name;
     unsigned burst;
-} shapers[] = {{"gcra_spacer", 5}, {"pacer_uber", 5}, {"guava_bursty", 1000},
-               {"guava_warmup", 5}, {"nginx_delay", 5}};
+} shapers[] = {{"gcra_spacer", 5},
+               {"pacer_uber", 5},
+               {"guava_bursty", 1000},
+               {"guava_warmup", 5},
+               {"nginx_delay", 5}};
 
 /* Each shaper recorded in stress on 2 threads (each thread sleeps until its
  * release): every attempt logged with release_ns and woke_ns, and check
