@@ -179,7 +179,7 @@ $(TEACH_TESTS): $(TEACH_TEST_OBJS) build/teach/libratelab.a
 # The threaded suites (every suite named stress…) run again under
 # ThreadSanitizer; the teaching suite runs against the race-widened build.
 # Each runner exits non-zero on failure.
-THREADED_SUITES := 'stress*'
+THREADED_SUITES := 'stress*' check_merge
 
 test: deps
 	$(MAKE) --no-print-directory format-check
@@ -290,8 +290,10 @@ reference-revision-check:
 
 # Conformance against the peers' own code (tests/conformance/README.md):
 # x/time/rate, Guava, Linux ___ratelimit, nginx limit_req, and the shapers'
-# peers go_wait (x/time/rate ReserveN/WaitN/CancelAt) and juju
-# (juju/ratelimit Take/Wait), release times compared too. Installs their
+# peers go_wait (x/time/rate ReserveN/WaitN/CancelAt), juju
+# (juju/ratelimit Take/Wait), guava_wait (Guava acquire/tryAcquire with a
+# timeout, SmoothBursty and SmoothWarmingUp) and nginx_delay (limit_req
+# burst= delay=, live), release times compared too. Installs their
 # Debian packages itself (not make deps). CONFORMANCE_TRACES a peer
 # (default 40), CONFORMANCE_SEED (default 1), PEERS to pick some. Fails
 # unless every peer named compares at least the traces and attempts
@@ -299,7 +301,7 @@ reference-revision-check:
 # mismatch and its excused mismatches under the cap there.
 CONFORMANCE_TRACES ?= 40
 CONFORMANCE_SEED   ?= 1
-PEERS              ?= go guava linux nginx go_wait juju
+PEERS              ?= go guava linux nginx go_wait juju guava_wait nginx_delay
 conformance: $(RATELAB)
 	sh tests/conformance/run.sh $(RATELAB) results/conformance.csv $(CONFORMANCE_TRACES) \
 	    $(CONFORMANCE_SEED) $(PEERS)

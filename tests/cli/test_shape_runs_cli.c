@@ -60,11 +60,18 @@ static void write_file(const char *path, const char *text)
  * a few ms after its creation is already a burst of that many, so it is
  * judged at B = L. pacer_uber_idle_bug is left out: under a loaded machine
  * both threads can be off the CPU longer than its slack, and then it stops
- * limiting, as its bug does (test_shape_cli.c shows it broken). */
+ * limiting, as its bug does (test_shape_cli.c shows it broken).
+ * guava_warmup stores at most B permits and spends each in at least T;
+ * nginx_delay passes B + 1 at once only to B + 1 callers, and here there
+ * are two. */
 static const struct {
     const char *name;
     unsigned burst;
-} shapers[] = {{"gcra_spacer", 5}, {"pacer_uber", 5}, {"guava_bursty", 1000}};
+} shapers[] = {{"gcra_spacer", 5},
+               {"pacer_uber", 5},
+               {"guava_bursty", 1000},
+               {"guava_warmup", 5},
+               {"nginx_delay", 5}};
 
 /* Each shaper recorded in stress on 2 threads (each thread sleeps until its
  * release): every attempt logged with release_ns and woke_ns, and check

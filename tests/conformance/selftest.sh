@@ -5,7 +5,8 @@
 # The fake peer's driver decides through `ratelab sim` itself; FAKE_DRIVER
 # picks how it misbehaves and FAKE_TRACES how many traces its generator
 # writes. Each case runs run.sh and checks its exit status and the line that
-# names the reason. Exits 1 naming each case that did not go as expected.
+# names the reason; a second fake peer checks release_tolerance.txt.
+# Exits 1 naming each case that did not go as expected.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 FAKE_RATELAB=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -78,7 +79,8 @@ expect() {
     shift 3
     rc=0
     env "$@" CONFORMANCE_PEERS_DIR="$work/peers" CONFORMANCE_WORK="$work/run" \
-        sh "$here/run.sh" "$FAKE_RATELAB" "$work/out.csv" 2 1 fake >"$work/$name.log" 2>&1 || rc=$?
+        sh "$here/run.sh" "$FAKE_RATELAB" "$work/out.csv" 2 1 "${selftest_peer:-fake}" \
+        >"$work/$name.log" 2>&1 || rc=$?
     if [ "$rc" -ne "$want" ] || ! grep -q -- "$text" "$work/$name.log"; then
         echo "conformance-selftest: $name: exit $rc (wanted $want), output ${text:+without \"$text\"} in $work/$name.log:"
         tail -n 5 "$work/$name.log" | sed 's/^/    /'
@@ -108,6 +110,52 @@ echo "fake 2 2 100 10" >"$work/peers/caps.txt"
 echo "gcra_spacer" >"$peer/pairs.txt"
 expect shaper-agreeing-passes 0 "passed, every peer compared: fake/gcra_spacer 2 traces 120 attempts" FAKE_SHAPE=1
 expect shaper-late-release-fails 1 "semantic mismatches" FAKE_SHAPE=1 FAKE_DRIVER=late
+
+# A peer timed on a real clock (README.md, "Shapers"): a second fake peer
+# whose driver is the sim of the algorithm CONFORMANCE_ALGO names, with
+# FAKE_DRIVER late/early moving every 5th delayed release of `real` 1 µs
+# later/earlier. Within its release_tolerance.txt a release apart is timing
+# noise and passes, counted; outside it (earlier) it still fails.
+shaper=$work/peers/fakeshape
+mkdir -p "$shaper"
+echo "# none" >"$shaper/deps.txt"
+echo "gcra_spacer" >"$shaper/pairs.txt"
+echo "0 2000" >"$shaper/release_tolerance.txt"
+echo "fakeshape 2 2 100 10" >"$work/peers/caps.txt"
+cat >"$shaper/gen.sh" <<'GEN'
+#!/bin/sh
+# 2 traces of 60 attempts 50 µs apart, each waiting as long as it takes.
+set -eu
+out=$2
+mkdir -p "$out"
+for i in 1 2; do
+    awk 'BEGIN {print "t_ns,key,n,max_wait_ns"; for (j = 0; j < 60; j++) printf "%d,k,1,\n", j * 50000}' \
+        >"$out/t00$i.csv"
+    echo "10 1000000 2 sorted" >"$out/t00$i.cfg"
+done
+GEN
+cat >"$shaper/build.sh" <<'BUILD'
+#!/bin/sh
+cat >"$1/driver" <<'DRIVER'
+#!/bin/sh
+set -eu
+mode=$2 limit=$4 interval=$6 burst=$8 trace=$9
+tmp=$(mktemp)
+"$FAKE_RATELAB" sim --algo "$CONFORMANCE_ALGO" --trace "$trace" --unsorted --limit "$limit" \
+    --interval "${interval}ns" --burst "$burst" --decisions "$tmp" --format csv >/dev/null
+move=0
+case "${FAKE_DRIVER:-ok}:$mode" in late:real) move=1000 ;; early:real) move=-1000 ;; esac
+awk -F, -v OFS=, -v move="$move" 'NR == 1 {print "t_ns,key,n,admitted,release_ns"; next}
+    {r = $6; if (move && r != "" && r != $1 && NR % 5 == 0) r += move; print $1, $2, $3, $4, r}' "$tmp"
+rm -f "$tmp"
+DRIVER
+chmod +x "$1/driver"
+BUILD
+chmod +x "$shaper/gen.sh" "$shaper/build.sh"
+selftest_peer=fakeshape
+expect tolerance-agreeing-passes 0 "passed, every peer compared: fakeshape/gcra_spacer 2 traces 120 attempts"
+expect tolerance-within-passes 0 "24 of 120 identical have a release apart within the tolerance \[0 2000\] ns" FAKE_DRIVER=late
+expect tolerance-early-fails 1 "semantic mismatches" FAKE_DRIVER=early
 rm -rf "$work/peers" "$work/run"
 [ "$failures" -eq 0 ] || { echo "conformance-selftest: $failures cases failed"; exit 1; }
 echo "conformance-selftest: every case as expected"
