@@ -178,6 +178,9 @@ for peer in $peers; do
             fi
             burst="--burst $B" # B = 0: the algorithm's default (nginx's burst 0)
             [ "$B" -eq 0 ] && burst=""
+            # guava_bursty keeps only B = L and refuses any other --burst; the
+            # driver's SmoothBursty stores L permits whatever B the trace names
+            [ "$algo" = guava_bursty ] && burst=""
             # shellcheck disable=SC2086
             "$ratelab" sim --algo "$algo" --trace "$d/trace.csv" --unsorted --limit "$L" \
                 --interval "${I}ns" $burst $more --decisions "$d/ratelab.csv" --format csv \
