@@ -329,6 +329,19 @@ const struct rl_claim rl_claims[] = {
                 "--interval 1s --promise strong",
      .deterministic = true,
      .run = rl_claim_guava_no_more_than},
+    {.id = "guava_warmup_never_warm",
+     .source_title =
+         "SmoothWarmingUp may not reach max rate in some case? (google/guava issue 3552)",
+     .source_org = "google/guava (issue reporter)",
+     .year = "2019",
+     .url = "https://github.com/google/guava/issues/3552",
+     .claim = "RateLimiter.create(10, 500 ms) polled with tryAcquire() every 120 ms never reaches "
+              "its rate of 10 permits a second.",
+     .experiment = "sim, conformance",
+     .command = "build/ratelab sim --algo guava_warmup --workload warm_poll --limit 10 --interval "
+                "1s --burst 5 --duration 30s --rate 8.333333; " CONFORMANCE_ROWS("guava_wait"),
+     .deterministic = true,
+     .run = rl_claim_guava_warmup_cold},
     {.id = "drl_disconnected_n",
      .source_title = "Cloud Control with Distributed Rate Limiting",
      .source_org = "Raghavan, Vishwanath, Ramabhadran, Yocum, Snoeren (UC San Diego), SIGCOMM",

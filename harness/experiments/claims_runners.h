@@ -44,6 +44,7 @@ RL_CLAIM_RUNNER(rl_claim_uber_slack_observable);
 RL_CLAIM_RUNNER(rl_claim_go_cancelat);
 RL_CLAIM_RUNNER(rl_claim_go_failed_reserve);
 RL_CLAIM_RUNNER(rl_claim_guava_no_more_than);
+RL_CLAIM_RUNNER(rl_claim_guava_warmup_cold);
 
 /* claims_cluster.c: on a private Redis Cluster of their own */
 RL_CLAIM_RUNNER(rl_claim_github_replica_read);

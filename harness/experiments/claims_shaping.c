@@ -400,3 +400,58 @@ void rl_claim_guava_no_more_than(const struct rl_claim_env *env, struct rl_claim
                      "at once, then paces the rest, so a second after idle holds up to 2 N; no "
                      "bucket with B > 0 can keep it (a sliding log or a pacer with B = 1 does)");
 }
+
+/* ---- Guava #3552: SmoothWarmingUp polled below the rate stays cold ------------ */
+
+/* Admits per second over the last 10 s of 30 s of warm_poll (tryAcquire()
+ * every 1/rate s) on guava_warmup at L = 10 per 1 s, B = 5 (a 500 ms
+ * warm-up). -1 on error. */
+static double warm_poll_rate(double rate, struct rl_claim_outcome *o)
+{
+    const struct rl_claim_sim s = {.workload = "warm_poll",
+                                   .limit = 10,
+                                   .interval_ns = SEC,
+                                   .rate = rate,
+                                   .duration_ns = 30 * SEC};
+    struct rl_trace trace = {0};
+    char err[512];
+    if (rl_claim_sim_trace(&s, &trace, err, sizeof err) != 0) {
+        rl_claim_failed(o, "%s", err);
+        return -1;
+    }
+    struct rl_config cfg = {.limit = 10, .interval_ns = SEC, .burst = 5, .virtual_time = true};
+    static const struct rl_sim_options options = {.expiry = RL_EXPIRE_NEVER};
+    struct rl_event_log log = {0};
+    struct rl_sim_outcome out;
+    int rc = rl_sim_run_keyed(rl_registry_find("guava_warmup"), &cfg, &options, &trace, &log, &out,
+                              err, sizeof err);
+    rl_trace_free(&trace);
+    if (rc != 0) {
+        rl_claim_failed(o, "sim guava_warmup: %s", err);
+        return -1;
+    }
+    uint64_t late = 0;
+    for (size_t i = 0; i < log.len; i++)
+        late += log.events[i].admitted && log.events[i].t_ns >= 20 * SEC;
+    rl_event_log_free(&log);
+    return (double)late / 10.0;
+}
+
+void rl_claim_guava_warmup_cold(const struct rl_claim_env *env, struct rl_claim_outcome *o)
+{
+    (void)env;
+    double below = warm_poll_rate(1e9 / 120e6, o); /* every 120 ms */
+    double above = warm_poll_rate(20, o);          /* every 50 ms */
+    if (below < 0 || above < 0)
+        return;
+    FIGURE(o,
+           "guava_warmup (SmoothWarmingUp, coldFactor 3) at 10/s with a 500 ms warm-up, "
+           "tryAcquire() polls, admits per second over seconds 20-30: %.1f when polled every "
+           "120 ms (8.3 polls/s, below the rate), %.1f when polled every 50 ms (above it)",
+           below, above);
+    rl_claim_verdict(o, below < 10 * 0.5 && above >= 9.9 ? RL_CLAIM_HOLDS : RL_CLAIM_FAILS,
+                     "polled below its rate the limiter stores more permits per gap than an "
+                     "admit spends, so it stays cold and admits a third of the polls; polled "
+                     "above the rate it warms up to 10/s; Guava 31.1 itself admits the same "
+                     "polls (conformance guava_wait, trace t000)");
+}

@@ -102,7 +102,7 @@ static const struct {
     {"doorman_lease_death", RL_CLAIM_HOLDS},  {"uber_idle_no_limit", RL_CLAIM_HOLDS},
     {"uber_slack_no_effect", RL_CLAIM_HOLDS}, {"uber_slack_unobservable", RL_CLAIM_FAILS},
     {"go_cancelat_restore", RL_CLAIM_HOLDS},  {"go_failed_reserve_state", RL_CLAIM_FAILS},
-    {"guava_no_more_than_n", RL_CLAIM_FAILS},
+    {"guava_no_more_than_n", RL_CLAIM_FAILS}, {"guava_warmup_never_warm", RL_CLAIM_HOLDS},
 };
 
 static void expect_sound(const struct rl_claim *c, const struct rl_claim_outcome *o)
