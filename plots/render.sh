@@ -5,13 +5,13 @@
 #
 # Which figures a file makes follows from its suite, the start of its name
 # (quick-, threads-, memory-order-, accuracy-, clocks-, pareto-, keys-,
-# redis-, sharded-, latency-, cluster-, cluster-faults-, nodes-): accuracy bars from
+# redis-, sharded-, latency-, cluster-, cluster-faults-, nodes-, shaping-): accuracy bars from
 # sim rows, latency CDFs from a latency file (what `bench` writes beside a
 # suite with replays), throughput against threads, memory orders, clocks,
 # cost against accuracy, keys, Redis, tb_sharded's batch, Redis on clusters
 # of 1, 3 and 6 primaries (with the floor file bench writes beside it), and
 # the faults' outage and lost admits, and many nodes' frontier, DRL split
-# and step response.
+# and step response, and the shapers' distance from ideal against cost.
 # The boundary picture needs no file: it replays the boundary workload with
 # RATELAB (sim is deterministic) and draws the decisions. Every number
 # drawn comes from a CSV; none is typed here.
@@ -184,6 +184,11 @@ for csv in "$@"; do
         ;;
     esac
     case $name in
+    shaping*)
+        # every shaper's distance from the ideal against its cost (shaping.awk)
+        awk -F, -f "$here/shaping.awk" "$csv" > "$data/$name.dat"
+        [ ! -s "$data/$name.dat" ] || draw "$name" shaping.gp "data='$data/$name.dat'"
+        ;;
     nodes*)
         # many nodes, one limit (docs/nodes.md): the frontier at N = 10 and
         # 1000, DRL's 7:3 split, the step response
