@@ -981,6 +981,50 @@ else
     printf '%s\n' '\rldef{nodes/exists}{0}' >> "$macros"
 fi
 
+# ---- shaping: every shaper's distance from the ideal and its cost --------
+# shaping.csv: distance rows (sim, six workloads, check --promise shape)
+# and cost rows (the shape call without the sleep, 1 thread; tb_cas's
+# admit path as the floor). A row a shaper: the worst late p50/p99/max
+# over the workloads in ms, the workloads whose output left the curve, the
+# median ns per decision.
+prog shaping <<'EOF'
+function ms(v) { return sprintf("%.0f", v / 1e6) }
+NR == 1 { n = csv_split($0, f); header(f, n); next }
+{ n = csv_split($0, f); e = get(f, "experiment"); a = get(f, "algo") }
+e == "distance" {
+    if (!(a in w)) order[++na] = a
+    w[a]++; L = get(f, "limit"); B = get(f, "burst")
+    if (get(f, "late_p50_ns") + 0 > p50[a]) p50[a] = get(f, "late_p50_ns") + 0
+    if (get(f, "late_p99_ns") + 0 > p99[a]) p99[a] = get(f, "late_p99_ns") + 0
+    if (get(f, "late_max_ns") + 0 > mx[a]) mx[a] = get(f, "late_max_ns") + 0
+    if (get(f, "curve_violations") + 0 > 0 || get(f, "noncausal") + 0 > 0) broken[a]++
+}
+e == "cost" { cost[a] = get(f, "ns_per_decision") }
+END {
+    printf "%% columns: 6\n%% numeric: 2-6\n" > table
+    printf "\\begin{tabular}{@{}l *{5}{r}@{}}\n\\toprule\n" > table
+    printf "shaper & late p50 & p99 & max & curve left & ns/decision \\\\\n\\midrule\n" > table
+    for (i = 1; i <= na; i++) {
+        a = order[i]
+        printf "%s & %s & %s & %s & %d & %s \\\\\n", tt(a), ms(p50[a]), ms(p99[a]), ms(mx[a]), broken[a], sig(cost[a]) > table
+    }
+    printf "\\midrule\n%s & -- & -- & -- & -- & %s \\\\\n", tt("tb_cas"), sig(cost["tb_cas"]) > table
+    printf "\\bottomrule\n\\end{tabular}\n" > table
+    def("shaping/L", count(L)); def("shaping/B", count(B)); def("shaping/shapers", count(na))
+    def("shaping/floor", sig(cost["tb_cas"])); def("shaping/spacer/ns", sig(cost["gcra_spacer"]))
+    def("shaping/uber/late", ms(mx["pacer_uber"])); def("shaping/warmup/late", ms(mx["guava_warmup"]))
+    def("shaping/nginx/ns", sig(cost["nginx_delay"]))
+    def("shaping/bug/broken", count(broken["pacer_uber_idle_bug"] + 0))
+}
+EOF
+if [ -f "$ref/shaping.csv" ]; then
+    run_awk "$out/awk/shaping.awk" -v table="$out/tab-shaping.tex" "$ref/shaping.csv"
+    printf '%s\n' '\rldef{shaping/exists}{1}' >> "$macros"
+else
+    missing "$ref/shaping.csv" "$out/tab-shaping.tex"
+    printf '%s\n' '\rldef{shaping/exists}{0}' >> "$macros"
+fi
+
 # ---- noise: what the machine was doing when each run started -----------
 prog noise <<'EOF'
 # stress and replay rows: how many carry load_1m and runnable, how many
