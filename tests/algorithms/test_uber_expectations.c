@@ -14,6 +14,7 @@
  * pacer_uber with L = rate, I = p, B = s + 1 (WithoutSlack: B = 1; no
  * option: slack 10). */
 #include "tests/support/test_util.h"
+#include "algorithms/shapers/pacer_uber.h"
 #include "harness/sys/clock.h"
 
 #include <string.h>
@@ -212,10 +213,43 @@ static void test_uber_immediate_slack_reapply(void)
     p.algo->destroy(p.state);
 }
 
+/* The step's regimes at their boundaries (docs/teaching.md, the pacer's
+ * CAS loop): with per T = 10 ms and slack 3 (maxSlack 30 ms), a word d
+ * behind now moves by T up to d = maxSlack + T, and to now − maxSlack
+ * beyond; the rule before v0.3.1 already beyond maxSlack. At maxSlack + T
+ * both regimes give now − maxSlack (the step is continuous there, so a
+ * boundary a ns off is invisible); one moved inside the interval fails. */
+static void test_uber_step_boundaries(void)
+{
+    const struct pacer_uber_state s = {.per_ns = 10 * (int64_t)MS,
+                                       .max_slack_ns = 30 * (int64_t)MS};
+    const int64_t now = 1000 * (int64_t)MS, T = 10 * (int64_t)MS, slack = 30 * (int64_t)MS;
+    static const int64_t behind[] = {0, 29, 30, 31, 39, 40, 41}; /* ms, then ±1 ns below */
+    for (size_t i = 0; i < sizeof behind / sizeof behind[0]; i++)
+        for (int64_t eps = -1; eps <= 1; eps++) {
+            int64_t d = behind[i] * (int64_t)MS + eps, next = now - d;
+            int64_t fixed = pacer_uber_step(&s, next, now, false);
+            int64_t bug = pacer_uber_step(&s, next, now, true);
+            int64_t want_fixed = d > slack + T ? now - slack : next + T;
+            int64_t want_bug = d > slack ? now - slack : next + T;
+            EXPECT(fixed == want_fixed && bug == want_bug,
+                   "word %lld ns behind: step %lld (want %lld), before v0.3.1 %lld (want %lld)",
+                   (long long)d, (long long)(fixed - now), (long long)(want_fixed - now),
+                   (long long)(bug - now), (long long)(want_bug - now));
+        }
+    /* without slack: more than T behind jumps to now */
+    const struct pacer_uber_state none = {.per_ns = T};
+    CU_ASSERT_EQUAL(pacer_uber_step(&none, now - T, now, false), now);     /* next + T = now */
+    CU_ASSERT_EQUAL(pacer_uber_step(&none, now - T - 1, now, false), now); /* jumps to now */
+    CU_ASSERT_EQUAL(pacer_uber_step(&none, now - T + 1, now, false), now + 1);
+    CU_ASSERT_EQUAL(pacer_uber_step(&none, 0, now, false), now); /* the first Take */
+}
+
 RL_TEST_SUITE("uber_expectations",
               {"pacer_uber: ratelimit_test.go's counts (TestRateLimiter, TestDelayedRateLimiter, "
                "TestPer, TestSlack)",
                test_uber_counts},
               {"pacer_uber: TestInitial's first three Takes", test_uber_initial},
               {"pacer_uber: TestImmediateSlackReapply (#119's fix)",
-               test_uber_immediate_slack_reapply});
+               test_uber_immediate_slack_reapply},
+              {"pacer_uber: the step's regimes at their boundaries", test_uber_step_boundaries});
