@@ -301,10 +301,10 @@ const struct rl_claim rl_claims[] = {
      .deterministic = true,
      .run = rl_claim_go_cancelat},
     {.id = "go_failed_reserve_state",
-     .source_title = "x/time/rate: a failed reservation changes the limiter's state (golang/go "
-                     "issue 52584; golang/time pull request 22, \"rate: the state of the limiter "
-                     "should not be changed when the requests failed\")",
-     .source_org = "golang/go (issue reporter)",
+     .source_title = "x/time/rate: reservation's delay is longer than expected if the previous "
+                     "one is not ok (golang/go issue 52584; golang/time pull request 22, \"rate: "
+                     "the state of the limiter should not be changed when the requests failed\")",
+     .source_org = "cncal (issue reporter), golang/go",
      .year = "2022",
      .url = "https://github.com/golang/go/issues/52584",
      .claim = "A reservation that fails (its wait past the deadline, or n above the burst) "
