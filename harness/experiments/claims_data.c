@@ -291,7 +291,7 @@ const struct rl_claim rl_claims[] = {
      .year = "2022, 2024",
      .url = "https://github.com/golang/go/issues/69419",
      .claim = "Reservation.CancelAt restores fewer tokens than the cancelled reservation took "
-              "when reservations made after it are cancelled too.",
+              "when reservations were made after it.",
      .experiment = "sim",
      .command = "printf 't_ns,key,n,max_wait_ns,cancel_ns\\n0,k,1,,\\n0,k,1,,10000000\\n0,k,1,,"
                 "10000000\\n20000000,k,1,,\\n' > /tmp/c.csv && build/ratelab sim --algo xrate_wait "
