@@ -222,8 +222,14 @@ static void test_bad_input(void)
 static void test_bench_shaping_rows(void)
 {
     static struct rl_cli_outcome o;
-    rl_cli_run(&o, "bench --suite shaping --reps 1 --format csv");
+    char out[128], args[256];
+    /* --out in the scratch folder: without it bench writes results/shaping-HOST.csv */
+    in_dir("shaping.csv", out, sizeof out);
+    snprintf(args, sizeof args, "bench --suite shaping --reps 1 --format csv --out %s", out);
+    rl_cli_run(&o, args);
     EXPECT_EQ(o.status, 0);
+    EXPECT(access(out, R_OK) == 0, "no %s written", out);
+    remove_dir();
     const char *spacer = strstr(o.out, "sim,distance,gcra_spacer,idle_burst,");
     const char *bug = strstr(o.out, "sim,distance,pacer_uber_idle_bug,idle_burst,");
     const char *uber = strstr(o.out, "sim,distance,pacer_uber,idle_burst,");
