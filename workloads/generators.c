@@ -231,9 +231,9 @@ static int emit(struct emitter *e, uint64_t t_ns)
     struct rl_attempt *a = &e->batch[e->len++];
     a->t_ns = t_ns;
     a->key = rl_key_sampler_draw(&e->sampler, &e->key_rng);
-    a->n = p->cost_min == p->cost_max ? p->cost_min
-                                      : (uint32_t)rl_rng_range(&e->cost_rng, p->cost_min,
-                                                               p->cost_max);
+    a->n = p->cost_min == p->cost_max
+               ? p->cost_min
+               : (uint32_t)rl_rng_range(&e->cost_rng, p->cost_min, p->cost_max);
     return e->len == RL_STREAM_BATCH ? flush(e) : e->rc;
 }
 

@@ -55,8 +55,8 @@ struct sim_plan {
     const struct rl_algo *algos[RL_CLI_MAX_ALGOS];
     size_t algo_count;
     struct rl_trace trace;
-    bool held; /* the trace is in memory; a streamed workload's is not (streams_all) */
-    uint64_t seed;                    /* the workload's; 0 for a trace file */
+    bool held;     /* the trace is in memory; a streamed workload's is not (streams_all) */
+    uint64_t seed; /* the workload's; 0 for a trace file */
     struct rl_workload_params params; /* the workload's (duration_ns 0 for a trace file) */
     char trace_name[256];             /* the workload's name, or the trace file's */
 };

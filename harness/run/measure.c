@@ -40,8 +40,8 @@ static void copy_check(const struct rl_check_result *check, char *const *names, 
     r->m = check->total;
     char generated[16];
     snprintf(generated, sizeof generated, "k%u", check->worst_key);
-    r->worst_key = rl_result_key(names && check->worst_key < key_count ? names[check->worst_key]
-                                                                       : generated);
+    r->worst_key =
+        rl_result_key(names && check->worst_key < key_count ? names[check->worst_key] : generated);
 }
 
 /* Checks log against cfg and copies the metrics and worst key into r. */
@@ -108,8 +108,7 @@ static int check_shaped_or_not(struct rl_event_log *log, const struct rl_config 
  * time last_t_ns. */
 static void fill_sim_row(const struct rl_algo *algo, const struct rl_config *cfg,
                          const char *workload, uint64_t seed, uint32_t keys,
-                         const struct rl_sim_outcome *sim, uint64_t last_t_ns,
-                         struct rl_result *r)
+                         const struct rl_sim_outcome *sim, uint64_t last_t_ns, struct rl_result *r)
 {
     memset(r, 0, sizeof *r);
     r->algo = algo;
@@ -129,8 +128,7 @@ static void fill_sim_row(const struct rl_algo *algo, const struct rl_config *cfg
     r->duration_ns = last_t_ns; /* the latest time: an --unsorted trace may end earlier */
     r->ns_per_op = r->mops = r->ratio_faa = r->ratio_noop = NAN; /* sim: accuracy, not speed */
     r->bytes_per_key = NAN;
-    r->clock_reads_per_op =
-        sim->attempts ? (double)sim->clock_reads / (double)sim->attempts : NAN;
+    r->clock_reads_per_op = sim->attempts ? (double)sim->clock_reads / (double)sim->attempts : NAN;
 }
 
 int rl_measure_sim(const struct rl_algo *algo, const struct rl_config *cfg,
@@ -159,8 +157,8 @@ int rl_measure_sim(const struct rl_algo *algo, const struct rl_config *cfg,
 int rl_measure_sim_stream(const struct rl_algo *algo, const struct rl_config *cfg,
                           const struct rl_sim_options *options,
                           const struct rl_workload_params *params, const struct rl_trace *trace,
-                          const char *workload, uint64_t seed, struct rl_result *r,
-                          char *err, size_t err_len)
+                          const char *workload, uint64_t seed, struct rl_result *r, char *err,
+                          size_t err_len)
 {
     struct rl_check_params check = {.limit = cfg->limit, .interval_ns = cfg->interval_ns};
     struct rl_sim_streamed run;

@@ -30,8 +30,8 @@ int rl_measure_sim(const struct rl_algo *algo, const struct rl_config *cfg,
 int rl_measure_sim_stream(const struct rl_algo *algo, const struct rl_config *cfg,
                           const struct rl_sim_options *options,
                           const struct rl_workload_params *params, const struct rl_trace *trace,
-                          const char *workload, uint64_t seed, struct rl_result *r,
-                          char *err, size_t err_len);
+                          const char *workload, uint64_t seed, struct rl_result *r, char *err,
+                          size_t err_len);
 
 /* One stress run (checked when params->record). rep is the repetition's
  * number (from 1), for the row; the load at the run's start goes in it too

@@ -282,9 +282,11 @@ int rl_sim_stream(const struct rl_algo *algo, const struct rl_config *cfg,
         snprintf(err, err_len, "out of memory");
         return -1;
     }
-    *s = (struct stream_run){
-        .algo = algo, .error_admits = options->error_admits, .out = out, .err = err,
-        .err_len = err_len};
+    *s = (struct stream_run){.algo = algo,
+                             .error_admits = options->error_admits,
+                             .out = out,
+                             .err = err,
+                             .err_len = err_len};
     struct rl_keyed_config keyed_cfg = rl_sim_keyed_config(algo, cfg, options);
     s->keyed = rl_keyed_create(&keyed_cfg, err, err_len);
     if (s->keyed == NULL) {
