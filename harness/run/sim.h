@@ -107,7 +107,8 @@ struct rl_sim_streamed {
 
 /* Streams the attempts of workload (when trace is NULL) or of trace (time
  * sorted, without wait or cancel columns) through algo (rl_sim_can_stream
- * must hold) and the checker, against check's (L, I), for key_count keys.
+ * must hold) and the checker, against check's (L, I), for key_count keys;
+ * check NULL: no checker (out->check zeroed: the perf suite's limiter floor).
  * -1 with one line in err for bad workload parameters, an algorithm that
  * cannot be created, or ENOMEM. */
 int rl_sim_stream(const struct rl_algo *algo, const struct rl_config *cfg,
