@@ -342,6 +342,13 @@ static int validate_stream(const struct rl_workload_params *p, enum generator *g
     return 0;
 }
 
+bool rl_workload_can_stream(const struct rl_workload_params *p)
+{
+    enum generator gen;
+    char err[160];
+    return find_generator(p->name, &gen, err, sizeof err) == 0; /* every generator here */
+}
+
 int rl_workload_check(const struct rl_workload_params *p, char *err, size_t err_len)
 {
     enum generator gen;

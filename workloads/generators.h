@@ -28,6 +28,7 @@
 
 #include "trace.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* A generator refuses a trace larger than this (16 bytes per attempt: 3.2 GB). */
@@ -95,6 +96,12 @@ struct rl_attempt_sink {
     int (*take)(void *ctx, const struct rl_attempt *batch, size_t len);
     void *ctx;
 };
+
+/* Whether p's generator streams: lays its attempts through emit() alone,
+ * with no side columns (trace.h: max_wait_ns, cancel_ns). All five do; a
+ * generator that fills side columns must answer false here, and its runs
+ * then hold the trace (sim: rl_workload_generate). */
+bool rl_workload_can_stream(const struct rl_workload_params *p);
 
 /* 0 when p names a generator and its parameters are valid (every check of
  * rl_workload_generate but the held trace's size); else -1 with one line. */

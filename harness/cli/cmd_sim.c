@@ -193,9 +193,10 @@ static void load_trace(const char *cmd, struct sim_plan *plan)
         plan->held = true;
     } else {
         struct rl_workload_params *params = &plan->params;
-        plan->held = !streams_all(plan);
-        rl_cli_workload_build(cmd, &plan->workload, &plan->cfg, params,
-                              plan->held ? &plan->trace : NULL);
+        rl_cli_workload_build(cmd, &plan->workload, &plan->cfg, params, NULL); /* checks it */
+        plan->held = !streams_all(plan) || !rl_workload_can_stream(params);
+        if (plan->held)
+            rl_cli_workload_build(cmd, &plan->workload, &plan->cfg, params, &plan->trace);
         snprintf(plan->trace_name, sizeof plan->trace_name, "%s", params->name);
         plan->seed = params->seed;
     }
