@@ -1,21 +1,24 @@
 /* generators.c — the five synthetic workloads of generators.h.
  *
- * Each generator lays down the arrival times alone (key 0, cost 1); one
- * common pass then draws keys and costs. The size of the trace is estimated
- * before anything is allocated, so an absurd parameter is refused at once
- * instead of after minutes of paging.
+ * Each generator lays down the arrival times alone, in order, through
+ * emit(); the emitter draws each attempt's key and cost as it comes (each
+ * from its own stream of the seed, so the values do not depend on when
+ * they are drawn) and hands batches to a sink: the held trace of
+ * rl_workload_generate, or a streaming consumer (rl_workload_stream). The
+ * size of a held trace is estimated before anything is allocated, so an
+ * absurd parameter is refused at once instead of after minutes of paging.
  */
 #include "generators.h"
 
 #include "keys.h"
 #include "rng.h"
+#include "shaping_workloads.h"
 #include "harness/io/errmsg.h"
 
 #include <math.h>
-#include "shaping_workloads.h"
-
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *const rl_workload_names[] = {"uniform", "poisson",    "onoff",     "boundary",
@@ -239,12 +242,54 @@ static long double expected_attempts(const struct rl_workload_params *p, enum ge
     return 0;
 }
 
+/* ---- the emitter: keys, costs and batches --------------------------------- */
+
+/* What every generator writes through: attempts in time order, in batches
+ * to the sink. rc is the sink's first nonzero answer, after which emit()
+ * keeps returning it and the generator stops. */
+struct emitter {
+    const struct rl_workload_params *p;
+    const struct rl_attempt_sink *sink;
+    struct rl_key_sampler sampler;
+    struct rl_rng key_rng, cost_rng;
+    struct rl_attempt batch[RL_STREAM_BATCH];
+    size_t len;
+    int rc;
+};
+
+static int flush(struct emitter *e)
+{
+    if (e->rc == 0 && e->len > 0)
+        e->rc = e->sink->take(e->sink->ctx, e->batch, e->len);
+    e->len = 0;
+    return e->rc;
+}
+
+/* One attempt at t_ns (not before the previous one's), its key and cost drawn now. */
+static int emit(struct emitter *e, uint64_t t_ns)
+{
+    const struct rl_workload_params *p = e->p;
+    struct rl_attempt *a = &e->batch[e->len++];
+    a->t_ns = t_ns;
+    a->key = rl_key_sampler_draw(&e->sampler, &e->key_rng);
+    a->n = p->cost_min == p->cost_max
+               ? p->cost_min
+               : (uint32_t)rl_rng_range(&e->cost_rng, p->cost_min, p->cost_max);
+    return e->len == RL_STREAM_BATCH ? flush(e) : e->rc;
+}
+
 /* ---- the arrival times ---------------------------------------------------- */
 
 /* Lays attempts at start + floor(j·1e9/rate) for j = 0, 1, … while they fall
  * before end. Long double keeps j·1e9 exact far past 2^53, where a double
  * would start to round i·1e9 and let two attempts swap places. */
-static int emit_spaced(struct rl_trace *out, uint64_t start, uint64_t end, double rate_per_s)
+/* emit for a generator outside this file (shaping_workloads.c). */
+static int emit_at(void *e, uint64_t t_ns)
+{
+    return emit(e, t_ns);
+}
+
+static int emit_spaced(struct emitter *out, uint64_t start, uint64_t end, double rate_per_s)
 {
     if (start >= end)
         return 0;
@@ -253,13 +298,12 @@ static int emit_spaced(struct rl_trace *out, uint64_t start, uint64_t end, doubl
         long double offset = (long double)j * 1e9L / rate_per_s;
         if (!(offset < span))
             return 0;
-        if (rl_trace_push(out, start + (uint64_t)offset, 0, 1) != 0)
+        if (emit(out, start + (uint64_t)offset) != 0)
             return -1;
     }
 }
 
-static int gen_poisson(const struct rl_workload_params *p, struct rl_trace *out, char *err,
-                       size_t err_len)
+static int gen_poisson(const struct rl_workload_params *p, struct emitter *out)
 {
     struct rl_rng rng;
     rl_rng_seed(&rng, p->seed, STREAM_TIMES);
@@ -272,22 +316,12 @@ static int gen_poisson(const struct rl_workload_params *p, struct rl_trace *out,
         uint64_t t_ns = (uint64_t)t;
         if (t_ns >= p->duration_ns) /* (double)duration rounded up */
             return 0;
-        if (out->len == RL_WORKLOAD_MAX_ATTEMPTS) {
-            rl_set_err(err, err_len,
-                       "workload poisson: drew more than %llu attempts; lower rate_per_s or "
-                       "duration_ns",
-                       RL_WORKLOAD_MAX_ATTEMPTS);
+        if (emit(out, t_ns) != 0)
             return -1;
-        }
-        if (rl_trace_push(out, t_ns, 0, 1) != 0) {
-            rl_set_err(err, err_len, "workload poisson: out of memory after %zu attempts",
-                       out->len);
-            return -1;
-        }
     }
 }
 
-static int gen_onoff(const struct rl_workload_params *p, struct rl_trace *out)
+static int gen_onoff(const struct rl_workload_params *p, struct emitter *out)
 {
     uint64_t period = add_sat(p->on_ns, p->off_ns);
     for (uint64_t start = 0;;) {
@@ -300,7 +334,7 @@ static int gen_onoff(const struct rl_workload_params *p, struct rl_trace *out)
     }
 }
 
-static int gen_boundary(const struct rl_workload_params *p, struct rl_trace *out)
+static int gen_boundary(const struct rl_workload_params *p, struct emitter *out)
 {
     uint64_t burst = p->burst_size, spread = p->spread_ns;
     /* j·spread/burst without a 128-bit product: spread = q·burst + r, and
@@ -311,23 +345,23 @@ static int gen_boundary(const struct rl_workload_params *p, struct rl_trace *out
         uint64_t edge_ns = (2 * e + 1) * p->interval_ns;
         /* The opener: starts the window of limiters whose window begins at
          * an attempt, so theirs ends at this edge too. */
-        if (rl_trace_push(out, edge_ns - p->interval_ns, 0, 1) != 0)
+        if (emit(out, edge_ns - p->interval_ns) != 0)
             return -1;
         for (uint64_t j = 0; j < burst; j++)
-            if (rl_trace_push(out, edge_ns - spread + j * q + j * r / burst, 0, 1) != 0)
+            if (emit(out, edge_ns - spread + j * q + j * r / burst) != 0)
                 return -1;
         for (uint64_t j = 0; j < burst; j++) {
             uint64_t t_ns = edge_ns + j * q + j * r / burst;
             if (t_ns >= p->duration_ns)
                 break;
-            if (rl_trace_push(out, t_ns, 0, 1) != 0)
+            if (emit(out, t_ns) != 0)
                 return -1;
         }
     }
     return 0;
 }
 
-static int gen_flash(const struct rl_workload_params *p, struct rl_trace *out)
+static int gen_flash(const struct rl_workload_params *p, struct emitter *out)
 {
     uint64_t at = min_u64(p->flash_at_ns, p->duration_ns);
     uint64_t end = min_u64(add_sat(at, p->flash_len_ns), p->duration_ns);
@@ -338,25 +372,130 @@ static int gen_flash(const struct rl_workload_params *p, struct rl_trace *out)
     return 0;
 }
 
-/* ---- keys, costs and the entry point ------------------------------------- */
+/* ---- the entry points -------------------------------------------------- */
 
-static int draw_keys_and_costs(const struct rl_workload_params *p, struct rl_trace *out)
+/* validate(), and for a stream (no size check) the bound gen_boundary's
+ * arithmetic relies on: j·r < burst² fits in 64 bits. */
+static int validate_stream(const struct rl_workload_params *p, enum generator *gen, char *err,
+                           size_t err_len)
 {
-    struct rl_key_sampler sampler;
-    if (rl_key_sampler_init(&sampler, p->key_dist, p->keys, p->zipf_s) != 0)
+    if (find_generator(p->name, gen, err, err_len) != 0 || validate(p, *gen, err, err_len) != 0)
         return -1;
-    struct rl_rng key_rng, cost_rng;
-    rl_rng_seed(&key_rng, p->seed, STREAM_KEYS);
-    rl_rng_seed(&cost_rng, p->seed, STREAM_COSTS);
-    for (size_t i = 0; i < out->len; i++) {
-        struct rl_attempt *a = &out->attempts[i];
-        a->key = rl_key_sampler_draw(&sampler, &key_rng);
-        a->n = p->cost_min == p->cost_max
-                   ? p->cost_min
-                   : (uint32_t)rl_rng_range(&cost_rng, p->cost_min, p->cost_max);
+    if (*gen == GEN_BOUNDARY && p->burst_size > RL_WORKLOAD_MAX_ATTEMPTS) {
+        rl_set_err(err, err_len, "workload boundary: burst_size must be at most %llu, not %llu",
+                   RL_WORKLOAD_MAX_ATTEMPTS, (unsigned long long)p->burst_size);
+        return -1;
     }
-    rl_key_sampler_free(&sampler);
-    return rl_trace_name_keys(out, p->keys);
+    return 0;
+}
+
+bool rl_workload_can_stream(const struct rl_workload_params *p)
+{
+    enum generator gen;
+    char err[160];
+    if (find_generator(p->name, &gen, err, sizeof err) != 0)
+        return false;
+    /* the shaping workloads' per-attempt columns (a max wait, a cancellation
+     * that looks back at its attempt) ride on the held trace */
+    return gen != GEN_WARM_POLL && !(gen == GEN_IDLE_BURST && p->cancel_share > 0);
+}
+
+int rl_workload_check(const struct rl_workload_params *p, char *err, size_t err_len)
+{
+    enum generator gen;
+    return validate_stream(p, &gen, err, err_len);
+}
+
+/* Runs p's generator (gen, validated) into sink: 0, -1 when the sink said
+ * so (*sink_failed set) or memory ran out for the emitter. */
+static int run_generator(const struct rl_workload_params *p, enum generator gen,
+                         const struct rl_attempt_sink *sink, bool *sink_failed)
+{
+    *sink_failed = false;
+    struct emitter *e = malloc(sizeof *e); /* 16 KiB of batch: off the stack */
+    if (e == NULL)
+        return -1;
+    e->p = p;
+    e->sink = sink;
+    e->len = 0;
+    e->rc = 0;
+    if (rl_key_sampler_init(&e->sampler, p->key_dist, p->keys, p->zipf_s) != 0) {
+        free(e);
+        return -1;
+    }
+    rl_rng_seed(&e->key_rng, p->seed, STREAM_KEYS);
+    rl_rng_seed(&e->cost_rng, p->seed, STREAM_COSTS);
+    int rc = 0;
+    switch (gen) {
+    case GEN_UNIFORM:
+    case GEN_WARM_POLL:
+        rc = emit_spaced(e, 0, p->duration_ns, p->rate_per_s);
+        break;
+    case GEN_IDLE_BURST:
+        rc = rl_gen_idle_burst(p, emit_at, e);
+        break;
+    case GEN_POISSON:
+        rc = gen_poisson(p, e);
+        break;
+    case GEN_ONOFF:
+        rc = gen_onoff(p, e);
+        break;
+    case GEN_BOUNDARY:
+        rc = gen_boundary(p, e);
+        break;
+    case GEN_FLASH:
+        rc = gen_flash(p, e);
+        break;
+    }
+    if (rc == 0)
+        rc = flush(e);
+    *sink_failed = e->rc != 0;
+    rl_key_sampler_free(&e->sampler);
+    free(e);
+    return rc != 0 ? -1 : 0;
+}
+
+int rl_workload_stream(const struct rl_workload_params *p, const struct rl_attempt_sink *sink,
+                       char *err, size_t err_len)
+{
+    enum generator gen;
+    if (validate_stream(p, &gen, err, err_len) != 0)
+        return -1;
+    bool sink_failed;
+    if (run_generator(p, gen, sink, &sink_failed) == 0)
+        return 0;
+    if (!sink_failed)
+        rl_set_err(err, err_len, "workload %s: out of memory", p->name);
+    return -1;
+}
+
+/* The held trace's sink: appends to the trace, which has room reserved for
+ * the expected count; refuses to grow a poisson draw past the limit. */
+struct trace_sink {
+    struct rl_trace *trace;
+    const char *name;
+    bool nomem;
+    char *err;
+    size_t err_len;
+};
+
+static int take_into_trace(void *ctx, const struct rl_attempt *batch, size_t len)
+{
+    struct trace_sink *s = ctx;
+    for (size_t i = 0; i < len; i++) {
+        if (s->trace->len == RL_WORKLOAD_MAX_ATTEMPTS) { /* only poisson's count is random */
+            rl_set_err(s->err, s->err_len,
+                       "workload %s: drew more than %llu attempts; lower rate_per_s or "
+                       "duration_ns",
+                       s->name, RL_WORKLOAD_MAX_ATTEMPTS);
+            return -1;
+        }
+        if (rl_trace_push(s->trace, batch[i].t_ns, batch[i].key, batch[i].n) != 0) {
+            s->nomem = true;
+            return -1;
+        }
+    }
+    return 0;
 }
 
 int rl_workload_generate(const struct rl_workload_params *p, struct rl_trace *out, char *err,
@@ -387,34 +526,16 @@ int rl_workload_generate(const struct rl_workload_params *p, struct rl_trace *ou
     size_t room = (size_t)expected + 1;
     if (gen == GEN_POISSON)
         room += (size_t)(6 * sqrtl(expected)) + 16;
+    struct trace_sink ctx = {.trace = out, .name = p->name, .err = err, .err_len = err_len};
+    struct rl_attempt_sink sink = {.take = take_into_trace, .ctx = &ctx};
+    bool sink_failed = false;
     int rc = rl_trace_reserve(out, room);
     bool nomem = rc != 0;
     if (rc == 0) {
-        switch (gen) {
-        case GEN_UNIFORM:
-        case GEN_WARM_POLL:
-            rc = emit_spaced(out, 0, p->duration_ns, p->rate_per_s);
-            break;
-        case GEN_IDLE_BURST:
-            rc = rl_gen_idle_burst(p, out);
-            break;
-        case GEN_POISSON:
-            rc = gen_poisson(p, out, err, err_len);
-            break;
-        case GEN_ONOFF:
-            rc = gen_onoff(p, out);
-            break;
-        case GEN_BOUNDARY:
-            rc = gen_boundary(p, out);
-            break;
-        case GEN_FLASH:
-            rc = gen_flash(p, out);
-            break;
-        }
-        /* Poisson explains its own failures; the others fail only on ENOMEM. */
-        nomem = rc != 0 && gen != GEN_POISSON;
+        rc = run_generator(p, gen, &sink, &sink_failed);
+        nomem = rc != 0 && (!sink_failed || ctx.nomem);
     }
-    if (rc == 0 && (draw_keys_and_costs(p, out) != 0 ||
+    if (rc == 0 && (rl_trace_name_keys(out, p->keys) != 0 ||
                     rl_shaping_columns(p, gen == GEN_WARM_POLL, gen == GEN_IDLE_BURST, out) != 0)) {
         rc = -1;
         nomem = true;

@@ -33,6 +33,7 @@
 
 #include "trace.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* A generator refuses a trace larger than this (16 bytes per attempt: 3.2 GB). */
@@ -86,5 +87,41 @@ void rl_workload_name_defaults(struct rl_workload_params *p, uint64_t limit, uin
  * trace over RL_WORKLOAD_MAX_ATTEMPTS, or ENOMEM. */
 int rl_workload_generate(const struct rl_workload_params *p, struct rl_trace *out, char *err,
                          size_t err_len);
+
+/* ---- streaming ---------------------------------------------------------------
+ * The same attempts, never held: handed to a sink in batches of at most
+ * RL_STREAM_BATCH, in time order, as rl_workload_generate would have laid
+ * them (keys "k0".."k<K-1>" by id). No size limit: a run of 10^9 attempts
+ * holds one batch.
+ *
+ * A new generator follows the pattern of generators.c: validate its
+ * parameters in validate(), count them in expected_attempts() (the held
+ * trace's limit), and lay its arrival times in order with emit(e, t_ns),
+ * stopping when emit() returns nonzero (the sink refused). emit() draws
+ * the key and the cost; the generator never sees the trace or the sink. */
+#define RL_STREAM_BATCH 1024
+
+struct rl_attempt_sink {
+    /* Takes batch[0, len); nonzero stops the generator (the sink writes
+     * its own reason into whatever err it holds). */
+    int (*take)(void *ctx, const struct rl_attempt *batch, size_t len);
+    void *ctx;
+};
+
+/* Whether p's generator streams: lays its attempts through emit() alone,
+ * with no side columns (trace.h: max_wait_ns, cancel_ns). All five do; a
+ * generator that fills side columns must answer false here, and its runs
+ * then hold the trace (sim: rl_workload_generate). */
+bool rl_workload_can_stream(const struct rl_workload_params *p);
+
+/* 0 when p names a generator and its parameters are valid (every check of
+ * rl_workload_generate but the held trace's size); else -1 with one line. */
+int rl_workload_check(const struct rl_workload_params *p, char *err, size_t err_len);
+
+/* Streams p's attempts into sink. -1 with one line in err for bad
+ * parameters (as rl_workload_check) or ENOMEM; -1 with err untouched when
+ * the sink stopped it. */
+int rl_workload_stream(const struct rl_workload_params *p, const struct rl_attempt_sink *sink,
+                       char *err, size_t err_len);
 
 #endif

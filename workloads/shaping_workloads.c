@@ -58,15 +58,16 @@ static uint64_t burst_gap_ns(const struct rl_workload_params *p)
     return p->burst_size > p->on_ns / gap ? p->on_ns / (p->burst_size + 1) : gap;
 }
 
-int rl_gen_idle_burst(const struct rl_workload_params *p, struct rl_trace *out)
+int rl_gen_idle_burst(const struct rl_workload_params *p, int (*emit)(void *ctx, uint64_t t_ns),
+                      void *ctx)
 {
     uint64_t period = cycle_ns(p), gap = burst_gap_ns(p);
     for (uint64_t start = 0; start < p->duration_ns;) {
-        if (rl_trace_push(out, start, 0, 1) != 0)
+        if (emit(ctx, start) != 0)
             return -1;
         uint64_t burst_at = add_sat(start, p->off_ns);
         for (uint64_t j = 0; j < p->burst_size && burst_at + j * gap < p->duration_ns; j++)
-            if (rl_trace_push(out, burst_at + j * gap, 0, 1) != 0)
+            if (emit(ctx, burst_at + j * gap) != 0)
                 return -1;
         if (period >= p->duration_ns - start)
             return 0;

@@ -394,7 +394,8 @@ void rl_cli_workload_build(const char *cmd, const struct rl_cli_workload *w,
     if (w->set & SET_RATE_PER_KEY)
         p->rate_per_s = w->rate_per_key * (double)p->keys;
     char err[512];
-    if (rl_workload_generate(p, trace, err, sizeof err) != 0)
+    if (trace ? rl_workload_generate(p, trace, err, sizeof err) != 0
+              : rl_workload_check(p, err, sizeof err) != 0)
         rl_cli_usage_error(cmd, "%s", err);
 }
 

@@ -169,7 +169,8 @@ struct rl_cli_workload {
 /* Exits 2 on a bad value, and on --rate with --rate-per-key. */
 bool rl_cli_workload_option(const char *cmd, int code, const char *arg, struct rl_cli_workload *w);
 
-/* Defaults for cfg, then the options given; generates the trace or exits 2.
+/* Defaults for cfg, then the options given; generates the trace or exits 2
+ * (trace NULL: only checks the parameters, for a run that streams them).
  * An option the workload does not use (--rate with boundary, --on with
  * uniform) is refused in one line naming both, before anything is made. */
 void rl_cli_workload_build(const char *cmd, const struct rl_cli_workload *w,

@@ -21,7 +21,11 @@ static void sim_help(void)
            "Replays every attempt on one thread in virtual time (deterministic), one limiter\n"
            "instance per key, and checks the decisions: max admitted cost in any sliding\n"
            "window and in any aligned window against L, false admits and rejects against the\n"
-           "ideal strong oracle, utilization, and whether the algorithm's promise held.\n\n"
+           "ideal strong oracle, utilization, and whether the algorithm's promise held.\n"
+           "A run streams (generator -> limiter -> checker, memory flat in the attempts:\n"
+           "10^9 of them in a few MB) unless it shapes (a shaper, --max-wait), writes its\n"
+           "decisions, or reads an --unsorted trace or one with max_wait_ns/cancel_ns\n"
+           "columns: those hold the attempts and the log (about 60 bytes an attempt).\n\n"
            "  --algo LIST       algorithms to run (see ratelab list), or all\n"
            "  --trace FILE      a trace CSV with header t_ns,key,n\n"
            "  --unsorted        accept a trace whose times go back (as when threads read the\n"
@@ -55,7 +59,8 @@ struct sim_plan {
     const struct rl_algo *algos[RL_CLI_MAX_ALGOS];
     size_t algo_count;
     struct rl_trace trace;
-    uint64_t seed;                    /* the workload's; 0 for a trace file */
+    bool held;     /* the trace is in memory; a streamed workload's is not (streams_all) */
+    uint64_t seed; /* the workload's; 0 for a trace file */
     struct rl_workload_params params; /* the workload's (duration_ns 0 for a trace file) */
     char trace_name[256];             /* the workload's name, or the trace file's */
 };
@@ -154,8 +159,27 @@ static void check_plan(const char *cmd, struct sim_plan *plan)
             rl_cli_usage_error(cmd, "%s: %s", plan->algos[i]->name, err);
 }
 
+/* Whether algo's run streams (sim.h, rl_sim_can_stream): not when its
+ * decisions are written, nor for a trace read --unsorted or with max wait
+ * or cancel columns; those hold the trace and the log. */
+static bool streams(const struct sim_plan *plan, const struct rl_algo *algo)
+{
+    return plan->decisions_path == NULL && !plan->unsorted && plan->trace.max_wait_ns == NULL &&
+           plan->trace.cancel_ns == NULL && rl_sim_can_stream(algo, &plan->sim);
+}
+
+/* A workload is generated anew for each run when every algorithm streams. */
+static bool streams_all(const struct sim_plan *plan)
+{
+    for (size_t i = 0; i < plan->algo_count; i++)
+        if (!streams(plan, plan->algos[i]))
+            return false;
+    return true;
+}
+
 /* The attempts to replay: the trace file (a bad one is bad input) or the
- * generated workload, and the name the table and rows give them. */
+ * generated workload (held only when some run needs it), and the name the
+ * table and rows give them. */
 static void load_trace(const char *cmd, struct sim_plan *plan)
 {
     if (plan->trace_path) {
@@ -166,9 +190,13 @@ static void load_trace(const char *cmd, struct sim_plan *plan)
         const char *slash = strrchr(plan->trace_path, '/'); /* the file's name is the workload */
         snprintf(plan->trace_name, sizeof plan->trace_name, "%s",
                  slash ? slash + 1 : plan->trace_path);
+        plan->held = true;
     } else {
         struct rl_workload_params *params = &plan->params;
-        rl_cli_workload_build(cmd, &plan->workload, &plan->cfg, params, &plan->trace);
+        rl_cli_workload_build(cmd, &plan->workload, &plan->cfg, params, NULL); /* checks it */
+        plan->held = !streams_all(plan) || !rl_workload_can_stream(params);
+        if (plan->held)
+            rl_cli_workload_build(cmd, &plan->workload, &plan->cfg, params, &plan->trace);
         snprintf(plan->trace_name, sizeof plan->trace_name, "%s", params->name);
         plan->seed = params->seed;
     }
@@ -185,6 +213,13 @@ static struct rl_result *run_all(const char *cmd, const struct sim_plan *plan)
     for (size_t i = 0; i < plan->algo_count; i++) {
         const struct rl_algo *algo = plan->algos[i];
         rl_cli_progress("sim: %zu/%zu %s", i + 1, plan->algo_count, algo->name);
+        if (streams(plan, algo)) {
+            if (rl_measure_sim_stream(algo, &plan->cfg, &plan->sim, &plan->params,
+                                      plan->held ? &plan->trace : NULL, plan->trace_name,
+                                      plan->seed, &rows[i], err, sizeof err) != 0)
+                rl_cli_run_error(cmd, "%s: %s", algo->name, err);
+            continue;
+        }
         struct rl_event_log log;
         int rc =
             rl_measure_sim(algo, &plan->cfg, &plan->sim, &plan->trace, plan->trace_name, plan->seed,
@@ -205,10 +240,13 @@ static struct rl_result *run_all(const char *cmd, const struct sim_plan *plan)
 
 /* The table's heading: the configuration and what was replayed, with the
  * rate each key was offered beside the limit (--rate is a total). */
-static void print_heading(const struct sim_plan *plan)
+static void print_heading(const struct sim_plan *plan, const struct rl_result *rows)
 {
     char interval[RL_DURATION_BUF_LEN], shown[1024], offered[192];
-    const struct rl_trace *trace = &plan->trace;
+    /* a streamed workload's count and keys, as its held trace would have them */
+    struct rl_trace streamed = {.len = plan->algo_count ? rows[0].attempts : 0,
+                                .key_count = plan->params.keys};
+    const struct rl_trace *trace = plan->held ? &plan->trace : &streamed;
     printf("sim: L=%llu per %s, %s: %zu attempts over %u key%s%s\n\n",
            (unsigned long long)plan->cfg.limit,
            rl_format_duration_ns(plan->cfg.interval_ns, interval, sizeof interval),
@@ -233,7 +271,7 @@ int rl_cmd_sim(int argc, char **argv)
     load_trace(cmd, &plan);
     struct rl_result *rows = run_all(cmd, &plan);
     if (rl_cli_output_view(&plan.output) == RL_FORMAT_TABLE) {
-        print_heading(&plan);
+        print_heading(&plan, rows);
         rl_table_accuracy(stdout, rows, plan.algo_count);
     }
     rl_cli_write_rows(cmd, &plan.output, rows, plan.algo_count);

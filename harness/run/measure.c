@@ -30,6 +30,20 @@ static void set_overshoot(struct rl_result *r, const struct rl_histogram *oversh
     r->overshoot_max_ns = overshoot->total ? overshoot->max : 0;
 }
 
+/* Copies check's metrics and worst key (named from names, key_count of
+ * them; "k<id>" without) into r. */
+static void copy_check(const struct rl_check_result *check, char *const *names, uint32_t key_count,
+                       struct rl_result *r)
+{
+    r->checked = true;
+    r->complete = check->complete;
+    r->m = check->total;
+    char generated[16];
+    snprintf(generated, sizeof generated, "k%u", check->worst_key);
+    r->worst_key =
+        rl_result_key(names && check->worst_key < key_count ? names[check->worst_key] : generated);
+}
+
 /* Checks log against cfg and copies the metrics and worst key into r. */
 static int check_into(struct rl_event_log *log, const struct rl_config *cfg, struct rl_result *r,
                       char *err, size_t err_len)
@@ -38,14 +52,7 @@ static int check_into(struct rl_event_log *log, const struct rl_config *cfg, str
     struct rl_check_result check;
     if (rl_check(log, &params, &check, err, err_len) != 0)
         return -1;
-    r->checked = true;
-    r->complete = check.complete;
-    r->m = check.total;
-    char generated[16];
-    snprintf(generated, sizeof generated, "k%u", check.worst_key);
-    r->worst_key = rl_result_key(log->key_names && check.worst_key < log->key_count
-                                     ? log->key_names[check.worst_key]
-                                     : generated);
+    copy_check(&check, log->key_names, log->key_count, r);
     r->uncertainty_ns = log->uncertainty_ns;
     r->dropped = log->dropped;
     rl_check_result_free(&check);
@@ -97,6 +104,33 @@ static int check_shaped_or_not(struct rl_event_log *log, const struct rl_config 
     return rc;
 }
 
+/* The row of a sim run, but for its check: counts from sim, the latest
+ * time last_t_ns. */
+static void fill_sim_row(const struct rl_algo *algo, const struct rl_config *cfg,
+                         const char *workload, uint64_t seed, uint32_t keys,
+                         const struct rl_sim_outcome *sim, uint64_t last_t_ns, struct rl_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->algo = algo;
+    r->mode = "sim";
+    r->workload = workload;
+    r->clock = "virtual";
+    r->threads = 1;
+    r->cpus = (unsigned)rl_cpu_count();
+    r->rep = 1; /* one run: repetition 1, as in every mode (result.h) */
+    r->cfg = *cfg;
+    r->keys = keys;
+    r->seed = seed;
+    r->attempts = sim->attempts;
+    r->admits = sim->admits;
+    r->rejects = sim->rejects;
+    r->errors = sim->errors;
+    r->duration_ns = last_t_ns; /* the latest time: an --unsorted trace may end earlier */
+    r->ns_per_op = r->mops = r->ratio_faa = r->ratio_noop = NAN; /* sim: accuracy, not speed */
+    r->bytes_per_key = NAN;
+    r->clock_reads_per_op = sim->attempts ? (double)sim->clock_reads / (double)sim->attempts : NAN;
+}
+
 int rl_measure_sim(const struct rl_algo *algo, const struct rl_config *cfg,
                    const struct rl_sim_options *options, const struct rl_trace *trace,
                    const char *workload, uint64_t seed, struct rl_result *r,
@@ -107,34 +141,35 @@ int rl_measure_sim(const struct rl_algo *algo, const struct rl_config *cfg,
     int ran = rl_sim_run_keyed(algo, cfg, options, trace, &log, &sim, err, err_len);
     if (ran != 0)
         return ran;
-    memset(r, 0, sizeof *r);
-    r->algo = algo;
-    r->mode = "sim";
-    r->workload = workload;
-    r->clock = "virtual";
-    r->threads = 1;
-    r->cpus = (unsigned)rl_cpu_count();
-    r->rep = 1; /* one run: repetition 1, as in every mode (result.h) */
-    r->cfg = *cfg;
-    r->keys = trace->key_count;
-    r->seed = seed;
-    r->attempts = sim.attempts;
-    r->admits = sim.admits;
-    r->rejects = sim.rejects;
-    r->errors = sim.errors;
-    r->duration_ns = 0; /* the latest time: an --unsorted trace may end earlier */
+    uint64_t last = 0;
     for (size_t i = 0; i < trace->len; i++)
-        if (trace->attempts[i].t_ns > r->duration_ns)
-            r->duration_ns = trace->attempts[i].t_ns;
-    r->ns_per_op = r->mops = r->ratio_faa = r->ratio_noop = NAN; /* sim: accuracy, not speed */
-    r->bytes_per_key = NAN;
-    r->clock_reads_per_op = sim.attempts ? (double)sim.clock_reads / (double)sim.attempts : NAN;
+        if (trace->attempts[i].t_ns > last)
+            last = trace->attempts[i].t_ns;
+    fill_sim_row(algo, cfg, workload, seed, trace->key_count, &sim, last, r);
     int rc = check_shaped_or_not(&log, cfg, r, err, err_len);
     if (log_out)
         *log_out = log;
     else
         rl_event_log_free(&log);
     return rc;
+}
+
+int rl_measure_sim_stream(const struct rl_algo *algo, const struct rl_config *cfg,
+                          const struct rl_sim_options *options,
+                          const struct rl_workload_params *params, const struct rl_trace *trace,
+                          const char *workload, uint64_t seed, struct rl_result *r, char *err,
+                          size_t err_len)
+{
+    struct rl_check_params check = {.limit = cfg->limit, .interval_ns = cfg->interval_ns};
+    struct rl_sim_streamed run;
+    if (rl_sim_stream(algo, cfg, options, params, trace, &check, &run, err, err_len) != 0)
+        return -1;
+    uint32_t keys = trace ? trace->key_count : params->keys;
+    fill_sim_row(algo, cfg, workload, seed, keys, &run.sim, run.last_t_ns, r);
+    /* a generated workload's keys are "k0".."k<K-1>", as copy_check names them without names */
+    copy_check(&run.check, trace ? trace->key_names : NULL, keys, r);
+    rl_check_result_free(&run.check);
+    return 0;
 }
 
 int rl_measure_stress(const struct rl_stress_params *p, unsigned rep, struct rl_result *r,

@@ -23,6 +23,16 @@ int rl_measure_sim(const struct rl_algo *algo, const struct rl_config *cfg,
                    const char *workload, uint64_t seed, struct rl_result *r,
                    struct rl_event_log *log, char *err, size_t err_len);
 
+/* The same row from a streamed run (sim.h, rl_sim_stream; rl_sim_can_stream
+ * must hold): the attempts of params (trace NULL) or of trace, never held,
+ * nor their decisions. The row equals rl_measure_sim's. -1 with one line in
+ * err. */
+int rl_measure_sim_stream(const struct rl_algo *algo, const struct rl_config *cfg,
+                          const struct rl_sim_options *options,
+                          const struct rl_workload_params *params, const struct rl_trace *trace,
+                          const char *workload, uint64_t seed, struct rl_result *r, char *err,
+                          size_t err_len);
+
 /* One stress run (checked when params->record). rep is the repetition's
  * number (from 1), for the row; the load at the run's start goes in it too
  * (sys/load.h). A recorded run's admits are handed to the caller in

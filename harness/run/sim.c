@@ -223,3 +223,94 @@ int rl_sim_run(const struct rl_algo *algo, const struct rl_config *cfg,
     static const struct rl_sim_options independent = {.expiry = RL_EXPIRE_NEVER};
     return rl_sim_run_keyed(algo, cfg, &independent, trace, log, out, err, err_len);
 }
+
+/* ---- streaming ------------------------------------------------------------ */
+
+bool rl_sim_can_stream(const struct rl_algo *algo, const struct rl_sim_options *options)
+{
+    return !rl_sim_shapes(algo, options);
+}
+
+/* The sink between the generator and the checker: decides a batch as
+ * rl_sim_run_keyed's loop does when it does not shape, then hands the
+ * batch's decisions to the checker. */
+struct stream_run {
+    const struct rl_algo *algo;
+    bool error_admits;
+    struct rl_keyed *keyed;
+    struct rl_clock clock;
+    struct rl_checker *checker;
+    struct rl_event events[RL_STREAM_BATCH];
+    struct rl_sim_streamed *out;
+    char *err;
+    size_t err_len;
+};
+
+static int decide_batch(void *ctx, const struct rl_attempt *batch, size_t len)
+{
+    struct stream_run *s = ctx;
+    struct rl_sim_outcome *out = &s->out->sim;
+    bool needs_release = (s->algo->flags & RL_NEEDS_RELEASE) != 0;
+    for (size_t i = 0; i < len; i++) {
+        const struct rl_attempt *a = &batch[i];
+        rl_clock_set_virtual(&s->clock, RL_VIRTUAL_ORIGIN_NS + a->t_ns);
+        enum rl_decision d = rl_keyed_acquire(s->keyed, &s->clock, a->key, a->n);
+        out->errors += d == RL_ERROR;
+        if (d == RL_ERROR)
+            d = s->error_admits ? RL_ADMIT : RL_REJECT;
+        else if (d == RL_ADMIT && needs_release)
+            rl_keyed_release(s->keyed, &s->clock, a->key, a->n); /* served at once */
+        out->admits += d == RL_ADMIT;
+        out->rejects += d == RL_REJECT;
+        s->events[i] = (struct rl_event){
+            .t_ns = a->t_ns, .key = a->key, .n = a->n, .thread = 0, .admitted = d == RL_ADMIT};
+        if (a->t_ns > s->out->last_t_ns)
+            s->out->last_t_ns = a->t_ns;
+    }
+    out->attempts += len;
+    return s->checker ? rl_checker_add(s->checker, s->events, len, s->err, s->err_len) : 0;
+}
+
+int rl_sim_stream(const struct rl_algo *algo, const struct rl_config *cfg,
+                  const struct rl_sim_options *options, const struct rl_workload_params *workload,
+                  const struct rl_trace *trace, const struct rl_check_params *check,
+                  struct rl_sim_streamed *out, char *err, size_t err_len)
+{
+    memset(out, 0, sizeof *out);
+    struct stream_run *s = calloc(1, sizeof *s); /* a batch of events: off the stack */
+    if (s == NULL) {
+        snprintf(err, err_len, "out of memory");
+        return -1;
+    }
+    *s = (struct stream_run){.algo = algo,
+                             .error_admits = options->error_admits,
+                             .out = out,
+                             .err = err,
+                             .err_len = err_len};
+    struct rl_keyed_config keyed_cfg = rl_sim_keyed_config(algo, cfg, options);
+    s->keyed = rl_keyed_create(&keyed_cfg, err, err_len);
+    if (s->keyed == NULL) {
+        free(s);
+        return -1;
+    }
+    rl_clock_init(&s->clock, "virtual", err, err_len);
+    s->checker = check ? rl_checker_new(check, true, err, err_len) : NULL;
+    int rc = s->checker || check == NULL ? 0 : -1;
+    if (rc == 0 && trace == NULL) {
+        struct rl_attempt_sink sink = {.take = decide_batch, .ctx = s};
+        rc = rl_workload_stream(workload, &sink, err, err_len);
+    }
+    for (size_t i = 0; rc == 0 && trace != NULL && i < trace->len; i += RL_STREAM_BATCH) {
+        size_t len = trace->len - i < RL_STREAM_BATCH ? trace->len - i : RL_STREAM_BATCH;
+        rc = decide_batch(s, trace->attempts + i, len);
+    }
+    uint64_t key_count = trace ? trace->key_count : workload->keys;
+    if (rc == 0 && s->checker)
+        rc = rl_checker_finish(s->checker, key_count, &out->check, err, err_len);
+    out->sim.clock_reads = s->clock.reads;
+    rl_keyed_stats(s->keyed, &out->sim.keyed);
+    rl_keyed_destroy(s->keyed);
+    rl_checker_free(s->checker);
+    free(s);
+    return rc;
+}

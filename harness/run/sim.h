@@ -5,7 +5,9 @@
 
 #include "harness/keyed/keyed.h"
 #include "algorithms/rl.h"
+#include "harness/check/checker.h"
 #include "harness/check/event_log.h"
+#include "workloads/generators.h"
 #include "workloads/trace.h"
 
 #include <stddef.h>
@@ -77,5 +79,41 @@ int rl_sim_run_keyed(const struct rl_algo *algo, const struct rl_config *cfg,
 int rl_sim_run(const struct rl_algo *algo, const struct rl_config *cfg,
                const struct rl_trace *trace, struct rl_event_log *log, struct rl_sim_outcome *out,
                char *err, size_t err_len);
+
+/* ---- streaming -------------------------------------------------------------
+ * generator → limiter → checker, nothing held: each batch of attempts
+ * (RL_STREAM_BATCH) is decided and its decisions go into the streaming
+ * checker (checker.h) at once, so memory is the keyed container, the
+ * checker's per-key windows and one batch, whatever the number of
+ * attempts. The decisions are those of rl_sim_run_keyed, made by the same
+ * calls in the same order, and the checker's result equals rl_check's on
+ * the held log. */
+
+/* Whether a run of algo with options can stream: it does not shape. A
+ * shaped run is checked on release times, which a shaper may put any
+ * number of attempts out of order (without --max-wait, without bound), so
+ * it keeps the held log (rl_sim_run_keyed), as does a run whose decisions
+ * are written, a trace with max_wait_ns or cancel_ns columns (the caller
+ * checks trace.h's columns) and an --unsorted trace. */
+bool rl_sim_can_stream(const struct rl_algo *algo, const struct rl_sim_options *options);
+
+/* What a streamed run leaves: sim's counts, the checker's result (free it
+ * with rl_check_result_free) and the latest attempt time. */
+struct rl_sim_streamed {
+    struct rl_sim_outcome sim;
+    struct rl_check_result check;
+    uint64_t last_t_ns;
+};
+
+/* Streams the attempts of workload (when trace is NULL) or of trace (time
+ * sorted, without wait or cancel columns) through algo (rl_sim_can_stream
+ * must hold) and the checker, against check's (L, I), for key_count keys;
+ * check NULL: no checker (out->check zeroed: the perf suite's limiter floor).
+ * -1 with one line in err for bad workload parameters, an algorithm that
+ * cannot be created, or ENOMEM. */
+int rl_sim_stream(const struct rl_algo *algo, const struct rl_config *cfg,
+                  const struct rl_sim_options *options, const struct rl_workload_params *workload,
+                  const struct rl_trace *trace, const struct rl_check_params *check,
+                  struct rl_sim_streamed *out, char *err, size_t err_len);
 
 #endif
