@@ -113,6 +113,34 @@ int rl_hist_log_write(const struct rl_hist_log *log, const char *algo, const cha
     return rl_outfile_commit(&out, err, err_len);
 }
 
+int rl_hist_log_to_history(const struct rl_hist_log *log, const char *algo,
+                           struct rl_history *h)
+{
+    memset(h, 0, sizeof *h);
+    snprintf(h->algo, sizeof h->algo, "%s", algo);
+    h->epoch_ns = log->epoch_ns;
+    h->has_epoch = true;
+    for (unsigned i = 0; i < log->count; i++)
+        for (size_t j = 0; j < log->threads[i].len; j++) {
+            const struct rl_hist_record *r = &log->threads[i].ops[j];
+            struct rl_hist_op op = {.call_ns = r->call_ns,
+                                    .return_ns = r->return_ns,
+                                    .witness_ns = r->witness_ns,
+                                    .cost = 1,
+                                    .thread = r->thread,
+                                    .key = r->key,
+                                    .has_witness = r->has_witness,
+                                    .admitted = r->admitted};
+            if (r->key >= h->key_count)
+                h->key_count = r->key + 1;
+            if (rl_history_push(h, &op) != 0) {
+                rl_history_free(h);
+                return -1;
+            }
+        }
+    return 0;
+}
+
 void rl_hist_log_free(struct rl_hist_log *log)
 {
     if (log->threads)

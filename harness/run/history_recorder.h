@@ -14,6 +14,7 @@
 #define RL_HISTORY_RECORDER_H
 
 #include "algorithms/rl.h"
+#include "harness/check/history.h"
 #include "harness/sys/stamp.h"
 
 #include <stdbool.h>
@@ -78,6 +79,11 @@ size_t rl_hist_log_len(const struct rl_hist_log *log);
  * as their numbers. -1 with one line in err; nothing written then. */
 int rl_hist_log_write(const struct rl_hist_log *log, const char *algo, const char *path,
                       char *err, size_t err_len);
+
+/* The same history in memory for the checker (keys by number, key_names
+ * NULL). 0, or -1 on no memory with nothing left in h. */
+int rl_hist_log_to_history(const struct rl_hist_log *log, const char *algo,
+                           struct rl_history *h);
 
 void rl_hist_log_free(struct rl_hist_log *log);
 
