@@ -86,8 +86,8 @@ static void stress_help(void)
            "                    file is the run's complete first window\n"
            "%s\n"
            "%s\n%s\n%s%s\n%s",
-           RL_HISTORY_DEFAULT_MAX, rl_cli_output_help, rl_cli_load_help, rl_cli_limiter_help, rl_cli_remote_help,
-           rl_cli_fault_help, rl_cli_exit_help);
+           RL_HISTORY_DEFAULT_MAX, rl_cli_output_help, rl_cli_load_help, rl_cli_limiter_help,
+           rl_cli_remote_help, rl_cli_fault_help, rl_cli_exit_help);
 }
 
 /* What the options say: the plan's shared run and grid, and what the CLI
@@ -217,7 +217,7 @@ static bool parse_options(int argc, char **argv, struct stress_options *o)
             o->history_path = optarg;
             break;
         case OPT_HISTORY_MAX:
-            if (rl_parse_u64(optarg, 1, 1u << 28, &o->history_max, err, sizeof err) != 0)
+            if (rl_parse_u64(optarg, 1, 1u << 25, &o->history_max, err, sizeof err) != 0)
                 rl_cli_usage_error(cmd, "--history-max: %s", err);
             break;
         default:
@@ -395,9 +395,8 @@ int rl_cmd_stress(int argc, char **argv)
         if (o.plan.algo_count > 2 || (algo->flags & RL_REMOTE))
             rl_cli_usage_error(cmd, "--history records one in-process algorithm: give one --algo");
         rl_interrupt_install();
-        int status = rl_stress_history(&o.plan, algo,
-                                       o.history_max ? o.history_max : RL_HISTORY_DEFAULT_MAX,
-                                       o.history_path);
+        int status = rl_stress_history(
+            &o.plan, algo, o.history_max ? o.history_max : RL_HISTORY_DEFAULT_MAX, o.history_path);
         rl_stress_plan_free(&o.plan);
         return status;
     }

@@ -15,7 +15,7 @@
  * --record, --history), prints the costs and writes the history to path.
  * Returns the exit status (0, or 1 with one line on stderr when a run or the
  * write failed or a signal cut it short). */
-int rl_stress_history(const struct rl_stress_plan *plan, const struct rl_algo *algo,
-                      size_t max_ops, const char *path);
+int rl_stress_history(const struct rl_stress_plan *plan, const struct rl_algo *algo, size_t max_ops,
+                      const char *path);
 
 #endif

@@ -43,9 +43,8 @@ static void park_at_cut(struct rl_hist_cut *cut, const _Atomic bool *stop)
         sched_yield();
 }
 
-void rl_hist_thread_run(struct rl_hist_thread *t, struct rl_hist_cut *cut,
-                        const _Atomic bool *stop, struct rl_stamp_clock *stamp,
-                        rl_hist_decide_fn decide, void *arg)
+void rl_hist_thread_run(struct rl_hist_thread *t, struct rl_hist_cut *cut, const _Atomic bool *stop,
+                        struct rl_stamp_clock *stamp, rl_hist_decide_fn decide, void *arg)
 {
     while (!atomic_load_explicit(stop, memory_order_relaxed) &&
            !atomic_load_explicit(&cut->cut, memory_order_acquire)) {
@@ -84,8 +83,8 @@ size_t rl_hist_log_len(const struct rl_hist_log *log)
     return n;
 }
 
-int rl_hist_log_write(const struct rl_hist_log *log, const char *algo, const char *path,
-                      char *err, size_t err_len)
+int rl_hist_log_write(const struct rl_hist_log *log, const char *algo, const char *path, char *err,
+                      size_t err_len)
 {
     struct rl_outfile out;
     if (rl_outfile_open(&out, path, err, err_len) != 0)
@@ -113,8 +112,7 @@ int rl_hist_log_write(const struct rl_hist_log *log, const char *algo, const cha
     return rl_outfile_commit(&out, err, err_len);
 }
 
-int rl_hist_log_to_history(const struct rl_hist_log *log, const char *algo,
-                           struct rl_history *h)
+int rl_hist_log_to_history(const struct rl_hist_log *log, const char *algo, struct rl_history *h)
 {
     memset(h, 0, sizeof *h);
     snprintf(h->algo, sizeof h->algo, "%s", algo);

@@ -52,7 +52,6 @@ struct rl_hist_log {
     unsigned count;
     uint64_t epoch_ns; /* the limiter's t = 0 on the run's clock */
     uint64_t cut_ns;   /* when the window ended; 0: it held the whole run */
-    uint64_t bytes;    /* the buffers' size, allocated up front */
 };
 
 /* Makes clock's reads also kept, per calling thread, as the witness of the
@@ -67,9 +66,8 @@ typedef enum rl_decision (*rl_hist_decide_fn)(void *arg, uint32_t *key);
 /* The recorded loop: stamps call and return around each decide, keeps the
  * operation and its witness until the buffer fills or any thread's did,
  * parks at the cut, then decides unrecorded until *stop. */
-void rl_hist_thread_run(struct rl_hist_thread *t, struct rl_hist_cut *cut,
-                        const _Atomic bool *stop, struct rl_stamp_clock *stamp,
-                        rl_hist_decide_fn decide, void *arg);
+void rl_hist_thread_run(struct rl_hist_thread *t, struct rl_hist_cut *cut, const _Atomic bool *stop,
+                        struct rl_stamp_clock *stamp, rl_hist_decide_fn decide, void *arg);
 
 /* Operations recorded, over all threads. */
 size_t rl_hist_log_len(const struct rl_hist_log *log);
@@ -77,13 +75,12 @@ size_t rl_hist_log_len(const struct rl_hist_log *log);
 /* Writes the history file (harness/check/history.h: header with algo and
  * epoch, then one line per operation, thread by thread). Keys are written
  * as their numbers. -1 with one line in err; nothing written then. */
-int rl_hist_log_write(const struct rl_hist_log *log, const char *algo, const char *path,
-                      char *err, size_t err_len);
+int rl_hist_log_write(const struct rl_hist_log *log, const char *algo, const char *path, char *err,
+                      size_t err_len);
 
 /* The same history in memory for the checker (keys by number, key_names
  * NULL). 0, or -1 on no memory with nothing left in h. */
-int rl_hist_log_to_history(const struct rl_hist_log *log, const char *algo,
-                           struct rl_history *h);
+int rl_hist_log_to_history(const struct rl_hist_log *log, const char *algo, struct rl_history *h);
 
 void rl_hist_log_free(struct rl_hist_log *log);
 

@@ -624,7 +624,6 @@ static int hand_back_history(struct worker *workers, const struct rl_stress_para
     log->count = p->threads;
     log->epoch_ns = shared->epoch_ns;
     log->cut_ns = atomic_load(&shared->hist_cut.cut_ns);
-    log->bytes = p->threads * p->history_capacity * sizeof(struct rl_hist_record);
     for (unsigned i = 0; i < p->threads; i++) {
         log->threads[i] = workers[i].hist;
         workers[i].hist.ops = NULL;

@@ -15,9 +15,8 @@
 
 /* One short recorded run of algo (2 threads, cap operations a thread) and
  * its verdict. The history is handed back in *h when h is not NULL. */
-static enum rl_lin_verdict record_and_check(const char *name, uint64_t limit,
-                                            uint64_t interval_ns, size_t cap,
-                                            struct rl_history *kept)
+static enum rl_lin_verdict record_and_check(const char *name, uint64_t limit, uint64_t interval_ns,
+                                            size_t cap, struct rl_history *kept)
 {
     const struct rl_algo *algo = rl_registry_find(name);
     CU_ASSERT_PTR_NOT_NULL_FATAL(algo);
@@ -57,12 +56,11 @@ static enum rl_lin_verdict record_and_check(const char *name, uint64_t limit,
 /* One lock or one CAS word: every recorded history has an order. */
 static void test_sound_are_linearizable(void)
 {
-    static const char *const names[] = {"fw_mutex", "tb_mutex", "tb_cas",
+    static const char *const names[] = {"fw_mutex", "tb_mutex",    "tb_cas",
                                         "gcra_cas", "sliding_log", "fw_aligned"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         enum rl_lin_verdict v = record_and_check(names[i], 2, 20000u, 3000, NULL);
-        EXPECT(v == RL_LIN_YES, "%s recorded at 2 threads: %s", names[i],
-               rl_lin_verdict_name(v));
+        EXPECT(v == RL_LIN_YES, "%s recorded at 2 threads: %s", names[i], rl_lin_verdict_name(v));
     }
 }
 
@@ -80,8 +78,7 @@ static void test_atomic_naive_caught(void)
     int run = 0;
     for (; run < 60 && v != RL_LIN_NO; run++)
         v = record_and_check("fw_atomic_naive", 2, 20000u, 4000, NULL);
-    EXPECT(v == RL_LIN_NO, "fw_atomic_naive judged %s in all %d runs", rl_lin_verdict_name(v),
-           run);
+    EXPECT(v == RL_LIN_NO, "fw_atomic_naive judged %s in all %d runs", rl_lin_verdict_name(v), run);
 }
 
 /* Every operation of every thread until the cut, none after: each thread's
