@@ -83,6 +83,31 @@ size_t rl_hist_log_len(const struct rl_hist_log *log)
     return n;
 }
 
+/* When an operation took effect as far as the file's order goes: its
+ * witness, else its call. */
+static uint64_t order_time(const struct rl_hist_record *r)
+{
+    return r->has_witness ? r->witness_ns : r->call_ns;
+}
+
+/* The threads' operations merged in order_time (each thread's are in that
+ * order already), one at a time: next[i] is thread i's next. */
+static const struct rl_hist_record *next_in_time(const struct rl_hist_log *log, size_t *next)
+{
+    const struct rl_hist_record *best = NULL;
+    unsigned from = 0;
+    for (unsigned i = 0; i < log->count; i++) {
+        const struct rl_hist_thread *t = &log->threads[i];
+        if (next[i] < t->len && (best == NULL || order_time(&t->ops[next[i]]) < order_time(best))) {
+            best = &t->ops[next[i]];
+            from = i;
+        }
+    }
+    if (best)
+        next[from]++;
+    return best;
+}
+
 int rl_hist_log_write(const struct rl_hist_log *log, const char *algo, const char *path, char *err,
                       size_t err_len)
 {
@@ -92,10 +117,17 @@ int rl_hist_log_write(const struct rl_hist_log *log, const char *algo, const cha
     fprintf(out.fp, "# ratelab history algo=%s epoch_ns=%llu\n", algo,
             (unsigned long long)log->epoch_ns);
     fputs("thread,key,cost,call_ns,return_ns,answer,witness_ns\n", out.fp);
-    for (unsigned i = 0; i < log->count; i++) {
-        const struct rl_hist_thread *t = &log->threads[i];
-        for (size_t j = 0; j < t->len; j++) {
-            const struct rl_hist_record *r = &t->ops[j];
+    size_t *next = calloc(log->count ? log->count : 1, sizeof *next);
+    if (next == NULL) {
+        rl_outfile_abort(&out);
+        snprintf(err, err_len, "%s: out of memory", path);
+        return -1;
+    }
+    for (;;) {
+        const struct rl_hist_record *r = next_in_time(log, next);
+        if (r == NULL)
+            break;
+        {
             rl_outfile_u64(&out, r->thread);
             rl_outfile_bytes(&out, ",", 1);
             rl_outfile_u64(&out, r->key);
@@ -109,6 +141,7 @@ int rl_hist_log_write(const struct rl_hist_log *log, const char *algo, const cha
             rl_outfile_bytes(&out, "\n", 1);
         }
     }
+    free(next);
     return rl_outfile_commit(&out, err, err_len);
 }
 

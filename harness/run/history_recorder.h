@@ -73,8 +73,10 @@ void rl_hist_thread_run(struct rl_hist_thread *t, struct rl_hist_cut *cut, const
 size_t rl_hist_log_len(const struct rl_hist_log *log);
 
 /* Writes the history file (harness/check/history.h: header with algo and
- * epoch, then one line per operation, thread by thread). Keys are written
- * as their numbers. -1 with one line in err; nothing written then. */
+ * epoch, then one line per operation in the order of their witnesses, or
+ * calls for those that read no clock, so that `check --linearizable` can
+ * stream it). Keys are written as their numbers. -1 with one line in err;
+ * nothing written then. */
 int rl_hist_log_write(const struct rl_hist_log *log, const char *algo, const char *path, char *err,
                       size_t err_len);
 
