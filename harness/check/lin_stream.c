@@ -85,18 +85,48 @@ int rl_lin_stream_open(struct rl_lin_stream *s, const char *path)
     return 0;
 }
 
-/* A decimal u64 field; false when empty, not digits or too long. */
-static bool field_u64(const char *f, size_t len, uint64_t *out)
+/* A decimal u64 from *p up to the next comma (or end, for the last field),
+ * *p moved past the comma; false when empty, not digits or over 19 digits
+ * (19 never overflow; longer numbers go to the full reader). */
+/* Eight ASCII digits at s as a number, when all eight are digits (SWAR:
+ * the nanosecond times are most of a history's bytes). */
+static inline bool eight_digits(const char *s, uint64_t *out)
 {
-    if (len == 0 || len > 19) /* 19 digits never overflow */
+    uint64_t x;
+    memcpy(&x, s, sizeof x);
+    /* every byte 0x30..0x39: high nibble 3, and adding 6 does not carry out */
+    if ((x & 0xF0F0F0F0F0F0F0F0ull) != 0x3030303030303030ull ||
+        ((x + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) != 0x3030303030303030ull)
         return false;
-    uint64_t v = 0;
-    for (size_t i = 0; i < len; i++) {
-        unsigned d = (unsigned)(f[i] - '0');
+    x -= 0x3030303030303030ull; /* bytes d0 (first, lowest) .. d7 */
+    x = x * 10 + (x >> 8);      /* byte 2i: 10·d2i + d2i+1, pairs of digits */
+    x = (((x & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
+         (((x >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >>
+        32;
+    *out = x;
+    return true;
+}
+
+__attribute__((always_inline)) static inline bool take_u64(const char **p, const char *end,
+                                                           bool last, uint64_t *out)
+{
+    const char *s = *p;
+    uint64_t v = 0, eight;
+    size_t n = 0;
+    while (end - s >= 8 && n < 16 && eight_digits(s, &eight)) {
+        v = v * 100000000u + eight;
+        s += 8;
+        n += 8;
+    }
+    for (; s < end && *s != ','; s++, n++) {
+        unsigned d = (unsigned)(*s - '0');
         if (d > 9)
             return false;
         v = v * 10 + d;
     }
+    if (n == 0 || n > 19 || (last ? s != end : s == end))
+        return false;
+    *p = s + !last;
     *out = v;
     return true;
 }
@@ -114,6 +144,7 @@ struct replay {
     uint64_t last_call[MAX_THREADS], last_return[MAX_THREADS];
     bool seen[MAX_THREADS];
     uint32_t threads;
+    size_t checked_keys; /* ids below this passed rl_key_problem */
 };
 
 /* The replay state of key id (new keys get a fresh limiter). NULL on no
@@ -140,22 +171,19 @@ static struct key_replay *key_state(struct replay *r, const struct rl_lin_model 
 /* One line: 0 replayed as recorded, 1 fall back, -1 no memory. */
 static int replay_line(struct replay *r, const struct rl_lin_model *m, const char *line, size_t len)
 {
-    const char *f[7];
-    size_t fl[7], n = 0, start = 0;
-    for (size_t i = 0; i <= len; i++)
-        if (i == len || line[i] == ',') {
-            if (n == 7)
-                return 1;
-            f[n] = line + start;
-            fl[n++] = i - start;
-            start = i + 1;
-        }
+    /* one pass over the line: the fields parsed as they are found */
+    const char *p = line, *end = line + len;
     uint64_t thread, cost, call, ret, answer, witness;
-    if (n != 7 || !field_u64(f[0], fl[0], &thread) || thread >= MAX_THREADS ||
-        !field_u64(f[2], fl[2], &cost) || cost == 0 || !field_u64(f[3], fl[3], &call) ||
-        !field_u64(f[4], fl[4], &ret) || !field_u64(f[5], fl[5], &answer) || answer > 1 ||
-        !field_u64(f[6], fl[6], &witness) || ret < call || witness < call || witness > ret ||
-        rl_key_problem(f[1], fl[1]) != NULL)
+    if (!take_u64(&p, end, false, &thread) || thread >= MAX_THREADS)
+        return 1;
+    const char *key = p, *comma = memchr(p, ',', (size_t)(end - p));
+    if (comma == NULL)
+        return 1;
+    size_t key_len = (size_t)(comma - key);
+    p = comma + 1;
+    if (!take_u64(&p, end, false, &cost) || cost == 0 || !take_u64(&p, end, false, &call) ||
+        !take_u64(&p, end, false, &ret) || !take_u64(&p, end, false, &answer) || answer > 1 ||
+        !take_u64(&p, end, true, &witness) || ret < call || witness < call || witness > ret)
         return 1;
     /* each thread in call order, one call at a time */
     if (r->seen[thread] && (call < r->last_call[thread] || call < r->last_return[thread]))
@@ -167,9 +195,15 @@ static int replay_line(struct replay *r, const struct rl_lin_model *m, const cha
     r->last_call[thread] = call;
     r->last_return[thread] = ret;
     bool too_many = false;
-    int64_t id = rl_key_table_intern(&r->keys, f[1], fl[1], rl_key_hash(f[1], fl[1]), &too_many);
+    int64_t id = rl_key_table_intern(&r->keys, key, key_len, rl_key_hash(key, key_len), &too_many);
     if (id < 0)
         return too_many ? 1 : -1;
+    /* a key seen before passed this when it was new */
+    if ((uint32_t)id + 1 == r->keys.count && (size_t)id >= r->checked_keys) {
+        if (rl_key_problem(key, key_len) != NULL)
+            return 1;
+        r->checked_keys = (size_t)id + 1;
+    }
     struct key_replay *k = key_state(r, m, id);
     if (k == NULL)
         return -1;
