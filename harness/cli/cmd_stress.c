@@ -394,6 +394,9 @@ int rl_cmd_stress(int argc, char **argv)
         const struct rl_algo *algo = list[o.plan.algo_count - 1]; /* after faa */
         if (o.plan.algo_count > 2 || (algo->flags & RL_REMOTE))
             rl_cli_usage_error(cmd, "--history records one in-process algorithm: give one --algo");
+        if (algo->shape || (algo->flags & RL_NEEDS_RELEASE) || o.plan.run.client_skew_ns)
+            rl_cli_usage_error(cmd, "--history records acquire calls on the true clock: not a "
+                                    "shaper, a limiter that needs release or --client-skew");
         rl_interrupt_install();
         int status = rl_stress_history(
             &o.plan, algo, o.history_max ? o.history_max : RL_HISTORY_DEFAULT_MAX, o.history_path);
