@@ -47,6 +47,6 @@ for a in $ALGOS; do
     mode=$(sed -n 's/^mode  *\([a-z+]*\).*/\1/p' "$DIR/check.out")
     over=$(sed -n 's/^overshoot  *\([0-9a-z]*\).*/\1/p' "$DIR/check.out")
     fr=$(sed -n 's/^false_rejects  *\([0-9]*\).*/\1/p' "$DIR/check.out")
-    t=$(sed -n 's/^time  *//p' "$DIR/check.out")
+    t=$(sed -n 's/^time  *\([0-9.]* s\).*/\1/p' "$DIR/check.out")
     echo "| $a | $ops | $threads | $verdict | $mode | ${over:--} | ${fr:--} | $t | $kept |"
 done
