@@ -82,8 +82,10 @@ TEST_SRCS := $(foreach r,$(TEST_ROOMS),$(wildcard tests/$(r)/*.c))
 
 # Lua scripts live in algorithms/redis/lua/ as plain files and are compiled in as
 # C strings (rl_lua_<name>), so the binary needs no source tree at run time.
+# The coordination stores' scripts (algorithms/coord/lua/) become rl_lua_coord_<name>.
 LUA_SRCS := $(wildcard algorithms/redis/lua/*.lua)
-LUA_GEN  := $(LUA_SRCS:algorithms/redis/lua/%.lua=build/gen/lua_%.c)
+LUA_GEN  := $(LUA_SRCS:algorithms/redis/lua/%.lua=build/gen/lua_%.c) \
+            $(patsubst algorithms/coord/lua/%.lua,build/gen/lua_coord_%.c,$(wildcard algorithms/coord/lua/*.lua))
 
 # Normal objects, and the teaching variant of the same sources.
 LIB_OBJS        := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o) $(LUA_GEN:build/gen/%.c=$(BUILD)/obj/gen/%.o)
@@ -135,13 +137,18 @@ $(eval $(call library_rules,$(BUILD),$$(CC),ALL_CFLAGS,CC))
 $(eval $(call library_rules,build/teach,$$(CC),TEACH_CFLAGS,CC))
 $(eval $(call library_rules,build/fuzz,$$(FUZZ_CC),FUZZ_CFLAGS,FUZZCC))
 
-build/gen/lua_%.c: algorithms/redis/lua/%.lua
+define lua_to_c
 	@mkdir -p $(dir $@)
 	$(call say,LUA,$@)
 	$(Q){ printf '/* generated from $< by the Makefile: do not edit */\n'; \
-	  printf 'const char rl_lua_%s[] =\n' '$(subst -,_,$*)'; \
+	  printf 'const char rl_lua_%s[] =\n' '$(subst -,_,$(1))'; \
 	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/    "/' -e 's/$$/\\n"/' $<; \
 	  printf '    ;\n'; } > $@
+endef
+build/gen/lua_coord_%.c: algorithms/coord/lua/%.lua
+	$(call lua_to_c,coord_$*)
+build/gen/lua_%.c: algorithms/redis/lua/%.lua
+	$(call lua_to_c,$*)
 
 $(RATELAB): $(BUILD)/obj/harness/cli/main.o $(LIBRATELAB)
 	$(call say,LD,$@)
@@ -172,7 +179,7 @@ $(TEACH_TESTS): $(TEACH_TEST_OBJS) build/teach/libratelab.a
 # The threaded suites (every suite named stress…) run again under
 # ThreadSanitizer; the teaching suite runs against the race-widened build.
 # Each runner exits non-zero on failure.
-THREADED_SUITES := 'stress*' history_recorder lin_stream
+THREADED_SUITES := 'stress*' check_merge history_recorder lin_stream
 
 test: deps
 	$(MAKE) --no-print-directory format-check
@@ -195,7 +202,7 @@ test: deps
 # stall-replica then kill-primary: about a minute on 2 cores); make test
 # runs the fast one (cluster_faults). CI runs this target.
 cluster-check: $(TESTS)
-	$(TESTS) cluster_faults cluster_faults_slow
+	$(TESTS) cluster_faults cluster_faults_slow coord_redis_cluster_slow
 
 # The data-race lesson's test reads ThreadSanitizer's report from the
 # sanitized ratelab (ratelab teach data-race runs it).
@@ -243,7 +250,7 @@ plots:
 # the paper state one revision, host and date (about 15 minutes on 2 vCPUs;
 # nothing else should run meanwhile). The binary is built once, first, on
 # the clean tree: the result files it writes do not make its revision dirty.
-REFERENCE_SUITES := threads memory-order accuracy keys redis clocks pareto sharded claims perf cluster cluster-faults
+REFERENCE_SUITES := threads memory-order accuracy keys redis clocks pareto sharded claims perf cluster cluster-faults nodes
 reference:
 	@git diff --quiet HEAD -- . ':!results' || { echo "make reference: commit first: the results name one revision"; exit 1; }
 	$(Q)$(MAKE) --no-print-directory deps
@@ -282,7 +289,11 @@ reference-revision-check:
 	$(Q)sh tests/provenance.sh revisions .
 
 # Conformance against the peers' own code (tests/conformance/README.md):
-# x/time/rate, Guava, Linux ___ratelimit, nginx limit_req. Installs their
+# x/time/rate, Guava, Linux ___ratelimit, nginx limit_req, and the shapers'
+# peers go_wait (x/time/rate ReserveN/WaitN/CancelAt), juju
+# (juju/ratelimit Take/Wait), guava_wait (Guava acquire/tryAcquire with a
+# timeout, SmoothBursty and SmoothWarmingUp) and nginx_delay (limit_req
+# burst= delay=, live), release times compared too. Installs their
 # Debian packages itself (not make deps). CONFORMANCE_TRACES a peer
 # (default 40), CONFORMANCE_SEED (default 1), PEERS to pick some. Fails
 # unless every peer named compares at least the traces and attempts
@@ -290,7 +301,7 @@ reference-revision-check:
 # mismatch and its excused mismatches under the cap there.
 CONFORMANCE_TRACES ?= 40
 CONFORMANCE_SEED   ?= 1
-PEERS              ?= go guava linux nginx
+PEERS              ?= go guava linux nginx go_wait juju guava_wait nginx_delay
 conformance: $(RATELAB)
 	sh tests/conformance/run.sh $(RATELAB) results/conformance.csv $(CONFORMANCE_TRACES) \
 	    $(CONFORMANCE_SEED) $(PEERS)

@@ -108,9 +108,11 @@ bad_values=$(awk '/^\\rldef\{/ { v = $0; sub(/^\\rldef\{[^}]*\}\{/, "", v); sub(
 [ -z "$bad_values" ] || { echo "check_tables: empty or non-finite values:"; echo "$bad_values"; bad=1; }
 if [ -f "$paper" ]; then
     claims=$(sed -n 's/^\\rldef{claims\/exists}{\(.*\)}$/\1/p' "$macros")
-    # the Redis Cluster section's numbers exist only with its reference files
+    # the Redis Cluster and many-nodes sections' numbers exist only with
+    # their reference files
     cl=$(sed -n 's/^\\rldef{cl\/exists}{\(.*\)}$/\1/p' "$macros")
     cf=$(sed -n 's/^\\rldef{cf\/exists}{\(.*\)}$/\1/p' "$macros")
+    nodes=$(sed -n 's/^\\rldef{nodes\/exists}{\(.*\)}$/\1/p' "$macros")
     used=$(sed 's/^%.*//; s/\([^\\]\)%.*/\1/' "$paper" | grep -o '\\rl{[^}]*}' | sed 's/^\\rl{//; s/}$//' | sort -u)
     undefined=""
     for k in $used; do
@@ -118,6 +120,8 @@ if [ -f "$paper" ]; then
         claims/*) [ "$claims" = 1 ] || continue ;;
         cl/* | src/cluster) [ "$cl" = 1 ] || continue ;;
         cf/* | src/cluster-faults) [ "$cf" = 1 ] || continue ;;
+        nodes/exists) ;;
+        nodes/* | src/nodes) [ "$nodes" = 1 ] || continue ;;
         esac
         grep -qF "\\rldef{$k}{" "$macros" || undefined="$undefined $k"
     done

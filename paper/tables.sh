@@ -907,6 +907,80 @@ else
     printf '%s\n' '\rldef{cf/exists}{0}' >> "$macros"
 fi
 
+# ---- many nodes, one limit: the nodes suite (simulated) ----------------
+# nodes.csv: every coordination strategy on the grid T x N x spread at
+# twice L; the frontier table at T = 100 ms, N = 10 and 1000, even spread
+# (max and p99 of admitted / L, the derived bound, store calls per
+# decision); a second table a strategy: DRL's 7:3 split, the step at the
+# largest N, and the I after a node's death; the speed rows' wall time.
+prog nodes <<'EOF'
+function r2(v) { return v == "" ? "--" : sprintf("%.2f", v) }
+function calls(v) { return v == "" ? "--" : v + 0 == 0 ? "0" : v < 0.1 ? sprintf("%.3f", v) : sprintf("%.2f", v) }
+NR == 1 { n = csv_split($0, f); header(f, n); next }
+{ n = csv_split($0, f); e = get(f, "experiment"); c = get(f, "coord"); N = get(f, "nodes"); runs++; dec += get(f, "attempts") }
+e == "grid" || e == "drl73" || e == "step" || e == "death" { if (!(c in cseen) && c !~ /:/) { cseen[c] = 1; coords[++nc] = c } }
+e == "grid" && get(f, "spread") == "even" && get(f, "sync_ns") == 100000000 && (N == 10 || N == 1000) {
+    mx[c, N] = get(f, "max_sliding_ratio"); p99[c, N] = get(f, "window_p99_ratio")
+    bd[c, N] = get(f, "bound_ratio"); cpd[c, N] = get(f, "store_calls_per_decision")
+    L = get(f, "limit"); I = get(f, "interval_ns"); rtt = get(f, "rtt_ns")
+}
+e == "grid" { gruns++; if (!(N in nseen)) { nseen[N] = 1; ns_ = ns_ (ns_ == "" ? "" : ", ") N } }
+e == "drl73" { share[c] = get(f, "node0_admit_share"); dmx[c] = get(f, "max_sliding_ratio") }
+e == "step" && N + 0 >= stepN + 0 { stepN = N }
+e == "step" { smx[c, N] = get(f, "step_max_ratio"); conv[c, N] = get(f, "converge_ns") }
+e == "death" { dw[c] = get(f, "death_window_ratio"); st[c] = get(f, "stranded"); fr[c] = get(f, "freed_ns"); dN = N }
+e == "speed" { sp[c] = get(f, "wall_s"); spdec = get(f, "attempts"); spN = N }
+END {
+    printf "%% columns: 9\n%% numeric: 2-9\n" > table
+    printf "\\begin{tabular}{@{}l *{8}{r}@{}}\n\\toprule\n" > table
+    printf " & \\multicolumn{4}{c}{$N = 10$} & \\multicolumn{4}{c}{$N = 1000$} \\\\\n\\cmidrule(lr){2-5}\\cmidrule(lr){6-9}\n" > table
+    printf "strategy & max & p99 & bound & calls & max & p99 & bound & calls \\\\\n\\midrule\n" > table
+    for (i = 1; i <= nc; i++) {
+        c = coords[i]
+        printf "%s", tt(c) > table
+        for (k = 1; k <= 2; k++) {
+            N = k == 1 ? 10 : 1000
+            printf " & %s & %s & %s & %s", r2(mx[c, N]), r2(p99[c, N]), r2(bd[c, N]), calls(cpd[c, N]) > table
+            def("nodes/" c "/" N "/max", r2(mx[c, N])); def("nodes/" c "/" N "/calls", calls(cpd[c, N]))
+            def("nodes/" c "/" N "/p99", r2(p99[c, N]))
+        }
+        printf " \\\\\n" > table
+    }
+    printf "\\bottomrule\n\\end{tabular}\n" > table
+    printf "%% columns: 7\n%% numeric: 2-7\n" > table2
+    printf "\\begin{tabular}{@{}l *{6}{r}@{}}\n\\toprule\n" > table2
+    printf " & \\multicolumn{2}{c}{DRL 7:3} & \\multicolumn{2}{c}{step, $N = %s$} & \\multicolumn{2}{c}{node dies, $N = %s$} \\\\\n", stepN, dN > table2
+    printf "\\cmidrule(lr){2-3}\\cmidrule(lr){4-5}\\cmidrule(lr){6-7}\n" > table2
+    printf "strategy & share & max & max & settle s & admitted & stranded \\\\\n\\midrule\n" > table2
+    for (i = 1; i <= nc; i++) {
+        c = coords[i]
+        printf "%s & %s & %s & %s & %s & %s & %s \\\\\n", tt(c), share[c] == "" ? "--" : sprintf("%.3f", share[c]), r2(dmx[c]),
+            r2(smx[c, stepN]), conv[c, stepN] == "" ? "--" : sprintf("%.1f", conv[c, stepN] / 1e9), r2(dw[c]), st[c] == "" ? "--" : st[c] > table2
+        if (share[c] != "") def("nodes/drl/" c, sprintf("%.3f", share[c]))
+    }
+    c = "lease:k=250"
+    if (c in dw) {
+        printf "%s & -- & -- & -- & -- & %s & %s \\\\\n", tt(c), r2(dw[c]), st[c] > table2
+        def("nodes/death/big/stranded", st[c]); def("nodes/death/big/admitted", r2(dw[c]))
+        def("nodes/death/big/freed", sprintf("%.0f", fr[c] / 1e6))
+    }
+    printf "\\bottomrule\n\\end{tabular}\n" > table2
+    def("nodes/runs", count(runs)); def("nodes/decisions", sprintf("%.1f", dec / 1e6)); def("nodes/gridruns", count(gruns))
+    def("nodes/Ns", ns_); def("nodes/L", count(L)); def("nodes/I", human_ns(I)); def("nodes/rtt", human_ns(rtt))
+    def("nodes/stepN", stepN); def("nodes/deathN", dN)
+    def("nodes/speed/decisions", sprintf("%.1f", spdec / 1e6)); def("nodes/speed/nodes", count(spN))
+    def("nodes/speed/central", sprintf("%.1f", sp["central"])); def("nodes/speed/report", sprintf("%.1f", sp["report"]))
+}
+EOF
+if [ -f "$ref/nodes.csv" ]; then
+    run_awk "$out/awk/nodes.awk" -v table="$out/tab-nodes.tex" -v table2="$out/tab-nodes-more.tex" "$ref/nodes.csv"
+    printf '%s\n' '\rldef{nodes/exists}{1}' >> "$macros"
+else
+    missing "$ref/nodes.csv" "$out/tab-nodes.tex"
+    missing "$ref/nodes.csv" "$out/tab-nodes-more.tex"
+    printf '%s\n' '\rldef{nodes/exists}{0}' >> "$macros"
+fi
+
 # ---- noise: what the machine was doing when each run started -----------
 prog noise <<'EOF'
 # stress and replay rows: how many carry load_1m and runnable, how many

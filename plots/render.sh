@@ -5,12 +5,13 @@
 #
 # Which figures a file makes follows from its suite, the start of its name
 # (quick-, threads-, memory-order-, accuracy-, clocks-, pareto-, keys-,
-# redis-, sharded-, latency-, cluster-, cluster-faults-): accuracy bars from
+# redis-, sharded-, latency-, cluster-, cluster-faults-, nodes-): accuracy bars from
 # sim rows, latency CDFs from a latency file (what `bench` writes beside a
 # suite with replays), throughput against threads, memory orders, clocks,
 # cost against accuracy, keys, Redis, tb_sharded's batch, Redis on clusters
 # of 1, 3 and 6 primaries (with the floor file bench writes beside it), and
-# the faults' outage and lost admits.
+# the faults' outage and lost admits, and many nodes' frontier, DRL split
+# and step response.
 # The boundary picture needs no file: it replays the boundary workload with
 # RATELAB (sim is deterministic) and draws the decisions. Every number
 # drawn comes from a CSV; none is typed here.
@@ -180,6 +181,22 @@ for csv in "$@"; do
                     "data='$data/$name-$keys.dat'; floor='$floor'; cpus=$(cpus_of "$csv"); keys=$keys"
             fi
         done
+        ;;
+    esac
+    case $name in
+    nodes*)
+        # many nodes, one limit (docs/nodes.md): the frontier at N = 10 and
+        # 1000, DRL's 7:3 split, the step response
+        for n in 10 1000; do
+            awk -v part=frontier -v nodes=$n -f "$here/nodes.awk" "$csv" > "$data/$name-frontier-$n.dat"
+            if [ -s "$data/$name-frontier-$n.dat" ]; then
+                draw "$name-frontier-$n" nodes.gp "data='$data/$name-frontier-$n.dat'; nodes=$n"
+            fi
+        done
+        awk -v part=drl73 -f "$here/nodes.awk" "$csv" > "$data/$name-drl73.dat"
+        [ ! -s "$data/$name-drl73.dat" ] || draw "$name-drl73" nodes_drl73.gp "data='$data/$name-drl73.dat'"
+        awk -v part=step -f "$here/nodes.awk" "$csv" > "$data/$name-step.dat"
+        [ ! -s "$data/$name-step.dat" ] || draw "$name-step" nodes_step.gp "data='$data/$name-step.dat'"
         ;;
     esac
     case $name in

@@ -4,7 +4,8 @@
  * into dense ids 0..key_count-1 in order of first appearance.
  *
  * The reader is strict, so a trace means one thing: every line after the
- * header is exactly three fields (four with RL_TRACE_CSV_HEADER_WAIT below). t_ns is decimal digits
+ * header is exactly three fields (four with RL_TRACE_CSV_HEADER_WAIT, five with
+ * RL_TRACE_CSV_HEADER_CANCEL below). t_ns is decimal digits
  * only (0..2^64-1, no sign or spaces), n is decimal digits 1..2^32-1, and the key is taken verbatim
  * (spaces included) and must be non-empty. A line may end in \n or \r\n and the last one may lack
  * its newline. Blank lines are errors, not skipped: a blank line in the middle of a trace usually
@@ -21,7 +22,7 @@
 /* A trace for shapers may carry each attempt's maximum wait: header
  * `t_ns,key,n,max_wait_ns`, the fourth field empty (the run's --max-wait)
  * or decimal ns, at most RL_TRACE_MAX_WAIT_LIMIT_NS (a day). Read by the
- * same rules otherwise; only sim uses the column (replay refuses it). */
+ * same rules otherwise; sim and replay use the column (replay: a shaper's). */
 #define RL_TRACE_CSV_HEADER_WAIT   "t_ns,key,n,max_wait_ns"
 #define RL_TRACE_MAX_WAIT_LIMIT_NS (86400ull * 1000000000ull)
 #define RL_TRACE_WAIT_DEFAULT      UINT64_MAX /* the line left max_wait_ns empty */

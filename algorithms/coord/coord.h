@@ -90,6 +90,11 @@ struct rl_coord {
     bool (*tick)(void *node, uint32_t key, uint64_t t_ns, struct rl_coord_msg *msg);
     /* The store's reply to one of this node's messages arrives. */
     void (*reply)(void *node, const struct rl_coord_msg *msg, uint64_t t_ns);
+    /* Optional (NULL: the node holds nothing of the store's): tokens the
+     * store counts as granted that the node holds unspent for key, and in
+     * *granted_ns when the store granted them. What a node that dies now
+     * takes with it (docs/nodes.md, A node dies). */
+    uint64_t (*held)(const void *node, uint32_t key, uint64_t *granted_ns);
 };
 
 /* Every strategy in coord.def order, NULL-terminated. */

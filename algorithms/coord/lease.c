@@ -180,6 +180,16 @@ static void lease_reply(void *node, const struct rl_coord_msg *msg, uint64_t t_n
     k->grant_id = msg->ref;
 }
 
+/* The tokens in hand, live or expired: until the tick gives them back the
+ * store's window counts them, from the grant on. */
+static uint64_t lease_held(const void *node, uint32_t key, uint64_t *granted_ns)
+{
+    const struct lease_node *s = node;
+    const struct lease_key *k = &s->keys[key];
+    *granted_ns = k->expires_ns - s->p.lease_ttl;
+    return k->tokens;
+}
+
 const struct rl_coord rl_coord_lease = {
     .name = "lease",
     .summary = "k tokens a store call, spent until gone or expired",
@@ -195,4 +205,5 @@ const struct rl_coord rl_coord_lease = {
     .attempt = lease_attempt,
     .tick = lease_tick,
     .reply = lease_reply,
+    .held = lease_held,
 };

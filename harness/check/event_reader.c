@@ -421,8 +421,10 @@ static int refill(struct rl_event_reader *r, char *err, size_t err_len)
  * its length, not in its length squared. */
 static size_t whole_lines_end(struct rl_event_reader *r)
 {
-    if (r->eof && r->end > r->start && r->buf[r->end - 1] != '\n')
+    if (r->eof && r->end > r->start && r->buf[r->end - 1] != '\n') {
         r->buf[r->end++] = '\n';
+        r->added_newline = true;
+    }
     size_t from = r->scanned > r->start ? r->scanned : r->start;
     const char *nl = memrchr(r->buf + from, '\n', r->end - from);
     r->searched += r->end - from;
@@ -578,8 +580,16 @@ long rl_event_reader_next(struct rl_event_reader *r, struct rl_event *events, si
                     const char *eol = memchr(p, '\n', (size_t)(stop - p));
                     const char *le = eol > p && eol[-1] == '\r' ? eol - 1 : eol;
                     *ev = (struct rl_event){0};
-                    if (parse_line_strict(r, p, le, ev, &pk->key, &pk->len, err, err_len) != 0)
-                        return -1;
+                    if (parse_line_strict(r, p, le, ev, &pk->key, &pk->len, err, err_len) != 0) {
+                        if (!(r->drop_truncated_last && r->added_newline &&
+                              eol == r->buf + r->end - 1))
+                            return -1;
+                        /* the unterminated last line: dropped, and the file ends here */
+                        r->dropped_line = r->line;
+                        rl_set_err(r->dropped_why, sizeof r->dropped_why, "%s", err);
+                        p = stop;
+                        break;
+                    }
                     if (pk->len <= SHORT_KEY_MAX)
                         key_words(pk->key, pk->len, &pk->w0, &pk->w1);
                     next = eol + 1;

@@ -32,6 +32,14 @@ struct rl_event_reader {
     struct short_key *short_keys; /* keys of up to 16 bytes, found fast (event_reader.c) */
     unsigned short_bits;          /* the table has 2^short_bits slots */
     size_t short_count;
+    /* A last line without its '\n' that does not parse is a write cut
+     * short (a node that died mid-write): when drop_truncated_last is set
+     * it is dropped, not an error; dropped_line is its number (0: none)
+     * and dropped_why what was wrong with it. */
+    bool drop_truncated_last;
+    bool added_newline; /* the input's last line lacked its '\n': one was given */
+    size_t dropped_line;
+    char dropped_why[256];
 };
 
 /* Opens path (a file, a pipe or /dev/stdin) and reads its header. -1 with

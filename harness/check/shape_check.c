@@ -296,6 +296,7 @@ static void arrival_pass(struct judge *j, const struct rl_shaped_event *ev, size
     qsort(j->by_release, cancels, sizeof *j->by_release, by_cancel);
     out->cancellations += cancels;
     bool after_cancel = false; /* the next arrival reports against a recomputed schedule */
+    double last_late = 0;      /* release − ideal, ns, of the latest admit that went */
     for (size_t i = 0; i < len; i++) {
         const struct rl_shaped_event *e = &ev[i];
         /* cancellations before this arrival (or at its time, of an earlier
@@ -324,10 +325,13 @@ static void arrival_pass(struct judge *j, const struct rl_shaped_event *ev, size
         out->admits++;
         tat = (now > tat ? now : tat) + cost;
         u128 ideal = (u128)e->t_ns + wait_ns;
+        double late = (double)(u128)e->release_ns - (double)ideal;
         if (after_cancel && fits) {
-            /* tokens = ns · L / I */
-            double tokens = ((double)(u128)e->release_ns - (double)ideal) * (double)p->limit /
-                            (double)p->interval_ns;
+            /* what the cancellation changed: this release's distance from
+             * the recomputed ideal beyond the distance the shaper already
+             * kept before it (a lag of its own is not the cancellation's),
+             * in tokens = ns · L / I */
+            double tokens = (late - last_late) * (double)p->limit / (double)p->interval_ns;
             if (tokens < 0)
                 out->cancel_tokens_gained -= tokens;
             else
@@ -336,6 +340,8 @@ static void arrival_pass(struct judge *j, const struct rl_shaped_event *ev, size
         }
         if (cancelled(e))
             continue; /* never went: no release to judge */
+        if (fits)
+            last_late = late;
         if (e->release_ns < e->t_ns)
             out->noncausal++;
         else {

@@ -25,9 +25,10 @@
  *               at its cancel time the ideal schedule is recomputed
  *               without it (GCRA over the key's admits so far, less every
  *               one cancelled by then: O(n) a cancellation), and the next
- *               arrival's release against that schedule reports the
- *               tokens the shaper gave back beyond it (gained) or short
- *               of it (lost), in units of n.
+ *               arrival's distance from that schedule, less the distance
+ *               the latest release before it kept from its own ideal,
+ *               reports the tokens the shaper gave back beyond it
+ *               (gained) or short of it (lost), in units of n.
  * Held (verdict.h, rl_shape_verdict): causal, within the curve, delay
  * bound kept and no spurious reject.
  */
@@ -86,9 +87,9 @@ struct rl_shape_result {
     uint64_t delay_max_ns;                          /* the longest release − arrival */
     uint64_t cancellations;                         /* reservations given up before release */
     /* At the first arrival after each cancellation: its release against the
-     * recomputed ideal, in tokens (ns × L/I), summed: earlier is gained (the
-     * shaper gave back more than the schedule without the request),
-     * later is lost. */
+     * recomputed ideal, less the lag the shaper kept before it, in tokens
+     * (ns × L/I), summed: earlier is gained (the shaper gave back more than
+     * the schedule without the request), later is lost. */
     double cancel_tokens_gained, cancel_tokens_lost;
 };
 

@@ -57,6 +57,13 @@ static enum rl_held judged(const struct rl_promised *p, const struct rl_run_fact
         return RL_HELD_NO;
     if (run->dropped)
         return RL_HELD_NA;
+    if (run->possible != NULL) {
+        const struct rl_key_metrics *most = run->possible;
+        uint64_t possible = p->kind == RL_BOUND_WEAK ? most->max_aligned : most->max_sliding;
+        bool may_break =
+            possible > bound || (p->kind == RL_BOUND_WINDOW && most->window_excess > 0);
+        return may_break ? RL_HELD_UNCERTAIN : RL_HELD_YES;
+    }
     /* The certain maxima leave out what the gaps blur; past I/10 they may
      * leave out a violation, so no violation seen is not a yes. */
     bool too_uncertain = run->uncertainty_ns > run->interval_ns / RL_UNCERTAIN_SHARE;

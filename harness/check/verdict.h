@@ -53,6 +53,13 @@ struct rl_run_facts {
      * sim and check) and the interval I it is weighed against: see
      * RL_UNCERTAIN_SHARE below. */
     uint64_t uncertainty_ns, interval_ns;
+    /* Logs merged from clocks that may disagree (check --skew, check_merge.h):
+     * m's certain maxima (and window_excess) are then lower bounds on the
+     * true ones, and possible's max_sliding, max_aligned and window_excess
+     * upper bounds. A promise broken on m is broken for certain; one kept
+     * on possible is kept for certain; between the two it is uncertain.
+     * NULL for every other run. */
+    const struct rl_key_metrics *possible;
 };
 
 /* RL_HELD_UNCERTAIN: no violation among the admits certainly inside a

@@ -6,19 +6,11 @@
 #include "cli.h"
 #include "nodes_rows.h"
 #include "harness/experiments/suite_nodes.h"
-#include "harness/sys/clock.h"
+#include "harness/sys/build_info.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double seconds_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 int rl_cli_bench_nodes(const struct rl_cli_output *output)
 {
@@ -30,25 +22,27 @@ int rl_cli_bench_nodes(const struct rl_cli_output *output)
     if (items == NULL || rows == NULL)
         rl_cli_run_error(cmd, "out of memory");
     rl_nodes_suite_plan(items, count);
+    struct rl_context ctx;
+    rl_context_init(&ctx);
     char err[512];
-    double start = seconds_now(), speed_s[8];
+    double start = rl_nodes_seconds_now();
     uint64_t decisions = 0;
-    size_t timed = 0;
     for (size_t i = 0; i < count; i++) {
         rl_cli_progress("bench nodes: %zu/%zu %s %s N=%u", i + 1, count, items[i].experiment,
-                        items[i].run.coord->name, items[i].run.p.nodes);
-        double began = seconds_now();
+                        items[i].coord, items[i].run.p.nodes);
+        double began = rl_nodes_seconds_now();
         if (rl_nodes_suite_run(&items[i], &rows[i].out, err, sizeof err) != 0)
-            rl_cli_run_error(cmd, "%s: %s", items[i].run.coord->name, err);
-        if (strcmp(items[i].experiment, "speed") == 0 && timed < 8)
-            speed_s[timed++] = seconds_now() - began;
+            rl_cli_run_error(cmd, "%s: %s", items[i].coord, err);
+        rows[i].wall_s = rl_nodes_seconds_now() - began;
+        rows[i].ctx = &ctx;
         rows[i].experiment = items[i].experiment;
+        rows[i].coord = items[i].coord;
         rows[i].workload = items[i].workload.name;
         rows[i].run = items[i].run;
         decisions += rows[i].out.attempts;
     }
     rl_cli_progress_done();
-    double took = seconds_now() - start;
+    double took = rl_nodes_seconds_now() - start;
     if (rl_cli_output_view(output) == RL_FORMAT_TABLE) {
         for (size_t i = 0; i < count;) {
             size_t j = i;
@@ -65,11 +59,12 @@ int rl_cli_bench_nodes(const struct rl_cli_output *output)
         }
         printf("bench nodes: %zu runs, %llu decisions simulated in %.1f s\n", count,
                (unsigned long long)decisions, took);
-        for (size_t i = 0, t = 0; i < count && t < timed; i++)
+        for (size_t i = 0; i < count; i++)
             if (strcmp(rows[i].experiment, "speed") == 0)
-                printf("speed: %s, %u nodes, %llu decisions: %.1f s (goal: under 60 s)\n",
-                       rows[i].run.coord->name, rows[i].run.p.nodes,
-                       (unsigned long long)rows[i].out.attempts, speed_s[t++]);
+                printf("speed: %s, %u nodes, %llu decisions: %.1f s of wall time, the trace's "
+                       "generation included (the issue's goal: under 60 s)\n",
+                       rows[i].coord, rows[i].run.p.nodes, (unsigned long long)rows[i].out.attempts,
+                       rows[i].wall_s);
         if (output->out_path)
             printf("wrote %zu rows to %s\n", count, output->out_path);
     }

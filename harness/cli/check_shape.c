@@ -113,8 +113,9 @@ static void print_table(const struct rl_check_shape_request *req, const struct r
            "before an earlier arrival's, reported only (not every shaper promises FIFO).\n");
     if (r->cancellations)
         printf("cancel_tokens_*: at the first arrival after each cancellation, its release\n"
-               "against the ideal schedule recomputed without the cancelled requests, in\n"
-               "tokens (earlier: gained, later: lost); reported only.\n");
+               "against the ideal schedule recomputed without the cancelled requests, less the\n"
+               "lag the shaper kept before it, in tokens (earlier: gained, later: lost);\n"
+               "reported only.\n");
 }
 
 int rl_check_shape(const char *cmd, const struct rl_check_shape_request *req)

@@ -23,7 +23,8 @@
 const char rl_cli_limiter_help[] =
     "Limiter (the same (L, I) configures every algorithm):\n" HELP_LIMIT HELP_INTERVAL
     "  --burst B         bucket capacity (default L)\n"
-    "  --slots S         time-wheel slots (default 10); tb_sharded's batch k\n";
+    "  --slots S         time-wheel slots (default 10); tb_sharded's batch k;\n"
+    "                    nginx_delay's delay= (default 0)\n";
 
 const char rl_cli_trace_window_help[] =
     "The limit the workload's defaults scale with (no limiter runs):\n" HELP_LIMIT HELP_INTERVAL;

@@ -66,6 +66,7 @@ enum rl_cli_option {
     OPT_TEST,
     OPT_RATE_PER_KEY,
     OPT_MAX_WAIT,
+    OPT_CANCEL_SHARE,
     OPT_WAIT_REPLICAS,
     OPT_FAULT,
 };

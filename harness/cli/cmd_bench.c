@@ -63,8 +63,9 @@ static void bench_help(void)
     printf("  %-13s", "nodes");
     print_wrapped("many nodes sharing one limit, simulated (docs/nodes.md): each coordination "
                   "strategy's overshoot and store calls per decision against T, N and skew; a "
-                  "demand step to 10x L; DRL's two limiters at demand 7:3. Its own columns "
-                  "(results/README.md, Many-nodes rows); --reps does not apply",
+                  "demand step to 10x L; DRL's two limiters at demand 7:3; the simulator's "
+                  "speed (1000 nodes, 10^7 decisions, its wall time printed). Its own columns "
+                  "(results/README.md, Many-nodes rows); --reps does not apply; about 10 s",
                   16, 80);
     printf("\nThe Redis algorithms run against a private redis-server (or --redis ADDR, or\n"
            "a Redis Cluster: --redis-cluster as for stress); without redis-server they are\n"

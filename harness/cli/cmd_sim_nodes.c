@@ -15,7 +15,7 @@
 #include <string.h>
 
 /* Options of their own: above the shared ones' numbers. */
-enum { OPT_NODES = 1000, OPT_COORD, OPT_SYNC, OPT_RTT, OPT_JITTER, OPT_LOSS };
+enum { OPT_NODES = 1000, OPT_COORD, OPT_SYNC, OPT_RTT, OPT_JITTER, OPT_LOSS, OPT_NODE_DIES };
 
 #define MAX_COORDS 16
 /* nodes × keys a run may hold state for (each node keeps every key's) */
@@ -25,6 +25,7 @@ static void nodes_help(void)
 {
     printf("usage: ratelab sim --nodes N --coord LIST [--sync T] [--rtt D]\n"
            "                   [--jitter J] [--loss P] [--spread even|skew:S|hot:MOVE]\n"
+           "                   [--node-dies NODE@TIME[,NODE@TIME...]]\n"
            "                   [--limit L --interval DUR] (--trace FILE | --workload W ...)\n"
            "                   [--format F] [--out FILE.csv]\n\n"
            "N nodes share one limit L per I: every attempt arrives at one node (--spread), and\n"
@@ -49,8 +50,14 @@ static void nodes_help(void)
            "  --loss P          each message lost with probability P in [0, 1) (0)\n"
            "  --spread RULE     even (default); skew:S, node i with weight 1/(i+1)^S;\n"
            "                    hot:MOVE, half the attempts at one node, the next every MOVE\n"
+           "  --node-dies N@T   node N (0 .. N-1) dies at T: it decides and sends nothing\n"
+           "                    more and keeps what it holds (a lease's tokens); its\n"
+           "                    traffic goes to the live nodes. A list: 3@5s,7@6s (%d at most);\n"
+           "                    rows add what the dead held (stranded), when the store\n"
+           "                    let it go (freed_ns) and admitted/L after the death\n"
            "%s\n%s\n%s\n%s",
-           rl_cli_output_help, rl_cli_trace_window_help, rl_cli_workload_help, rl_cli_exit_help);
+           RL_NODES_MAX_DEATHS, rl_cli_output_help, rl_cli_trace_window_help, rl_cli_workload_help,
+           rl_cli_exit_help);
 }
 
 bool rl_sim_wants_nodes(int argc, char **argv)
@@ -63,11 +70,14 @@ bool rl_sim_wants_nodes(int argc, char **argv)
 
 struct nodes_plan {
     const char *coord_list, *trace_path, *spread_text;
+    const char *death_text[RL_NODES_MAX_DEATHS];
+    size_t death_texts;
     struct rl_cli_output output;
     struct rl_config cfg; /* L and I */
     struct rl_cli_workload workload;
     struct rl_nodes_config run; /* every strategy's network and spread */
     const struct rl_coord *coords[MAX_COORDS];
+    char labels[MAX_COORDS][128]; /* each as --coord spelled it */
     struct rl_coord_params params[MAX_COORDS];
     size_t coord_count;
     uint64_t nodes;
@@ -100,6 +110,7 @@ static bool parse_options(const char *cmd, int argc, char **argv, struct nodes_p
                                             {"rtt", required_argument, NULL, OPT_RTT},
                                             {"jitter", required_argument, NULL, OPT_JITTER},
                                             {"loss", required_argument, NULL, OPT_LOSS},
+                                            {"node-dies", required_argument, NULL, OPT_NODE_DIES},
                                             RL_CLI_OUTPUT_OPTIONS,
                                             {0}};
     int code;
@@ -136,6 +147,17 @@ static bool parse_options(const char *cmd, int argc, char **argv, struct nodes_p
             plan->run.loss = strtod(optarg, &end);
             if (end == optarg || *end != '\0' || !(plan->run.loss >= 0 && plan->run.loss < 1))
                 rl_cli_usage_error(cmd, "--loss must be a probability in [0, 1), not '%s'", optarg);
+            break;
+        case OPT_NODE_DIES: /* NODE@TIME, joined by ',' (each option is given once) */
+            for (char *save = NULL, *item = strtok_r(optarg, ",", &save); item;
+                 item = strtok_r(NULL, ",", &save)) {
+                if (plan->death_texts == RL_NODES_MAX_DEATHS)
+                    rl_cli_usage_error(cmd, "--node-dies: at most %d deaths in one run",
+                                       RL_NODES_MAX_DEATHS);
+                plan->death_text[plan->death_texts++] = item;
+            }
+            if (plan->death_texts == 0)
+                rl_cli_usage_error(cmd, "--node-dies takes NODE@TIME (3@5s), not '%s'", optarg);
             break;
         case OPT_SPREAD: /* a node rule, or the boundary workload's duration */
             if (strcmp(optarg, "even") == 0 || strchr(optarg, ':'))
@@ -179,6 +201,7 @@ static void parse_coords(const char *cmd, struct nodes_plan *plan)
         *p = plan->run.p;
         if (rl_coord_parse(item, &plan->coords[plan->coord_count], p, err, sizeof err) != 0)
             rl_cli_usage_error(cmd, "--coord: %s", err);
+        snprintf(plan->labels[plan->coord_count], sizeof plan->labels[0], "%s", item);
         plan->coord_count++;
     }
     if (plan->coord_count == 0)
@@ -203,6 +226,18 @@ static void check_plan(const char *cmd, struct nodes_plan *plan)
     plan->run.p.interval_ns = plan->cfg.interval_ns;
     plan->run.p.nodes = (uint32_t)plan->nodes;
     parse_coords(cmd, plan);
+    for (size_t i = 0; i < plan->death_texts; i++) {
+        struct rl_node_death *d = &plan->run.deaths[i];
+        if (rl_node_death_parse(plan->death_text[i], plan->run.p.nodes, d, rl_parse_duration_ns,
+                                err, sizeof err) != 0)
+            rl_cli_usage_error(cmd, "%s", err);
+        for (size_t j = 0; j < i; j++)
+            if (plan->run.deaths[j].node == d->node)
+                rl_cli_usage_error(cmd, "--node-dies: node %u dies twice", d->node);
+    }
+    plan->run.death_count = plan->death_texts;
+    if (plan->death_texts > 0 && plan->death_texts == plan->run.p.nodes)
+        rl_cli_usage_error(cmd, "--node-dies: every node dies; at least one must live");
 }
 
 /* The trace, then what needs its size: N × keys, and an RTT no longer than
@@ -228,6 +263,11 @@ static void load_trace(const char *cmd, struct nodes_plan *plan)
     if (plan->run.rtt_ns > span)
         rl_cli_usage_error(cmd, "--rtt %llu ns is longer than the run (%llu ns)",
                            (unsigned long long)plan->run.rtt_ns, (unsigned long long)span);
+    for (size_t i = 0; i < plan->run.death_count; i++)
+        if (plan->run.deaths[i].at_ns > span)
+            rl_cli_usage_error(cmd, "--node-dies %s: %llu ns is beyond the run (%llu ns)",
+                               plan->death_text[i], (unsigned long long)plan->run.deaths[i].at_ns,
+                               (unsigned long long)span);
     uint64_t keys = plan->trace.key_count ? plan->trace.key_count : 1;
     if (plan->nodes * keys > MAX_NODE_KEYS)
         rl_cli_usage_error(cmd, "--nodes %llu with %llu keys: more than %llu node-keys to hold",
@@ -251,19 +291,25 @@ int rl_cmd_sim_nodes(int argc, char **argv)
     struct rl_nodes_row *rows = calloc(plan.coord_count, sizeof *rows);
     if (rows == NULL)
         rl_cli_run_error(cmd, "out of memory");
+    struct rl_context ctx;
+    rl_context_init(&ctx);
     char err[512];
     for (size_t i = 0; i < plan.coord_count; i++) {
         struct rl_nodes_row *r = &rows[i];
         r->experiment = "sim";
         r->workload = plan.trace_name;
+        r->coord = plan.labels[i];
+        r->ctx = &ctx;
         r->run = plan.run;
         r->run.coord = plan.coords[i];
         r->run.p = plan.params[i];
         rl_nodes_prepare(&r->run, plan.trace.key_count);
-        rl_cli_progress("sim: %zu/%zu %s on %u nodes", i + 1, plan.coord_count, r->run.coord->name,
+        rl_cli_progress("sim: %zu/%zu %s on %u nodes", i + 1, plan.coord_count, r->coord,
                         r->run.p.nodes);
+        double began = rl_nodes_seconds_now();
         if (rl_nodes_sim_run(&r->run, &plan.trace, &r->out, err, sizeof err) != 0)
-            rl_cli_run_error(cmd, "%s: %s", r->run.coord->name, err);
+            rl_cli_run_error(cmd, "%s: %s", r->coord, err);
+        r->wall_s = rl_nodes_seconds_now() - began;
     }
     rl_cli_progress_done();
     if (rl_cli_output_view(&plan.output) == RL_FORMAT_TABLE) {

@@ -29,7 +29,7 @@ static void stress_help(void)
            "                      [--redis ADDR | --redis-cluster C [--fault SPEC]]\n"
            "                      [--wait-replicas N] [--on-error P] [--client-skew DUR]\n"
            "                      [--limit L --interval DUR] [--out FILE.csv] [--format F]\n"
-           "                      [--decisions FILE.csv] [--max-wait DUR]\n"
+           "                      [--decisions FILE.csv] [--max-wait DUR] [--cancel-share F]\n"
            "                      [--history FILE.csv [--history-max N]]\n\n"
            "Threads start together and call acquire on one shared limiter as fast as they can\n"
            "(closed loop) until the duration ends. Prints median ns/op (per thread: time for\n"
@@ -84,6 +84,10 @@ static void stress_help(void)
            "                    at a quiescent cut (every thread finishes its call and\n"
            "                    waits for the others) and the run goes on unrecorded: the\n"
            "                    file is the run's complete first window\n"
+           "  --cancel-share F  shapers with cancel (gcra_spacer): each thread gives up this\n"
+           "                    share (0 to 1) of its reservations that would wait, halfway\n"
+           "                    through the wait (the shaper's cancel, as x/time/rate's\n"
+           "                    CancelAt); the log gains cancel_ns\n"
            "%s\n"
            "%s\n%s\n%s%s\n%s",
            RL_HISTORY_DEFAULT_MAX, rl_cli_output_help, rl_cli_load_help, rl_cli_limiter_help,
@@ -124,6 +128,7 @@ static const struct option options[] = {RL_CLI_HELP_OPTION,
                                         {"max-wait", required_argument, NULL, OPT_MAX_WAIT},
                                         {"history", required_argument, NULL, OPT_HISTORY},
                                         {"history-max", required_argument, NULL, OPT_HISTORY_MAX},
+                                        {"cancel-share", required_argument, NULL, OPT_CANCEL_SHARE},
                                         {0}};
 
 /* One case per option, so this reads as the option list (85 lines for that
@@ -209,6 +214,11 @@ static bool parse_options(int argc, char **argv, struct stress_options *o)
             o->decisions_path = optarg;
             o->plan.keep_decisions = true;
             break;
+        case OPT_CANCEL_SHARE:
+            if (rl_parse_double(optarg, -1e-300, &run->cancel_share, err, sizeof err) != 0 ||
+                run->cancel_share > 1)
+                rl_cli_usage_error(cmd, "--cancel-share: '%s' is not a share from 0 to 1", optarg);
+            break;
         case OPT_MAX_WAIT:
             if (rl_parse_max_wait_ns(optarg, &run->max_wait_ns, err, sizeof err) != 0)
                 rl_cli_usage_error(cmd, "--max-wait: %s", err);
@@ -253,12 +263,17 @@ static void prepare_plan(struct stress_options *o, const struct rl_algo **list, 
     char err[512];
     if (rl_stress_plan_prepare(&o->plan, &ask, list, room, err, sizeof err) != 0)
         rl_cli_usage_error(cmd, "%s", err);
-    for (size_t i = 0; list[i]; i++) /* a shaper sleeps until releases on the true clock */
-        if (list[i]->shape && o->plan.run.client_skew_ns)
+    for (size_t i = 0; i < o->plan.algo_count; i++) {
+        const struct rl_algo *algo = o->plan.algos[i];
+        if (o->plan.run.cancel_share > 0 && algo->shape && algo->cancel == NULL)
+            rl_cli_usage_error(cmd, "--cancel-share: %s cannot cancel a reservation", algo->name);
+    }
+    for (size_t i = 0; i < o->plan.algo_count; i++) /* shapers sleep on the true clock */
+        if (o->plan.algos[i]->shape && o->plan.run.client_skew_ns)
             rl_cli_usage_error(cmd,
                                "%s is a shaper: --client-skew would move the clock its "
                                "callers sleep on; run it without",
-                               list[i]->name);
+                               o->plan.algos[i]->name);
 }
 
 /* Shapers' rows: the timer's overshoot past the releases, which is the
@@ -273,10 +288,13 @@ static void print_overshoot(FILE *out, const struct rl_result *rows, size_t coun
         if (!any)
             fprintf(out, "\ntimer overshoot (woke - release, the harness's, not the limiter's):\n");
         any = true;
-        fprintf(out, "  %s x%u rep %u%s: p50 %llu ns, p99 %llu ns, max %llu ns\n", r->algo->name,
+        fprintf(out, "  %s x%u rep %u%s: p50 %llu ns, p99 %llu ns, max %llu ns", r->algo->name,
                 r->threads, r->rep, r->checked ? " recorded" : "",
                 (unsigned long long)r->overshoot_p50_ns, (unsigned long long)r->overshoot_p99_ns,
                 (unsigned long long)r->overshoot_max_ns);
+        if (r->cancels)
+            fprintf(out, "; %llu reservations cancelled", (unsigned long long)r->cancels);
+        fputc('\n', out);
     }
 }
 

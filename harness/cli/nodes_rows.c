@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <time.h>
 
 static const char *const columns[] = {"mode",
                                       "experiment",
@@ -43,7 +44,25 @@ static const char *const columns[] = {"mode",
                                       "node_offered_max",
                                       "false_admits",
                                       "false_rejects",
+                                      "dies",
+                                      "stranded",
+                                      "freed_ns",
+                                      "death_window_ratio",
+                                      "next_window_ratio",
+                                      "host",
+                                      "cpus",
+                                      "cpu_model",
+                                      "git_rev",
+                                      "date",
+                                      "wall_s",
                                       NULL};
+
+double rl_nodes_seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 struct rows {
     const struct rl_nodes_row *rows;
@@ -71,14 +90,14 @@ static double bound_ratio(const struct rl_nodes_row *r)
 static void fill(struct rl_cli_sheet *s, const void *data)
 {
     const struct rows *all = data;
-    char spread[64];
+    char spread[64], dies[RL_NODES_MAX_DEATHS * 32];
     for (size_t i = 0; i < all->count; i++) {
         const struct rl_nodes_row *r = &all->rows[i];
         const struct rl_nodes_outcome *o = &r->out;
         double limit = (double)r->run.p.limit;
         rl_cli_sheet_text(s, "sim_nodes");
         rl_cli_sheet_text(s, r->experiment);
-        rl_cli_sheet_text(s, r->run.coord->name);
+        rl_cli_sheet_text(s, r->coord);
         rl_cli_sheet_u64(s, r->run.p.nodes);
         rl_cli_sheet_u64(s, r->run.p.sync_ns);
         rl_cli_sheet_u64(s, r->run.rtt_ns);
@@ -115,6 +134,23 @@ static void fill(struct rl_cli_sheet *s, const void *data)
         rl_cli_sheet_u64(s, o->h);
         rl_cli_sheet_u64(s, o->global.false_admits);
         rl_cli_sheet_u64(s, o->global.false_rejects);
+        bool died = r->run.death_count > 0;
+        rl_cli_sheet_text(s, rl_node_deaths_text(&r->run, dies, sizeof dies));
+        if (died) {
+            rl_cli_sheet_u64(s, o->stranded);
+            rl_cli_sheet_u64(s, o->freed_ns);
+        } else {
+            rl_cli_sheet_empty(s);
+            rl_cli_sheet_empty(s);
+        }
+        rl_cli_sheet_real(s, died ? o->death_window_ratio : NAN);
+        rl_cli_sheet_real(s, died ? o->next_window_ratio : NAN);
+        rl_cli_sheet_text(s, r->ctx->host);
+        rl_cli_sheet_u64(s, r->ctx->cores);
+        rl_cli_sheet_text(s, r->ctx->cpu_model);
+        rl_cli_sheet_text(s, r->ctx->git_rev);
+        rl_cli_sheet_text(s, r->ctx->date);
+        rl_cli_sheet_real(s, r->wall_s);
     }
 }
 
@@ -140,7 +176,7 @@ void rl_nodes_print_heading(const struct rl_nodes_row *rows, size_t attempts)
 
 void rl_nodes_print_table(const struct rl_nodes_row *rows, size_t count)
 {
-    printf("%-8s %5s %6s %8s %7s %7s %7s %7s %7s %7s %10s %9s\n", "coord", "N", "T", "admit%",
+    printf("%-11s %5s %6s %8s %7s %7s %7s %7s %7s %7s %10s %9s\n", "coord", "N", "T", "admit%",
            "max/L", "bound/L", "held", "node/L", "p99/L", "step/L", "msg/node/s", "calls/dec");
     for (size_t i = 0; i < count; i++) {
         const struct rl_nodes_row *r = &rows[i];
@@ -151,13 +187,21 @@ void rl_nodes_print_table(const struct rl_nodes_row *rows, size_t count)
             snprintf(bound, sizeof bound, "-");
         else
             snprintf(bound, sizeof bound, "%.2f", bound_ratio(r));
-        printf("%-8s %5u %6s %7.1f%% %7.2f %7s %7s %7.2f %7.2f %7.2f %10.1f %9.3f\n",
-               r->run.coord->name, r->run.p.nodes,
-               rl_format_duration_ns(r->run.p.sync_ns, sync, sizeof sync),
+        printf("%-11s %5u %6s %7.1f%% %7.2f %7s %7s %7.2f %7.2f %7.2f %10.1f %9.3f\n", r->coord,
+               r->run.p.nodes, rl_format_duration_ns(r->run.p.sync_ns, sync, sizeof sync),
                o->attempts ? 100.0 * (double)o->admits / (double)o->attempts : 0.0,
                (double)o->global.max_sliding / limit, bound, rl_held_name(o->held),
                (double)o->node_max_sliding / limit, o->window_p99, o->step_max, per_node_second(r),
                per_decision(r));
+    }
+    for (size_t i = 0; i < count && rows[0].run.death_count; i++) {
+        const struct rl_nodes_row *r = &rows[i];
+        char dies[RL_NODES_MAX_DEATHS * 32];
+        printf("%s%-11s dies %s: stranded %llu tokens, freed after %.0f ms; admitted/L %.2f in the "
+               "I after the death, %.2f in the next\n",
+               i ? "" : "\n", r->coord, rl_node_deaths_text(&r->run, dies, sizeof dies),
+               (unsigned long long)r->out.stranded, (double)r->out.freed_ns / 1e6,
+               r->out.death_window_ratio, r->out.next_window_ratio);
     }
     printf("\nmax/L: the most admitted in any sliding window, all nodes; bound/L: the\n"
            "strategy's derived bound (docs/nodes.md); held: whether the run kept it;\n"

@@ -6,15 +6,22 @@
 
 #include "output.h"
 #include "harness/run/nodes_sim.h"
+#include "harness/sys/build_info.h"
 
 #include <stddef.h>
 
 struct rl_nodes_row {
     const char *experiment; /* "sim", or the suite's experiment */
     const char *workload;
+    const char *coord; /* as --coord named it, parameters included ("lease:k=250") */
     struct rl_nodes_config run;
     struct rl_nodes_outcome out;
+    const struct rl_context *ctx; /* host, CPUs, revision, date: every row's provenance */
+    double wall_s;                /* the simulation's own wall time (not the trace's) */
 };
+
+/* Seconds on the monotonic clock: a row's wall_s. */
+double rl_nodes_seconds_now(void);
 
 /* The heading line of a table of rows sharing one network (rows[0]'s). */
 void rl_nodes_print_heading(const struct rl_nodes_row *rows, size_t attempts);

@@ -281,6 +281,21 @@ const struct rl_claim rl_claims[] = {
                 "--duration 10s --rate 2000; done",
      .deterministic = true,
      .run = rl_claim_gubernator_global},
+    {.id = "doorman_lease_death",
+     .source_title = "Doorman: How It Works (documentation)",
+     .source_org = "YouTube (Google)",
+     .year = "not found",
+     .url = "https://github.com/youtube/doorman/blob/master/doc/how_it_works.md",
+     .claim = "Capacity is granted as leases (typically five minutes, refreshed every five "
+              "seconds) and a client is guaranteed its capacity for the lease's length: what a "
+              "client that stops refreshing holds is not given to others until its lease "
+              "expires.",
+     .experiment = "sim",
+     .command = "for t in 5.3s 5.4s 5.5s; do build/ratelab sim --nodes 4 --coord lease:k=250 "
+                "--limit 1000 --interval 1s --workload poisson --duration 10s --rate 2000 "
+                "--node-dies 0@$t; done",
+     .deterministic = true,
+     .run = rl_claim_doorman_lease_death},
     {.id = "github_replica_read",
      .source_title =
          "How we scaled the GitHub API with a sharded, replicated rate limiter in Redis",

@@ -29,6 +29,7 @@ RL_CLAIM_RUNNER(rl_claim_wrk2);
 /* claims_nodes.c: many nodes in the node simulator, virtual time */
 RL_CLAIM_RUNNER(rl_claim_drl_disconnected);
 RL_CLAIM_RUNNER(rl_claim_databricks_overshoot);
+RL_CLAIM_RUNNER(rl_claim_doorman_lease_death);
 RL_CLAIM_RUNNER(rl_claim_gubernator_global);
 
 /* claims_peers.c: the peers' own decisions beside ratelab's */

@@ -22,6 +22,7 @@ static size_t each_coord(struct rl_nodes_item *items, size_t at, size_t cap,
             continue;
         items[at] = *like;
         items[at].run.coord = *c;
+        items[at].coord = (*c)->name;
         char err[128];
         (*c)->parse(NULL, &items[at].run.p, err, sizeof err); /* the defaults: never fails */
     }
@@ -69,6 +70,19 @@ size_t rl_nodes_suite_plan(struct rl_nodes_item *items, size_t cap)
     struct rl_nodes_item it = base("drl73", 2, 50 * MS);
     it.run.spread = (struct rl_node_spread){.kind = RL_SPREAD_SKEW, .skew = 1.2223924213364481};
     n = each_coord(items, n, cap, &it);
+    /* a node dies: node 0 of 4 at 5.3 s, twice L of demand; every strategy
+     * as the grid has it, and lease with Doorman-sized grants (k = L/N) */
+    struct rl_nodes_item dying = base("death", 4, 100 * MS);
+    dying.run.deaths[0] = (struct rl_node_death){.node = 0, .at_ns = 5300 * MS};
+    dying.run.death_count = 1;
+    n = each_coord(items, n, cap, &dying);
+    if (n < cap) {
+        items[n] = dying;
+        items[n].coord = "lease:k=250";
+        char err[128];
+        rl_coord_parse("lease:k=250", &items[n].run.coord, &items[n].run.p, err, sizeof err);
+    }
+    n++;
     /* the simulator's speed: 1000 nodes, 10^7 decisions, central (two
      * messages a decision, the heaviest) and report */
     static const char *const timed[] = {"central", "report"};
@@ -82,6 +96,7 @@ size_t rl_nodes_suite_plan(struct rl_nodes_item *items, size_t cap)
         big.workload.duration_ns = 10000 * MS;
         big.workload.rate_per_s = 1e6;
         big.run.coord = rl_coord_find(timed[i], strlen(timed[i]));
+        big.coord = timed[i];
         char err[128];
         big.run.coord->parse(NULL, &big.run.p, err, sizeof err);
         items[n] = big;

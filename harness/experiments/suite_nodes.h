@@ -2,7 +2,8 @@
  * trade-off in simulation (docs/nodes.md, Experiments): overshoot and store
  * calls per decision against the sync interval T, the node count N and the
  * demand's skew; a demand step to 10× L; DRL's two limiters at demand 7:3;
- * and the simulator's speed, 1000 nodes × 10^7 decisions. */
+ * a node that dies mid-run; and the simulator's speed, 1000 nodes × 10^7
+ * decisions. */
 #ifndef RL_SUITE_NODES_H
 #define RL_SUITE_NODES_H
 
@@ -12,7 +13,8 @@
 #include <stddef.h>
 
 struct rl_nodes_item {
-    const char *experiment; /* "grid", "step", "drl73" or "speed" */
+    const char *experiment; /* "grid", "step", "drl73", "death" or "speed" */
+    const char *coord;      /* the strategy as --coord would name it ("lease:k=250") */
     struct rl_nodes_config run;
     struct rl_workload_params workload;
 };

@@ -66,6 +66,7 @@ struct rl_result {
     /* replay of a trace with cancel_ns: cancellations that found nothing to
      * cancel (a reject, or released before the cancel was due); not a column */
     uint64_t cancels_missed;
+    uint64_t cancels; /* stress --cancel-share: reservations given up; not a column */
 };
 
 /* A promise of rl.h for cfg as the verdict sees it (harness/check/

@@ -171,6 +171,7 @@ int rl_measure_stress(const struct rl_stress_params *p, unsigned rep, struct rl_
     r->max_in_flight = run.max_in_flight;
     r->hold_ns = p->hold_ns;
     set_overshoot(r, run.shaped ? &run.overshoot : NULL);
+    r->cancels = run.cancels;
     if (run.interrupted) {
         rl_stress_outcome_free(&run);
         snprintf(err, err_len, "interrupted");

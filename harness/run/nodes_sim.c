@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum ev_kind { EV_TICK, EV_AT_STORE, EV_AT_NODE };
+enum ev_kind { EV_TICK, EV_AT_STORE, EV_AT_NODE, EV_DIE };
 
 struct ev {
     uint64_t t_ns, seq; /* seq: ties in the order they were made, so runs repeat */
@@ -135,6 +135,11 @@ struct sim {
     size_t buf_len;
     uint64_t *window_cost; /* keys × windows */
     size_t windows;
+    bool *dead;             /* NULL when no node dies */
+    uint32_t alive;         /* nodes not dead */
+    bool watching;          /* the windows after a death (or watch_ns) are measured */
+    uint64_t freed_at;      /* when the store's window lets the last stranded grant go */
+    uint64_t death_cost[2]; /* admitted in [first death, + I) and the next I */
     char *err;
     size_t err_len;
 };
@@ -162,6 +167,11 @@ static int decided(struct sim *s, uint64_t t_ns, uint32_t node, uint32_t key, ui
     s->out->admits += admitted;
     s->out->rejects += !admitted;
     s->out->node0_admits += admitted && node == 0;
+    if (admitted && s->watching && t_ns >= s->out->death_ns) {
+        uint64_t since = (t_ns - s->out->death_ns) / s->cfg->p.interval_ns;
+        if (since < 2)
+            s->death_cost[since] += n;
+    }
     if (admitted) {
         size_t w = t_ns / s->cfg->p.interval_ns;
         if (w < s->windows)
@@ -191,7 +201,7 @@ static int send(struct sim *s, uint64_t t_ns, enum ev_kind kind, uint32_t node,
     return heap_push(&s->heap, e);
 }
 
-static uint32_t pick_node(struct sim *s, uint64_t t_ns)
+static uint32_t draw_node(struct sim *s, uint64_t t_ns)
 {
     const struct rl_nodes_config *cfg = s->cfg;
     uint32_t nodes = cfg->p.nodes;
@@ -220,9 +230,51 @@ static uint32_t pick_node(struct sim *s, uint64_t t_ns)
     return (uint32_t)(rl_rng_next(&s->spread) % nodes);
 }
 
+/* The spread rule's node; a dead one's attempt is drawn again (a few
+ * times, then the next live node takes it), as a balancer would send it. */
+static uint32_t pick_node(struct sim *s, uint64_t t_ns)
+{
+    uint32_t node = draw_node(s, t_ns);
+    if (s->dead == NULL || s->alive == 0)
+        return node; /* none alive: the attempt finds no node (rejected) */
+    for (int tries = 0; s->dead[node] && tries < 64; tries++)
+        node = draw_node(s, t_ns);
+    while (s->dead[node])
+        node = (node + 1) % s->cfg->p.nodes;
+    return node;
+}
+
+/* A grant the dead node will never spend: the store's window counts it
+ * until I after it granted it. */
+static void stranded(struct sim *s, uint64_t tokens, uint64_t granted_ns)
+{
+    if (tokens == 0)
+        return;
+    s->out->stranded += tokens;
+    uint64_t until = granted_ns + s->cfg->p.interval_ns;
+    if (until > s->freed_at)
+        s->freed_at = until;
+}
+
+static void die(struct sim *s, uint32_t node)
+{
+    if (s->dead[node])
+        return;
+    s->dead[node] = true;
+    s->alive--;
+    const struct rl_coord *coord = s->cfg->coord;
+    for (uint32_t k = 0; coord->held && k < s->cfg->p.keys; k++) {
+        uint64_t granted_ns = 0;
+        uint64_t tokens = coord->held(s->nodes[node], k, &granted_ns);
+        stranded(s, tokens, granted_ns);
+    }
+}
+
 static int arrival(struct sim *s, const struct rl_attempt *a)
 {
     uint32_t node = pick_node(s, a->t_ns);
+    if (s->dead && s->dead[node])
+        return decided(s, a->t_ns, node, a->key, a->n, false);
     if (s->span && offered_add(&s->offered[node], s->span, a->t_ns, a->n, &s->out->h) != 0)
         return -1;
     struct rl_coord_msg msg;
@@ -240,8 +292,14 @@ static int arrival(struct sim *s, const struct rl_attempt *a)
 static int event(struct sim *s, struct ev *e, uint64_t end_ns)
 {
     const struct rl_coord *coord = s->cfg->coord;
+    bool gone = s->dead && s->dead[e->node];
     switch (e->kind) {
+    case EV_DIE:
+        die(s, e->node);
+        return 0;
     case EV_TICK:
+        if (gone)
+            return 0; /* a dead node ticks no more */
         for (uint32_t k = 0; k < s->cfg->p.keys; k++) {
             struct rl_coord_msg msg;
             if (coord->tick(s->nodes[e->node], k, e->t_ns, &msg) &&
@@ -261,6 +319,11 @@ static int event(struct sim *s, struct ev *e, uint64_t end_ns)
         }
         return send(s, e->t_ns, EV_AT_NODE, e->node, &e->msg) < 0 ? -1 : 0;
     case EV_AT_NODE:
+        if (gone) { /* nobody takes the reply; a grant in it is never spent */
+            if (e->msg.op == RL_COORD_TAKE)
+                stranded(s, e->msg.answer, e->msg.at_ns);
+            return 0;
+        }
         coord->reply(s->nodes[e->node], &e->msg, e->t_ns);
         return 0;
     }
@@ -347,6 +410,25 @@ static int setup(struct sim *s, const struct rl_trace *trace)
         for (uint32_t i = 0; i < nodes; i++)
             s->skew_cdf[i] = (run += s->skew_cdf[i]) / total;
     }
+    if (cfg->death_count) {
+        if ((s->dead = calloc(nodes, sizeof *s->dead)) == NULL)
+            return -1;
+        s->alive = nodes;
+        s->watching = true;
+        s->out->death_ns = UINT64_MAX;
+        for (size_t i = 0; i < cfg->death_count; i++) {
+            struct ev death = {
+                .t_ns = cfg->deaths[i].at_ns, .kind = EV_DIE, .node = cfg->deaths[i].node};
+            if (cfg->deaths[i].at_ns < s->out->death_ns)
+                s->out->death_ns = cfg->deaths[i].at_ns;
+            if (heap_push(&s->heap, death) != 0)
+                return -1;
+        }
+    }
+    if (cfg->death_count == 0 && cfg->watch_ns) {
+        s->watching = true;
+        s->out->death_ns = cfg->watch_ns;
+    }
     /* the ticks, spread over one T so that the nodes do not all talk at once */
     for (uint32_t i = 0; i < nodes; i++) {
         struct ev tick = {.t_ns = cfg->p.sync_ns * i / nodes, .kind = EV_TICK, .node = i};
@@ -379,6 +461,7 @@ static void teardown(struct sim *s)
     free(s->buf);
     free(s->node_buf);
     free(s->window_cost);
+    free(s->dead);
     free(s->heap.a);
     rl_checker_free(s->global);
     rl_checker_free(s->per_node);
@@ -402,6 +485,12 @@ static int finish(struct sim *s)
     rl_check_result_free(&per_node);
     if (summarize_windows(s) != 0)
         return -1;
+    if (s->watching) {
+        double room = (double)cfg->p.limit * cfg->p.keys;
+        out->death_window_ratio = (double)s->death_cost[0] / room;
+        out->next_window_ratio = (double)s->death_cost[1] / room;
+        out->freed_ns = s->freed_at > out->death_ns ? s->freed_at - out->death_ns : 0;
+    }
     uint64_t bound = cfg->coord->bound_of(&cfg->p, out->h);
     out->promised = (struct rl_promised){.kind = bound ? RL_BOUND_GIVEN : RL_BOUND_NONE,
                                          .limit = cfg->p.limit,

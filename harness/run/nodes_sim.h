@@ -37,6 +37,16 @@ int rl_node_spread_parse(const char *text, struct rl_node_spread *out,
 /* "even", "skew:1.2", "hot:500ms"-like text for tables and rows. */
 const char *rl_node_spread_text(const struct rl_node_spread *s, char *buf, size_t len);
 
+/* A node that dies: from at_ns on it decides nothing and sends nothing,
+ * and keeps whatever it holds; its traffic goes to the live nodes (the
+ * spread rule draws again), as a load balancer would send it. */
+struct rl_node_death {
+    uint32_t node;
+    uint64_t at_ns;
+};
+
+#define RL_NODES_MAX_DEATHS 64
+
 struct rl_nodes_config {
     const struct rl_coord *coord;
     struct rl_coord_params p; /* limit, interval, nodes, sync and the strategy's own */
@@ -46,7 +56,20 @@ struct rl_nodes_config {
     struct rl_node_spread spread;
     uint64_t seed;    /* the spread's and the network's draws */
     uint64_t step_ns; /* where a demand step starts (flash's --at), 0 for none */
+    struct rl_node_death deaths[RL_NODES_MAX_DEATHS]; /* in any order */
+    size_t death_count;
+    uint64_t watch_ns; /* no death: measure the two windows from here all the same
+                          (the same run without the death, to compare); 0 for none */
 };
+
+/* Reads "NODE@DURATION" (durations through parse_ns) for n nodes; the
+ * time's range is the caller's to check. -1 with one line in err. */
+int rl_node_death_parse(const char *text, uint32_t nodes, struct rl_node_death *out,
+                        int (*parse_ns)(const char *, uint64_t *, char *, size_t), char *err,
+                        size_t err_len);
+
+/* "3@5000000000ns+7@6000000000ns" (empty for none), for rows. */
+const char *rl_node_deaths_text(const struct rl_nodes_config *cfg, char *buf, size_t len);
 
 /* Fills the fields of cfg->p the network sets (delay_ns, lossy, keys). */
 void rl_nodes_prepare(struct rl_nodes_config *cfg, uint32_t keys);
@@ -64,6 +87,12 @@ struct rl_nodes_outcome {
     double step_max;               /* window_max over the windows from the step on */
     uint64_t converge_ns; /* from the step (or 0) to the end of the last window above 1.05 L */
     uint64_t h;           /* the most cost one node was offered in a span of the coord's */
+    /* Node deaths (none: all 0, but the windows from watch_ns): the first's time; tokens granted to
+     * a dead node it never spent (held at death, or granted to it after: lease); from the first
+     * death until the store's window holds none of them; admitted ÷ (L × keys) in [death, death +
+     * I) and in the next I. */
+    uint64_t death_ns, stranded, freed_ns;
+    double death_window_ratio, next_window_ratio;
     struct rl_promised promised; /* the strategy's bound for this run */
     enum rl_held held;
 };

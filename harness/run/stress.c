@@ -43,6 +43,7 @@ struct stress_shared {
     bool error_admits;
     bool shapes;          /* the algorithm is a shaper: run_shaped */
     bool without_sleep;   /* run_shape_decisions: the decision part alone */
+    double cancel_share;  /* of waiting reservations, given up halfway */
     uint64_t max_wait_ns; /* each shape call's */
     bool history;         /* run_history: every operation (history_recorder.h) */
     struct rl_hist_cut hist_cut;
@@ -59,7 +60,8 @@ struct worker {
     uint64_t errors;
     uint64_t start_ns, end_ns;
     struct rl_event *events;
-    uint64_t *release_ns, *woke_ns; /* a shaper's recorded run: beside events */
+    uint64_t *release_ns, *woke_ns, *cancel_ns; /* a shaper's recorded run: beside events */
+    uint64_t cancels;
     size_t len, cap;
     uint64_t dropped, max_gap_ns;
     uint64_t max_in_flight;
@@ -229,6 +231,34 @@ static void run_recorded(struct worker *w)
     }
 }
 
+/* An admitted caller waits for its release, or (cancel_share) gives up
+ * halfway: *woke is the stamp when its sleep ended, or *cancelled the one
+ * before its cancel; the other stays RL_NO_RELEASE. A cancellation that
+ * wakes at or past the release finds it gone and waits it out instead. */
+static void wait_for_release(struct worker *w, uint32_t key, uint64_t arrival,
+                             const struct rl_reservation *reservation, uint64_t *woke,
+                             uint64_t *cancelled)
+{
+    struct stress_shared *sh = w->shared;
+    uint64_t release = reservation->release_ns;
+    if (sh->cancel_share > 0 && release > arrival && rl_rng_uniform(&w->rng) < sh->cancel_share) {
+        rl_clock_sleep_until(&w->clock, arrival + (release - arrival) / 2);
+        uint64_t now = rl_stamp_now(&w->stamp);
+        if (now < release) {
+            if (sh->keyed)
+                rl_keyed_cancel(sh->keyed, &w->clock, key, 1, reservation);
+            else
+                sh->algo->cancel(sh->state, &w->clock, 0, 1, reservation);
+            *cancelled = now;
+            w->cancels++;
+            return;
+        }
+    }
+    rl_clock_sleep_until(&w->clock, release);
+    *woke = rl_stamp_now(&w->stamp);
+    rl_histogram_record(&w->overshoot, *woke > release ? *woke - release : 0);
+}
+
 /* A shaper's loop: shape, sleep until the release on the run's clock,
  * stamp the wake-up, go again. The arrival is the stamp before the call
  * (every clock read of the call is later, so the release is never before
@@ -258,13 +288,9 @@ static void run_shaped(struct worker *w)
             reservation.release_ns = arrival; /* a fail-open admit goes at once */
         }
         w->decisions[d]++;
-        uint64_t woke = RL_NO_RELEASE;
-        if (d == RL_ADMIT) {
-            rl_clock_sleep_until(&w->clock, reservation.release_ns);
-            woke = rl_stamp_now(stamp);
-            rl_histogram_record(&w->overshoot,
-                                woke > reservation.release_ns ? woke - reservation.release_ns : 0);
-        }
+        uint64_t woke = RL_NO_RELEASE, cancelled = RL_NO_RELEASE;
+        if (d == RL_ADMIT)
+            wait_for_release(w, key, arrival, &reservation, &woke, &cancelled);
         if (!sh->record)
             continue;
         if (w->len == w->cap) {
@@ -282,7 +308,9 @@ static void run_shaped(struct worker *w)
                                          .admitted = d == RL_ADMIT,
                                          .gap_ns = gap < UINT32_MAX ? (uint32_t)gap : UINT32_MAX};
         w->release_ns[i] = d == RL_ADMIT ? reservation.release_ns - sh->epoch_ns : RL_NO_RELEASE;
-        w->woke_ns[i] = d == RL_ADMIT ? woke - sh->epoch_ns : RL_NO_RELEASE;
+        w->woke_ns[i] = woke != RL_NO_RELEASE ? woke - sh->epoch_ns : RL_NO_RELEASE;
+        if (w->cancel_ns)
+            w->cancel_ns[i] = cancelled != RL_NO_RELEASE ? cancelled - sh->epoch_ns : RL_NO_RELEASE;
     }
 }
 
@@ -393,6 +421,7 @@ static void free_workers(struct worker *workers, unsigned threads)
         free(workers[i].events);
         free(workers[i].release_ns);
         free(workers[i].woke_ns);
+        free(workers[i].cancel_ns);
         rl_histogram_free(&workers[i].overshoot);
         free(workers[i].hist.ops);
     }
@@ -407,12 +436,15 @@ static int merge_events(struct worker *workers, unsigned threads, uint32_t keys,
         total += workers[i].len;
     memset(log, 0, sizeof *log);
     log->events = malloc((total ? total : 1) * sizeof *log->events);
-    bool shaped = workers[0].release_ns != NULL;
+    bool shaped = workers[0].release_ns != NULL, cancels = workers[0].cancel_ns != NULL;
     if (shaped) {
         log->release_ns = malloc((total ? total : 1) * sizeof *log->release_ns);
         log->woke_ns = malloc((total ? total : 1) * sizeof *log->woke_ns);
     }
-    if (log->events == NULL || (shaped && (log->release_ns == NULL || log->woke_ns == NULL))) {
+    if (cancels)
+        log->cancel_ns = malloc((total ? total : 1) * sizeof *log->cancel_ns);
+    if (log->events == NULL || (shaped && (log->release_ns == NULL || log->woke_ns == NULL)) ||
+        (cancels && log->cancel_ns == NULL)) {
         rl_event_log_free(log);
         return -1;
     }
@@ -424,6 +456,9 @@ static int merge_events(struct worker *workers, unsigned threads, uint32_t keys,
             memcpy(log->woke_ns + log->len, workers[i].woke_ns,
                    workers[i].len * sizeof *log->woke_ns);
         }
+        if (cancels)
+            memcpy(log->cancel_ns + log->len, workers[i].cancel_ns,
+                   workers[i].len * sizeof *log->cancel_ns);
         memcpy(log->events + log->len, workers[i].events, workers[i].len * sizeof *log->events);
         log->len += workers[i].len;
         log->dropped += workers[i].dropped;
@@ -534,8 +569,11 @@ static struct worker *make_workers(const struct rl_stress_params *p, struct stre
                 w->release_ns = malloc(cap * sizeof *w->release_ns);
                 w->woke_ns = malloc(cap * sizeof *w->woke_ns);
             }
+            if (shared->cancel_share > 0)
+                w->cancel_ns = malloc(cap * sizeof *w->cancel_ns);
             if (w->events == NULL ||
-                (shared->shapes && (w->release_ns == NULL || w->woke_ns == NULL))) {
+                (shared->shapes && (w->release_ns == NULL || w->woke_ns == NULL)) ||
+                (shared->cancel_share > 0 && w->cancel_ns == NULL)) {
                 snprintf(err, err_len, "out of memory for %zu recorded events a thread", cap);
                 free_workers(workers, p->threads);
                 return NULL;
@@ -602,8 +640,10 @@ static void sum_outcome(const struct rl_stress_params *p, const struct stress_sh
     }
     out->attempts = out->admits + out->rejects;
     out->wall_ns = last_end - first_start;
-    for (unsigned i = 0; shared->shapes && i < p->threads; i++)
+    for (unsigned i = 0; shared->shapes && i < p->threads; i++) {
         rl_histogram_merge(&out->overshoot, &workers[i].overshoot);
+        out->cancels += workers[i].cancels;
+    }
     out->ns_per_op = out->attempts ? (double)busy_ns / (double)out->attempts : 0;
     out->mops = out->wall_ns ? (double)out->attempts * 1e3 / (double)out->wall_ns : 0;
     if (shared->keyed) {
@@ -648,6 +688,7 @@ int rl_stress_run(const struct rl_stress_params *p, struct rl_stress_outcome *ou
                                    .error_admits = p->error_admits,
                                    .shapes = p->algo->shape != NULL,
                                    .without_sleep = p->shape_without_sleep && !p->record,
+                                   .cancel_share = p->algo->shape ? p->cancel_share : 0,
                                    .max_wait_ns = p->max_wait_ns};
     if (shared.shapes && p->client_skew_ns) {
         snprintf(err, err_len,
@@ -665,6 +706,10 @@ int rl_stress_run(const struct rl_stress_params *p, struct rl_stress_outcome *ou
     }
     shared.history = p->history;
     shared.hist_cut.threads = p->threads;
+    if (shared.cancel_share > 0 && p->algo->cancel == NULL) {
+        snprintf(err, err_len, "%s cannot cancel a reservation (no cancel share)", p->algo->name);
+        return -1;
+    }
     out->shaped = shared.shapes;
     if (shared.shapes && rl_histogram_init(&out->overshoot) != 0) {
         snprintf(err, err_len, "out of memory for the overshoot histogram");

@@ -48,6 +48,12 @@ struct rl_stress_params {
      * that needs release, or client skew. */
     bool history;
     size_t history_capacity;
+    /* A shaper with cancel: each thread gives up this share (0..1) of its
+     * reservations that would wait, drawn from its own stream, halfway
+     * through the wait (x/time/rate's CancelAt from a caller that stops
+     * waiting); the log records the cancellation (cancel_ns) and no
+     * wake-up. 0: none. */
+    double cancel_share;
 };
 
 struct rl_stress_outcome {
@@ -68,6 +74,7 @@ struct rl_stress_outcome {
     bool shaped;
     struct rl_histogram overshoot;
     struct rl_hist_log history; /* every operation, when history */
+    uint64_t cancels;           /* reservations given up (cancel_share) */
 };
 
 /* Runs one measurement; free out->log and out->overshoot after (rl_stress_outcome_free). -1

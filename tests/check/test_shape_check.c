@@ -116,6 +116,55 @@ static void test_causal_wait_distance_fifo(void)
     CU_ASSERT_EQUAL(r.fifo_inversions, 1);
 }
 
+/* Judges a log read from CSV text (the cancel_ns column needs the reader). */
+static struct rl_shape_result judge_csv(const char *text, uint64_t limit, uint64_t interval_ns,
+                                        uint64_t burst);
+
+/* A cancelled reservation never went: it is out of the curve (counted, the
+ * second release at 0.5 s would break B + L·u/I = 1.5 with the first), and
+ * the ideal is recomputed without it from its cancel time. */
+static void test_cancellation(void)
+{
+    /* L = 1 per s, B = 1. b is cancelled at 0.1 s before its release */
+    struct rl_shape_result r = judge_csv("t_ns,key,n,admitted,thread,release_ns,cancel_ns\n"
+                                         "0,a,1,1,0,0,\n"
+                                         "0,a,1,1,0,500000000,100000000\n"
+                                         "200000000,a,1,1,0,1000000000,\n",
+                                         1, S, 1);
+    CU_ASSERT_EQUAL(r.cancellations, 1);
+    CU_ASSERT_EQUAL(r.curve_violations, 0);
+    CU_ASSERT_EQUAL(r.admits, 3);
+    /* the ideal without b releases c at 1 s, as it went: nothing gained or lost */
+    CU_ASSERT(r.cancel_tokens_gained == 0 && r.cancel_tokens_lost == 0);
+    CU_ASSERT_EQUAL(rl_shape_verdict(&r), RL_HELD_YES);
+    /* the same release, not cancelled: broken */
+    r = judge_csv("t_ns,key,n,admitted,thread,release_ns,cancel_ns\n"
+                  "0,a,1,1,0,0,\n"
+                  "0,a,1,1,0,500000000,\n",
+                  1, S, 1);
+    CU_ASSERT_EQUAL(r.curve_violations, 1);
+    CU_ASSERT_EQUAL(rl_shape_verdict(&r), RL_HELD_NO);
+    /* a shaper that kept b's slot after its cancellation: c goes at 2 s
+     * where the recomputed ideal says 1 s: one token lost, reported; one
+     * that gave back too much releases c at 0.5 s: half a token gained, and
+     * the curve (two releases 0.5 s apart at B = 1) broken */
+    r = judge_csv("t_ns,key,n,admitted,thread,release_ns,cancel_ns\n"
+                  "0,a,1,1,0,0,\n"
+                  "0,a,1,1,0,1000000000,100000000\n"
+                  "200000000,a,1,1,0,2000000000,\n",
+                  1, S, 1);
+    CU_ASSERT(r.cancel_tokens_lost > 0.999 && r.cancel_tokens_lost < 1.001);
+    CU_ASSERT_EQUAL(rl_shape_verdict(&r), RL_HELD_YES);
+    r = judge_csv("t_ns,key,n,admitted,thread,release_ns,cancel_ns\n"
+                  "0,a,1,1,0,0,\n"
+                  "0,a,1,1,0,1000000000,100000000\n"
+                  "200000000,a,1,1,0,500000000,\n",
+                  1, S, 1);
+    CU_ASSERT(r.cancel_tokens_gained > 0.499 && r.cancel_tokens_gained < 0.501);
+    CU_ASSERT_EQUAL(r.curve_violations, 1);
+    CU_ASSERT_EQUAL(rl_shape_verdict(&r), RL_HELD_NO);
+}
+
 static const char *write_temp(const char *text)
 {
     static char path[64];
@@ -125,6 +174,21 @@ static const char *write_temp(const char *text)
     fputs(text, f);
     fclose(f);
     return path;
+}
+
+static struct rl_shape_result judge_csv(const char *text, uint64_t limit, uint64_t interval_ns,
+                                        uint64_t burst)
+{
+    struct rl_shaped_log log;
+    char err[256];
+    const char *path = write_temp(text);
+    CU_ASSERT_EQUAL_FATAL(rl_shaped_log_read_csv(path, &log, err, sizeof err), 0);
+    unlink(path);
+    struct rl_shape_params p = {.limit = limit, .interval_ns = interval_ns, .burst = burst};
+    struct rl_shape_result r;
+    CU_ASSERT_EQUAL_FATAL(rl_shape_check(&log, &p, &r, err, sizeof err), 0);
+    rl_shaped_log_free(&log);
+    return r;
 }
 
 static void test_reader(void)
@@ -140,10 +204,14 @@ static void test_reader(void)
     CU_ASSERT_FALSE(log.events[1].admitted);
     CU_ASSERT_EQUAL(log.events[1].n, 2);
     rl_shaped_log_free(&log);
-    const char *bad[][2] = {{"t_ns,key,n,admitted,thread\n0,a,1,1,0\n", "no release_ns column"},
-                            {"t_ns,key,n,admitted,release_ns\n0,a,1,1,\n", ":2: an admit without"},
-                            {"t_ns,key,n,admitted,release_ns\n0,a,1,0,7\n", ":2: a reject with"},
-                            {"t_ns,key,n,admitted,release_ns\n0,a,0,1,7\n", ":2: t_ns and"}};
+    const char *bad[][2] = {
+        {"t_ns,key,n,admitted,thread\n0,a,1,1,0\n", "no release_ns column"},
+        {"t_ns,key,n,admitted,release_ns\n0,a,1,1,\n", ":2: an admit without"},
+        {"t_ns,key,n,admitted,release_ns\n0,a,1,0,7\n", ":2: a reject with"},
+        {"t_ns,key,n,admitted,release_ns\n0,a,0,1,7\n", ":2: t_ns and"},
+        {"t_ns,key,n,admitted,release_ns,cancel_ns\n0,a,1,0,,3\n", ":2: cancels a reject"},
+        {"t_ns,key,n,admitted,release_ns,cancel_ns\n0,a,1,1,7,7\n",
+         ":2: cancels a reservation at or after its release"}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         path = write_temp(bad[i][0]);
         CU_ASSERT_EQUAL(rl_shaped_log_read_csv(path, &log, err, sizeof err), -1);
@@ -158,4 +226,5 @@ RL_TEST_SUITE("shape_check", {"kept: the ideal schedule itself", test_kept},
                test_curve_between_any_two_releases},
               {"broken by a spurious reject; a fair one is not", test_spurious_reject},
               {"non-causal, past the max wait, distance, FIFO", test_causal_wait_distance_fifo},
+              {"cancellations: out of the curve, ideal recomputed", test_cancellation},
               {"reader: release_ns column, admits and rejects", test_reader})

@@ -26,10 +26,42 @@ static void test_bad_inputs(void)
     rl_cli_expect_usage_error(RUN "--nodes 4 --coord split --spread hot:x", "hot:MOVE needs");
     rl_cli_expect_usage_error(RUN "--nodes 4 --coord split --spread lumpy:1",
                               "--spread must be even");
+    rl_cli_expect_usage_error(RUN "--nodes 4 --coord lease --node-dies 4@500ms",
+                              "node 4 is out of range (nodes are 0 .. 3)");
+    rl_cli_expect_usage_error(RUN "--nodes 4 --coord lease --node-dies 1@5s", "beyond the run");
+    rl_cli_expect_usage_error(RUN "--nodes 4 --coord lease --node-dies 1", "takes NODE@TIME");
+    rl_cli_expect_usage_error(RUN "--nodes 4 --coord lease --node-dies ,", "takes NODE@TIME");
+    rl_cli_expect_usage_error(RUN "--nodes 4 --coord lease --node-dies 1@x", "--node-dies 1@x:");
+    rl_cli_expect_usage_error(RUN "--nodes 2 --coord lease --node-dies 1@1ms,1@2ms",
+                              "node 1 dies twice");
+    rl_cli_expect_usage_error(RUN "--nodes 2 --coord lease --node-dies 0@1ms,1@2ms",
+                              "every node dies");
+}
+
+/* Each line of csv without its last two fields (date and wall_s, the
+ * only ones that differ from run to run), into buf. */
+static void without_time(const char *csv, char *buf, size_t len)
+{
+    size_t n = 0;
+    for (const char *line = csv; *line && n + 1 < len;) {
+        const char *end = strchr(line, '\n');
+        if (end == NULL)
+            end = line + strlen(line);
+        const char *cut = end;
+        for (int commas = 0; cut > line && commas < 2;)
+            if (*--cut == ',')
+                commas++;
+        for (const char *c = line; c < cut && n + 1 < len; c++)
+            buf[n++] = *c;
+        if (n + 1 < len)
+            buf[n++] = '\n';
+        line = *end ? end + 1 : end;
+    }
+    buf[n] = '\0';
 }
 
 /* Two runs of every strategy with jitter, loss and a skewed spread: the
- * same bytes. */
+ * same bytes, but for the date and the wall time. */
 static void test_same_csv_twice(void)
 {
     static struct rl_cli_outcome a, b;
@@ -39,10 +71,15 @@ static void test_same_csv_twice(void)
     rl_cli_run(&b, args);
     EXPECT_EQ(a.status, 0);
     EXPECT(rl_cli_lines(a.out) == 9, "want a header and 8 rows: %s", a.out);
-    EXPECT(strcmp(a.out, b.out) == 0, "two runs differ:\n%s\n%s", a.out, b.out);
+    static char x[sizeof a.out], y[sizeof b.out];
+    without_time(a.out, x, sizeof x);
+    without_time(b.out, y, sizeof y);
+    EXPECT(strstr(a.out, ",date,wall_s\n") != NULL, "the last columns: %s", a.out);
+    EXPECT(strcmp(x, y) == 0, "two runs differ:\n%s\n%s", x, y);
 }
 
-/* The row says what the checker found against the strategy's bound. */
+/* The row says what the checker found against the strategy's bound, and
+ * where and from which revision it was measured. */
 static void test_row_judged(void)
 {
     static struct rl_cli_outcome o;
@@ -56,7 +93,29 @@ static void test_row_judged(void)
            "central held %s", held);
     EXPECT_EQ(rl_cli_csv_number(o.out, central, "bound"), 100);
     EXPECT(rl_cli_csv_number(o.out, split, "max_sliding") <= 100, "split over L");
+    /* provenance, as every reference CSV has (tests/provenance.sh reads them) */
+    char value[64];
+    static const char *const provenance[] = {"host", "git_rev", "date", "cpus"};
+    for (size_t i = 0; i < sizeof provenance / sizeof provenance[0]; i++)
+        EXPECT(rl_cli_csv_field(o.out, central, provenance[i], value, sizeof value)[0] != '\0',
+               "no %s in the row", provenance[i]);
+}
+
+/* A death is in the row: which node when, and what it cost. */
+static void test_death_row(void)
+{
+    static struct rl_cli_outcome o;
+    rl_cli_run(&o, RUN "--nodes 4 --coord lease:k=25 --node-dies 2@500ms,3@700ms --format csv");
+    EXPECT_EQ(o.status, 0);
+    const char *lease = strstr(o.out, "sim_nodes,sim,lease");
+    EXPECT_FATAL(lease != NULL, "row missing: %s", o.out);
+    char dies[64], ratio[32];
+    EXPECT(strcmp(rl_cli_csv_field(o.out, lease, "dies", dies, sizeof dies),
+                  "2@500000000ns+3@700000000ns") == 0,
+           "dies %s", dies);
+    EXPECT(rl_cli_csv_field(o.out, lease, "death_window_ratio", ratio, sizeof ratio)[0] != '\0',
+           "no death_window_ratio");
 }
 
 RL_TEST_SUITE("nodes_cli", {"bad_inputs", test_bad_inputs}, {"same_csv_twice", test_same_csv_twice},
-              {"row_judged", test_row_judged});
+              {"row_judged", test_row_judged}, {"death_row", test_death_row});

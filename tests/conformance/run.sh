@@ -16,13 +16,16 @@
 # attempts than caps.txt allows; 0 otherwise.
 # CONFORMANCE_PEERS_DIR (default: this folder) holds the peer folders and
 # caps.txt; selftest.sh points it at fake peers.
+# Shapers (README.md, "Shapers"): a .cfg may carry further options for both
+# sides; releases are compared within the peer's release_tolerance.txt if it
+# has one; the driver finds the algorithm it stands for in CONFORMANCE_ALGO.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 peers_dir=$(cd "${CONFORMANCE_PEERS_DIR:-$here}" && pwd)
 ratelab=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 out_csv=$2 count=$3 seed=$4
 shift 4
-peers=${*:-go guava linux nginx}
+peers=${*:-go guava linux nginx go_wait juju guava_wait nginx_delay}
 work=${CONFORMANCE_WORK:-build/conformance}
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
@@ -75,20 +78,42 @@ need() {
 }
 
 # ---- one trace through one pair ---------------------------------------------
-# compare A B: "same" when the admitted column of two decision files agrees
-# line by line after a stable sort by time (ratelab's log is stably sorted
-# by its checker); otherwise the number of differing lines.
+# differ A B: the number of lines where two decision files disagree after a
+# stable sort by time (ratelab's log is stably sorted by its checker): the
+# admitted column, and the release_ns column too when both files have one
+# (a shaper's peer and ratelab shaping: the release time must agree). With
+# a tolerance "LOW HIGH" (ns, the peer's release_tolerance.txt: a peer timed
+# on a real clock), two releases also agree when both or neither are the
+# attempt's own time (released at once) and A's minus B's lies in [LOW,
+# HIGH]; those not equal are counted in $work/noise.tmp ("count lowest
+# highest").
 sorted_admits() {
-    tail -n +2 "$1" | sort -s -t, -k1,1n | cut -d, -f4
+    awk -F, -v rel="$2" 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "release_ns") r = i; next}
+        {print $1 "," $4 (rel ? "," $r : "")}' "$1" | sort -s -t, -k1,1n
 }
+has_release() { head -n 1 "$1" | tr ',' '\n' | grep -qx release_ns; }
 differ() {
-    sorted_admits "$1" >"$work/a.tmp"
-    sorted_admits "$2" >"$work/b.tmp"
+    echo "0 0 0" >"$work/noise.tmp"
+    rel=""
+    has_release "$1" && has_release "$2" && rel=1
+    sorted_admits "$1" "$rel" >"$work/a.tmp"
+    sorted_admits "$2" "$rel" >"$work/b.tmp"
     if [ "$(wc -l <"$work/a.tmp")" -ne "$(wc -l <"$work/b.tmp")" ]; then
         echo 999999999
         return
     fi
-    paste -d' ' "$work/a.tmp" "$work/b.tmp" | awk '$1 != $2 {n++} END {print n + 0}'
+    paste -d, "$work/a.tmp" "$work/b.tmp" | awk -F, -v rel="$rel" -v tol="${tolerance:-}" \
+        -v noise="$work/noise.tmp" '
+        BEGIN {if (tol != "") {split(tol, w, " "); lo = w[1]; hi = w[2]}}
+        {
+            same = rel ? $2 == $5 && $3 == $6 : $2 == $4
+            if (rel && !same && tol != "" && $2 == $5 && $3 != "" && $6 != "" && ($3 == $1) == ($6 == $4)) {
+                d = $3 - $6
+                if (d >= lo && d <= hi) {same = 1; k++; if (d < low) low = d; if (d > high) high = d}
+            }
+            if (!same) n++
+        }
+        END {print k + 0, low + 0, high + 0 >noise; print n + 0}'
 }
 admits() { tail -n +2 "$1" | awk -F, '$4 == 1 {n++} END {print n + 0}'; }
 
@@ -116,15 +141,22 @@ for peer in $peers; do
     [ "$generated" -gt 0 ] || fail "$peer: its generator wrote no trace"
     algos=$(grep -v '^#' "$peers_dir/$peer/pairs.txt" || true)
     [ -n "$algos" ] || fail "$peer: pairs.txt names no algorithm"
+    tolerance=""
+    [ -r "$peers_dir/$peer/release_tolerance.txt" ] &&
+        tolerance=$(grep -v '^#' "$peers_dir/$peer/release_tolerance.txt" | head -n 1)
     for algo in $algos; do
+        noisy=0 noise_low=0 noise_high=0
+        CONFORMANCE_ALGO=$algo
+        export CONFORMANCE_ALGO
         n_traces=0 skipped=0 attempts=0 identical=0 rounding=0 stale=0 semantic=0 extra=0
         example="" skip_example=""
         for trace in $(find "$traces" -name 't*.csv' | sort); do
             name=$(basename "$trace" .csv)
-            read -r L I B kind <"$traces/$name.cfg"
+            more="" # further words: options for both the driver and ratelab sim
+            read -r L I B kind more <"$traces/$name.cfg"
             d="$work/$peer/$algo/$name"
             mkdir -p "$d"
-            args="--limit $L --interval-ns $I --burst $B"
+            args="--limit $L --interval-ns $I --burst $B $more"
             rc=0
             # shellcheck disable=SC2086 # args is a list of words
             "$bin/driver" --mode real $args "$trace" >"$d/real.csv" 2>"$d/real.err" || rc=$?
@@ -137,13 +169,18 @@ for peer in $peers; do
                 fail "$peer $name: driver failed ($rc): $(head -n 1 "$d/real.err")"
                 continue
             fi
-            # The trace as the peer saw it (its own times, when it has them).
+            # The trace as the peer saw it (its own times, when it has them),
+            # with the trace's per-attempt max wait when it has one (shapers).
             cut -d, -f1-3 "$d/real.csv" >"$d/trace.csv"
+            if head -n 1 "$trace" | grep -q ',max_wait_ns$'; then
+                cut -d, -f4 "$trace" | paste -d, "$d/trace.csv" - >"$d/trace.tmp"
+                mv "$d/trace.tmp" "$d/trace.csv"
+            fi
             burst="--burst $B" # B = 0: the algorithm's default (nginx's burst 0)
             [ "$B" -eq 0 ] && burst=""
             # shellcheck disable=SC2086
             "$ratelab" sim --algo "$algo" --trace "$d/trace.csv" --unsorted --limit "$L" \
-                --interval "${I}ns" $burst --decisions "$d/ratelab.csv" --format csv \
+                --interval "${I}ns" $burst $more --decisions "$d/ratelab.csv" --format csv \
                 >/dev/null 2>"$d/ratelab.err" || {
                 fail "$peer $algo $name: ratelab sim failed: $(head -n 1 "$d/ratelab.err")"
                 continue
@@ -153,6 +190,10 @@ for peer in $peers; do
             attempts=$((attempts + total))
             diff_pr=$(differ "$d/real.csv" "$d/ratelab.csv")
             identical=$((identical + total - diff_pr))
+            read -r k low high <"$work/noise.tmp"
+            noisy=$((noisy + k))
+            [ "$low" -lt "$noise_low" ] && noise_low=$low
+            [ "$high" -gt "$noise_high" ] && noise_high=$high
             [ "$diff_pr" -eq 0 ] && continue
             # shellcheck disable=SC2086
             "$bin/driver" --mode port-rounded $args "$d/trace.csv" >"$d/rounded.csv" 2>"$d/rounded.err" || {
@@ -179,6 +220,8 @@ for peer in $peers; do
         done
         echo "$peer,$algo,$n_traces,$skipped,$attempts,$identical,$rounding,$stale,$semantic,$extra" \
             >>"$rows"
+        [ -n "$tolerance" ] &&
+            echo "conformance: $peer vs $algo: $noisy of $identical identical have a release apart within the tolerance [$tolerance] ns (timing noise), from $noise_low to +$noise_high ns"
         [ -n "$example" ] &&
             fail "$peer vs $algo: $semantic semantic mismatches, e.g. $example (real.csv, ratelab.csv, rounded.csv, exact.csv)"
         [ "$skipped" -gt 0 ] &&

@@ -5,7 +5,8 @@
 # The fake peer's driver decides through `ratelab sim` itself; FAKE_DRIVER
 # picks how it misbehaves and FAKE_TRACES how many traces its generator
 # writes. Each case runs run.sh and checks its exit status and the line that
-# names the reason. Exits 1 naming each case that did not go as expected.
+# names the reason; a second fake peer checks release_tolerance.txt.
+# Exits 1 naming each case that did not go as expected.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 FAKE_RATELAB=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -28,7 +29,9 @@ out=$2 n=${FAKE_TRACES:-$3}
 mkdir -p "$out"
 i=1
 while [ "$i" -le "$n" ]; do
-    awk 'BEGIN {print "t_ns,key,n"; for (j = 0; j < 60; j++) printf "%d,k,1\n", j * 50000}' \
+    # FAKE_SHAPE=1: a shaper's trace, each attempt's max wait in a 4th column
+    awk -v shape="${FAKE_SHAPE:-0}" 'BEGIN {print "t_ns,key,n" (shape ? ",max_wait_ns" : "")
+        for (j = 0; j < 60; j++) printf "%d,k,1%s\n", j * 50000, shape ? "," (j % 3 ? j * 2000 : "") : ""}' \
         >"$out/t00$i.csv"
     echo "10 1000000 10 sorted" >"$out/t00$i.cfg"
     i=$((i + 1))
@@ -42,18 +45,26 @@ cat >"$peer/build.sh" <<'BUILD'
 #   excused   real and port-rounded flip every 5th decision (20 %), port-exact
 #             decides as ratelab: mismatches the ports bracket
 #   semantic  real flips every 5th decision, the ports decide as ratelab
+#   late      (a shaper's trace) real releases every 5th admit 1 ns late
+# A trace with max_wait_ns is a shaper's: gcra_spacer decides, and the
+# driver writes release_ns as a shaper's peer does.
 cat >"$1/driver" <<'DRIVER'
 #!/bin/sh
 set -eu
 mode=$2 limit=$4 interval=$6 burst=$8 trace=$9
 if [ "${FAKE_DRIVER:-ok}" = skip ]; then echo "skipped: fake" >&2; exit 3; fi
+algo=tb_mutex shape=0
+head -n 1 "$trace" | grep -q max_wait_ns && algo=gcra_spacer shape=1
 tmp=$(mktemp)
-"$FAKE_RATELAB" sim --algo tb_mutex --trace "$trace" --unsorted --limit "$limit" \
+"$FAKE_RATELAB" sim --algo $algo --trace "$trace" --unsorted --limit "$limit" \
     --interval "${interval}ns" --burst "$burst" --decisions "$tmp" --format csv >/dev/null
-flip=0
-case "${FAKE_DRIVER:-ok}:$mode" in excused:real | excused:port-rounded | semantic:real) flip=1 ;; esac
-awk -F, -v OFS=, -v flip="$flip" 'NR == 1 {print "t_ns,key,n,admitted"; next}
-    {if (flip && NR % 5 == 0) $4 = 1 - $4; print $1, $2, $3, $4}' "$tmp"
+flip=0 late=0
+case "${FAKE_DRIVER:-ok}:$mode" in excused:real | excused:port-rounded | semantic:real) flip=1 ;; late:real) late=1 ;; esac
+awk -F, -v OFS=, -v flip="$flip" -v late="$late" -v shape="$shape" '
+    NR == 1 {print "t_ns,key,n,admitted" (shape ? ",release_ns" : ""); next}
+    {if (flip && NR % 5 == 0) $4 = 1 - $4
+     if (late && NR % 5 == 0 && $4 == 1) $6 += 1
+     if (shape) print $1, $2, $3, $4, $6; else print $1, $2, $3, $4}' "$tmp"
 rm -f "$tmp"
 DRIVER
 chmod +x "$1/driver"
@@ -68,7 +79,8 @@ expect() {
     shift 3
     rc=0
     env "$@" CONFORMANCE_PEERS_DIR="$work/peers" CONFORMANCE_WORK="$work/run" \
-        sh "$here/run.sh" "$FAKE_RATELAB" "$work/out.csv" 2 1 fake >"$work/$name.log" 2>&1 || rc=$?
+        sh "$here/run.sh" "$FAKE_RATELAB" "$work/out.csv" 2 1 "${selftest_peer:-fake}" \
+        >"$work/$name.log" 2>&1 || rc=$?
     if [ "$rc" -ne "$want" ] || ! grep -q -- "$text" "$work/$name.log"; then
         echo "conformance-selftest: $name: exit $rc (wanted $want), output ${text:+without \"$text\"} in $work/$name.log:"
         tail -n 5 "$work/$name.log" | sed 's/^/    /'
@@ -93,6 +105,57 @@ echo "fake 40 40 9000 25" >"$work/peers/caps.txt"
 expect no-row-says-so 0 "caps.txt has no row for 2 traces: at least 1 trace, 1 attempt a trace, excused ≤ 25 %" FAKE_DRIVER=excused
 echo "fake 40 40 9000 5" >"$work/peers/caps.txt"
 expect no-row-loosest-cap-fails 1 "above the cap of 5 %" FAKE_DRIVER=excused
+# A shaper's peer: its release times are compared as its decisions are.
+echo "fake 2 2 100 10" >"$work/peers/caps.txt"
+echo "gcra_spacer" >"$peer/pairs.txt"
+expect shaper-agreeing-passes 0 "passed, every peer compared: fake/gcra_spacer 2 traces 120 attempts" FAKE_SHAPE=1
+expect shaper-late-release-fails 1 "semantic mismatches" FAKE_SHAPE=1 FAKE_DRIVER=late
+
+# A peer timed on a real clock (README.md, "Shapers"): a second fake peer
+# whose driver is the sim of the algorithm CONFORMANCE_ALGO names, with
+# FAKE_DRIVER late/early moving every 5th delayed release of `real` 1 µs
+# later/earlier. Within its release_tolerance.txt a release apart is timing
+# noise and passes, counted; outside it (earlier) it still fails.
+shaper=$work/peers/fakeshape
+mkdir -p "$shaper"
+echo "# none" >"$shaper/deps.txt"
+echo "gcra_spacer" >"$shaper/pairs.txt"
+echo "0 2000" >"$shaper/release_tolerance.txt"
+echo "fakeshape 2 2 100 10" >"$work/peers/caps.txt"
+cat >"$shaper/gen.sh" <<'GEN'
+#!/bin/sh
+# 2 traces of 60 attempts 50 µs apart, each waiting as long as it takes.
+set -eu
+out=$2
+mkdir -p "$out"
+for i in 1 2; do
+    awk 'BEGIN {print "t_ns,key,n,max_wait_ns"; for (j = 0; j < 60; j++) printf "%d,k,1,\n", j * 50000}' \
+        >"$out/t00$i.csv"
+    echo "10 1000000 2 sorted" >"$out/t00$i.cfg"
+done
+GEN
+cat >"$shaper/build.sh" <<'BUILD'
+#!/bin/sh
+cat >"$1/driver" <<'DRIVER'
+#!/bin/sh
+set -eu
+mode=$2 limit=$4 interval=$6 burst=$8 trace=$9
+tmp=$(mktemp)
+"$FAKE_RATELAB" sim --algo "$CONFORMANCE_ALGO" --trace "$trace" --unsorted --limit "$limit" \
+    --interval "${interval}ns" --burst "$burst" --decisions "$tmp" --format csv >/dev/null
+move=0
+case "${FAKE_DRIVER:-ok}:$mode" in late:real) move=1000 ;; early:real) move=-1000 ;; esac
+awk -F, -v OFS=, -v move="$move" 'NR == 1 {print "t_ns,key,n,admitted,release_ns"; next}
+    {r = $6; if (move && r != "" && r != $1 && NR % 5 == 0) r += move; print $1, $2, $3, $4, r}' "$tmp"
+rm -f "$tmp"
+DRIVER
+chmod +x "$1/driver"
+BUILD
+chmod +x "$shaper/gen.sh" "$shaper/build.sh"
+selftest_peer=fakeshape
+expect tolerance-agreeing-passes 0 "passed, every peer compared: fakeshape/gcra_spacer 2 traces 120 attempts"
+expect tolerance-within-passes 0 "24 of 120 identical have a release apart within the tolerance \[0 2000\] ns" FAKE_DRIVER=late
+expect tolerance-early-fails 1 "semantic mismatches" FAKE_DRIVER=early
 rm -rf "$work/peers" "$work/run"
 [ "$failures" -eq 0 ] || { echo "conformance-selftest: $failures cases failed"; exit 1; }
 echo "conformance-selftest: every case as expected"

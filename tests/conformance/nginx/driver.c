@@ -1,7 +1,7 @@
 /* driver.c — the conformance driver for nginx's limit_req (README.md here).
  *
  *   driver --mode real|port-rounded|port-exact --limit L --interval-ns I
- *          [--burst B] TRACE.csv
+ *          [--burst B] [--slots D] TRACE.csv
  *
  * real: starts a private nginx (one process, 127.0.0.1, a free port, a
  * scratch prefix), sends one GET per attempt on schedule over keep-alive
@@ -13,6 +13,14 @@
  * that it is the wrong clock (check.sh).
  * port-rounded / port-exact: our ports of the meter's arithmetic on a trace
  * (the realised one).
+ * --slots D or --shaped yes (the nginx_delay peer, ../nginx_delay/README.md):
+ * `burst=B delay=D` (D = 0 without --slots, nginx's default) instead of
+ * nodelay; every request on a connection of its own, sent early in a ms of
+ * CLOCK_MONOTONIC (nginx's ms clock), so that its send time names the ms
+ * limit_req decided on; the output gains release_ns: t_ns for a request
+ * nginx passed, for one it delayed ($limit_req_status says which) the ms it
+ * answered in, or, answered more than 5 ms late (a stalled event loop), the
+ * time its timer was armed for (write_delayed).
  *
  * Exit: 0 ok, 1 failure (one line on stderr), 2 usage, 3 skipped (a
  * configuration or trace nginx cannot express).
@@ -48,6 +56,9 @@
 #define MAX_BURST        100000000ull  /* burst·1000 stays far inside nginx's integers */
 #define CONNS            4             /* keep-alive connections */
 #define DRAIN_TIMEOUT_NS 10000000000ull
+#define DELAY_CONNS      96 /* --slots: one idle connection per request */
+#define MAX_CONNS        DELAY_CONNS
+#define RELEASE_STALL_MS 5 /* ../nginx_delay/release_tolerance.txt's upper bound */
 
 typedef unsigned __int128 u128;
 
@@ -185,6 +196,8 @@ static void read_trace(const char *path)
 /* ---- the configuration --------------------------------------------------- */
 
 static uint64_t cfg_limit, cfg_interval, cfg_burst;
+static bool cfg_has_delay; /* --slots D given: the nginx_delay peer */
+static uint64_t cfg_delay;
 
 /* nginx's rate= is a whole number per second or per minute; L per I maps
  * when L·10^9/I or L·60·10^9/I is whole. Returns false when neither is. */
@@ -270,9 +283,10 @@ static void run_port(bool rounded)
     struct meter *m = calloc(n_keys ? n_keys : 1, sizeof *m);
     if (m == NULL)
         die(1, "out of memory");
-    printf("t_ns,key,n,admitted\n");
+    printf(cfg_has_delay ? "t_ns,key,n,admitted,release_ns\n" : "t_ns,key,n,admitted\n");
     for (size_t i = 0; i < n_att; i++) {
         struct meter *s = &m[att[i].key];
+        int64_t taken = 0; /* the excess this request left: its delay's measure */
         uint64_t now = att[i].t_ns / 1000000u;
         bool admit;
         if (rounded && !s->live)
@@ -295,14 +309,26 @@ static void run_port(bool rounded)
             int64_t excess = drain >= level ? 0 : (int64_t)(level - drain);
             admit = excess <= burst;
             if (admit) {
+                taken = excess;
                 s->excess = excess;
                 if (ms)
                     s->last = now;
             }
         }
         s->touched = i + 1; /* nginx bumps the node on every lookup */
-        printf("%" PRIu64 ",%s,%" PRIu64 ",%d\n", att[i].t_ns, key_names[att[i].key], att[i].n,
+        printf("%" PRIu64 ",%s,%" PRIu64 ",%d", att[i].t_ns, key_names[att[i].key], att[i].n,
                admit);
+        if (cfg_has_delay) { /* (excess − delay)·1000/rate ms, the timer from the ms tick */
+            int64_t d = (int64_t)(cfg_delay > MAX_BURST ? MAX_BURST : cfg_delay) * 1000;
+            uint64_t wait_ms = taken > d ? (uint64_t)((taken - d) * 1000 / rate) : 0;
+            if (!admit)
+                printf(",");
+            else if (wait_ms == 0)
+                printf(",%" PRIu64, att[i].t_ns);
+            else
+                printf(",%" PRIu64, (now + wait_ms) * 1000000u);
+        }
+        printf("\n");
     }
     free(m);
 }
@@ -389,6 +415,11 @@ static void write_conf(int port)
     char burst[64] = "";
     if (cfg_burst > 0) /* nginx refuses burst=0; leaving it out is its default, 0 */
         snprintf(burst, sizeof burst, " burst=%" PRIu64, cfg_burst);
+    char delay[64] = " nodelay";
+    if (cfg_has_delay && cfg_delay > 0) /* nginx's delay=; 0 is its default */
+        snprintf(delay, sizeof delay, " delay=%" PRIu64, cfg_delay);
+    else if (cfg_has_delay)
+        delay[0] = '\0'; /* every excessive request delayed */
     char conf[4096], path[512];
     snprintf(conf, sizeof conf,
              "# written by tests/conformance/nginx/driver for one trace\n"
@@ -396,9 +427,9 @@ static void write_conf(int port)
              "daemon off;\n"
              "worker_processes 1;\n"
              "pid %1$s/nginx.pid;\n"
-             "error_log %1$s/error.log warn;\n"
+             "error_log %1$s/error.log %7$s;\n"
              "events {\n"
-             "    worker_connections 64;\n"
+             "    worker_connections 256;\n"
              "    multi_accept on;\n" /* all connections accepted in one tick: one origin */
              "    accept_mutex off;\n"
              "}\n"
@@ -414,21 +445,25 @@ static void write_conf(int port)
              "    uwsgi_temp_path %1$s/tmp/uwsgi;\n"
              "    scgi_temp_path %1$s/tmp/scgi;\n"
              "    limit_req_zone $arg_key zone=z:1m rate=%2$" PRIu64 "r/%3$s;\n"
-             "    log_format rl '$arg_i $status $connection $connection_time $msec';\n"
+             "    log_format rl '$arg_i $status $connection $connection_time $msec "
+             "$limit_req_status';\n"
              "    server {\n"
              "        listen 127.0.0.1:%4$d;\n"
              "        root %1$s/html;\n"
              "        location = /ready {\n"
              "        }\n"
              "        location = /r {\n" /* a static file: `return` would run before limit_req */
-             "            limit_req zone=z%5$s nodelay;\n"
+             "            limit_req zone=z%5$s%6$s;\n"
              "            limit_req_status 503;\n"
-             "            limit_req_log_level info;\n"
+             "            limit_req_log_level %8$s;\n"
              "            access_log %1$s/access.log rl;\n"
              "        }\n"
              "    }\n"
              "}\n",
-             scratch, number, per_minute ? "m" : "s", port, burst);
+             scratch, number, per_minute ? "m" : "s", port, burst, delay,
+             /* --shaped: each delay in the error log, with the excess it
+              * came from (a delay is logged one level below refusals) */
+             cfg_has_delay ? "notice" : "warn", cfg_has_delay ? "warn" : "info");
     snprintf(path, sizeof path, "%s/conf/nginx.conf", scratch);
     write_file(path, conf);
 }
@@ -591,8 +626,10 @@ struct conn {
     size_t n_sent, n_done;
 };
 
-static int *client_status; /* per attempt, as the client read it */
+static int *client_status;              /* per attempt, as the client read it */
+static uint64_t *sent_ns, *answered_ns; /* per attempt, CLOCK_MONOTONIC */
 static size_t responses;
+static int n_conns = CONNS;
 
 static void conn_flush(struct conn *c)
 {
@@ -641,6 +678,7 @@ static void conn_read(struct conn *c)
             return;
         if (c->n_done >= c->n_sent)
             die(1, "a response to no request");
+        answered_ns[c->sent[c->n_done]] = mono_ns();
         client_status[c->sent[c->n_done++]] = status;
         responses++;
         memmove(c->in, c->in + head + body, c->in_len - head - body);
@@ -650,7 +688,7 @@ static void conn_read(struct conn *c)
 
 static void poll_conns(struct conn *cs, int k, uint64_t wait_ns)
 {
-    struct pollfd p[CONNS];
+    struct pollfd p[MAX_CONNS];
     for (int i = 0; i < k; i++)
         p[i] = (struct pollfd){.fd = cs[i].fd, .events = POLLIN | (cs[i].out_len ? POLLOUT : 0)};
     struct timespec ts = {.tv_sec = (time_t)(wait_ns / 1000000000u),
@@ -699,6 +737,157 @@ static void request_for(size_t i, char *buf, size_t len)
     snprintf(buf, len, "GET /r?key=%s&i=%zu HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", enc, i);
 }
 
+/* --slots: the decisions in the order sent (one at a time, each on an idle
+ * connection: the order nginx decided in). The ms nginx decided on: $connection_time
+ * for a request passed or rejected (logged in the same handler), and for a
+ * delayed one (logged at its release) its send's CLOCK_MONOTONIC ms less the
+ * offset O between the two, the offset most passed or rejected requests
+ * show (all, when every send landed in the ms it was meant to; the others
+ * are counted on stderr). The release: t_ns when passed; for a delayed one,
+ * nginx's own ms when it answered ($connection_time in the log phase, after
+ * the response), the same time base: the delay as nginx observed it. How
+ * much later the client saw the response is said on stderr (the client's
+ * own scheduling on a loaded machine, not nginx's). */
+/* The excess (thousandths) nginx delayed each request with, from its
+ * error log's "delaying request, excess: X.YYY" lines (attempt i from the
+ * request line's &i=); -1 where none. */
+static int64_t *delay_excess(void)
+{
+    int64_t *ex = malloc((n_att ? n_att : 1) * sizeof *ex);
+    if (ex == NULL)
+        die(1, "out of memory");
+    for (size_t i = 0; i < n_att; i++)
+        ex[i] = -1;
+    char path[512], line[1024];
+    snprintf(path, sizeof path, "%s/error.log", scratch);
+    FILE *f = fopen(path, "r");
+    if (f == NULL)
+        return ex;
+    while (fgets(line, sizeof line, f) != NULL) {
+        char *e = strstr(line, "delaying request, excess: "), *q = strstr(line, "&i=");
+        unsigned long long whole, milli;
+        size_t i;
+        if (e && q && sscanf(e + 26, "%llu.%3llu", &whole, &milli) == 2 &&
+            sscanf(q + 3, "%zu", &i) == 1 && i < n_att)
+            ex[i] = (int64_t)(whole * 1000 + milli);
+    }
+    fclose(f);
+    return ex;
+}
+
+static void write_delayed(const uint64_t *ct_of, const char *lrs_of)
+{
+    int64_t *excess = delay_excess();
+    uint64_t number;
+    bool per_minute;
+    nginx_rate(&number, &per_minute);
+    uint64_t rate = number * 1000 / (per_minute ? 60 : 1); /* thousandths a second */
+    size_t stalled = 0;
+    int64_t stall_max = 0;
+    int64_t best = 0;
+    size_t best_n = 0, direct = 0;
+    for (size_t i = 0; i < n_att; i++) { /* the mode of the offsets, by Boyer-Moore vote */
+        if (lrs_of[i] == 'D')
+            continue;
+        int64_t off = (int64_t)(sent_ns[i] / 1000000u) - (int64_t)ct_of[i];
+        direct++;
+        if (best_n == 0)
+            best = off, best_n = 1;
+        else
+            best_n += off == best ? 1 : (size_t)-1;
+    }
+    size_t apart = 0, early = 0, read_late = 0, unresolved = 0;
+    int64_t client_late_max = 0;
+    /* nginx's meter per key, replayed on the ms found, to place a delayed
+     * request nginx read later than it was sent (a stalled event loop): the
+     * first ms from its send on whose excess is the one nginx logged. */
+    struct meter *m = calloc(n_keys ? n_keys : 1, sizeof *m);
+    if (m == NULL)
+        die(1, "out of memory");
+    printf("t_ns,key,n,admitted,release_ns\n");
+    for (size_t i = 0; i < n_att; i++) {
+        struct meter *k = &m[att[i].key];
+        int64_t ms = (int64_t)(sent_ns[i] / 1000000u) - best;
+        if (lrs_of[i] != 'D') {
+            apart += ms != (int64_t)ct_of[i];
+            ms = (int64_t)ct_of[i];
+        } else {
+            early += (int64_t)ct_of[i] <= ms; /* released in the ms it came: not delayed */
+            if (excess[i] >= 0 && k->live) {
+                int64_t found = -1;
+                for (int64_t c = ms; c < (int64_t)ct_of[i] && found < 0; c++) {
+                    int64_t el = c > (int64_t)k->last ? c - (int64_t)k->last : 0;
+                    int64_t x = k->excess - (int64_t)rate * el / 1000 + 1000;
+                    if ((x < 0 ? 0 : x) == excess[i])
+                        found = c;
+                }
+                if (found < 0)
+                    unresolved++;
+                else
+                    read_late += found != ms, ms = found;
+            }
+        }
+        if (lrs_of[i] != 'R' && ms >= 0) { /* the meter takes this request */
+            if (!k->live) {
+                k->live = true, k->excess = 0, k->last = (uint64_t)ms;
+            } else {
+                int64_t el = ms > (int64_t)k->last ? ms - (int64_t)k->last : 0;
+                int64_t x = k->excess - (int64_t)rate * el / 1000 + 1000;
+                k->excess = x < 0 ? 0 : x;
+                if (el)
+                    k->last = (uint64_t)ms;
+            }
+        }
+        if (ms < 0)
+            die(1, "attempt %zu: a negative ms", i + 1);
+        uint64_t t = (uint64_t)ms * 1000000u;
+        printf("%" PRIu64 ",%s,1,%d,", t, key_names[att[i].key], lrs_of[i] != 'R');
+        if (lrs_of[i] == 'P')
+            printf("%" PRIu64, t);
+        else if (lrs_of[i] == 'D') {
+            /* nginx answered at ct; its timer was armed for ms + the delay its
+             * logged excess gives. Answered more than the tolerance late: its
+             * event loop stalled; the armed time is the rule's answer. */
+            uint64_t answered = ct_of[i], armed = answered;
+            if (excess[i] >= 0 && rate > 0) {
+                uint64_t d = cfg_delay * 1000;
+                uint64_t wait_ms =
+                    (uint64_t)excess[i] > d ? ((uint64_t)excess[i] - d) * 1000 / rate : 0;
+                armed = (uint64_t)ms + wait_ms;
+            }
+            if (answered > armed + RELEASE_STALL_MS) {
+                stalled++;
+                stall_max = (int64_t)(answered - armed) > stall_max ? (int64_t)(answered - armed)
+                                                                    : stall_max;
+                answered = armed;
+            }
+            printf("%" PRIu64, answered * 1000000u);
+            int64_t late = (int64_t)(answered_ns[i] - (uint64_t)best * 1000000u) -
+                           (int64_t)(ct_of[i] * 1000000u);
+            client_late_max = late > client_late_max ? late : client_late_max;
+        }
+        printf("\n");
+    }
+    free(excess);
+    free(m);
+    if (read_late || unresolved)
+        fprintf(stderr,
+                "nginx driver: read late: %zu delayed placed in a later ms than sent, by the "
+                "excess nginx logged; %zu whose logged excess no ms fits\n",
+                read_late, unresolved);
+    if (stalled)
+        fprintf(stderr,
+                "nginx driver: stalled: %zu delayed answered more than %d ms after the time "
+                "their logged excess armed (at most %" PRId64 " ms): written at that time\n",
+                stalled, RELEASE_STALL_MS, stall_max);
+    if (apart || early || getenv("RL_NGINX_VERBOSE"))
+        fprintf(stderr,
+                "nginx driver: %zu of %zu passed or rejected sent in another ms than nginx "
+                "read; %zu delayed released in their own ms; the client saw a delayed "
+                "response up to %.3f ms after nginx's answer ms began\n",
+                apart, direct, early, (double)client_late_max / 1e6);
+}
+
 static void run_real(void)
 {
     check_expressible(true);
@@ -727,8 +916,9 @@ static void run_real(void)
     /* All connections made while nginx is stopped, so that one accept loop
      * takes them in one tick: $connection_time then counts from one origin
      * on every connection. */
-    struct conn cs[CONNS];
+    struct conn cs[MAX_CONNS];
     memset(cs, 0, sizeof cs);
+    n_conns = cfg_has_delay ? DELAY_CONNS : CONNS;
     if (kill(nginx_pid, SIGSTOP) != 0)
         die(1, "SIGSTOP nginx: %s", strerror(errno));
     for (uint64_t deadline = mono_ns() + 1000000000u; proc_state(nginx_pid) != 'T';) {
@@ -736,18 +926,20 @@ static void run_real(void)
             die(1, "nginx did not stop on SIGSTOP");
         usleep(100);
     }
-    for (int i = 0; i < CONNS; i++) {
+    for (int i = 0; i < n_conns; i++) {
         cs[i].fd = connect_to(port);
         if (cs[i].fd < 0)
             die(1, "connect to nginx: %s", strerror(errno));
-        cs[i].sent = malloc((n_att / CONNS + 1) * sizeof *cs[i].sent);
+        cs[i].sent = malloc(((cfg_has_delay ? n_att : n_att / CONNS) + 1) * sizeof *cs[i].sent);
         if (cs[i].sent == NULL)
             die(1, "out of memory");
     }
     kill(nginx_pid, SIGCONT);
 
     client_status = calloc(n_att ? n_att : 1, sizeof *client_status);
-    if (client_status == NULL)
+    sent_ns = calloc(n_att ? n_att : 1, sizeof *sent_ns);
+    answered_ns = calloc(n_att ? n_att : 1, sizeof *answered_ns);
+    if (client_status == NULL || sent_ns == NULL || answered_ns == NULL)
         die(1, "out of memory");
     uint64_t start = mono_ns() + 2000000u;
     char req[1024];
@@ -757,8 +949,27 @@ static void run_real(void)
                            : att[i].t_ns - t_min;
         uint64_t now;
         while ((now = mono_ns()) < start + off)
-            poll_conns(cs, CONNS, start + off - now);
+            poll_conns(cs, n_conns, start + off - now);
         struct conn *c = &cs[i % CONNS];
+        if (cfg_has_delay) {
+            /* Early in a ms (0.1–0.6 ms into it), so that nginx, woken a
+             * few µs later, reads the same ms: the send time names it. */
+            for (;;) {
+                now = mono_ns();
+                uint64_t in_ms = now % 1000000u;
+                if (in_ms >= 100000u && in_ms <= 600000u)
+                    break;
+                poll_conns(cs, n_conns, in_ms < 100000u ? 100000u - in_ms : 1100000u - in_ms);
+            }
+            /* A delayed request holds its connection: take an idle one. */
+            c = NULL;
+            for (int k = 0; k < n_conns && c == NULL; k++)
+                if (cs[k].n_done == cs[k].n_sent && cs[k].out_len == 0)
+                    c = &cs[k];
+            if (c == NULL)
+                die(1, "more than %d requests in flight at attempt %zu", n_conns, i + 1);
+            sent_ns[i] = mono_ns();
+        }
         request_for(i, req, sizeof req);
         append(c, req, strlen(req));
         c->sent[c->n_sent++] = i;
@@ -769,9 +980,9 @@ static void run_real(void)
         uint64_t now = mono_ns();
         if (now > deadline)
             die(1, "nginx answered %zu of %zu requests within 10 s", responses, n_att);
-        poll_conns(cs, CONNS, deadline - now);
+        poll_conns(cs, n_conns, deadline - now);
     }
-    for (int i = 0; i < CONNS; i++)
+    for (int i = 0; i < n_conns; i++)
         close(cs[i].fd);
     stop_nginx();
 
@@ -786,7 +997,9 @@ static void run_real(void)
     uint64_t *t_ms = malloc((n_att ? n_att : 1) * sizeof *t_ms);
     uint64_t *w_ms_of = malloc((n_att ? n_att : 1) * sizeof *w_ms_of);
     int *status = malloc((n_att ? n_att : 1) * sizeof *status);
-    if (!seen || !order || !t_ms || !w_ms_of || !status)
+    uint64_t *ct_of = malloc((n_att ? n_att : 1) * sizeof *ct_of); /* by attempt */
+    char *lrs_of = malloc(n_att ? n_att : 1); /* $limit_req_status: P, D or R */
+    if (!seen || !order || !t_ms || !w_ms_of || !status || !ct_of || !lrs_of)
         die(1, "out of memory");
     size_t lines = 0;
     uint64_t wall_min = UINT64_MAX;
@@ -796,8 +1009,9 @@ static void run_real(void)
         size_t i;
         int st;
         unsigned long long conn, ct_s, ct_ms, w_s, w_ms;
-        if (sscanf(line, "%zu %d %llu %llu.%3llu %llu.%3llu", &i, &st, &conn, &ct_s, &ct_ms, &w_s,
-                   &w_ms) != 7 ||
+        char lrs[16];
+        if (sscanf(line, "%zu %d %llu %llu.%3llu %llu.%3llu %15s", &i, &st, &conn, &ct_s, &ct_ms,
+                   &w_s, &w_ms, lrs) != 8 ||
             i >= n_att || seen[i] || lines >= n_att)
             die(1, "access log line %zu unexpected: %s", lines + 1, line);
         if (st != 200 && st != 503)
@@ -809,6 +1023,13 @@ static void run_real(void)
         order[lines] = i;
         status[lines] = st;
         uint64_t mono = ct_s * 1000 + ct_ms, wall = w_s * 1000 + w_ms;
+        ct_of[i] = mono;
+        lrs_of[i] = strcmp(lrs, "PASSED") == 0     ? 'P'
+                    : strcmp(lrs, "DELAYED") == 0  ? 'D'
+                    : strcmp(lrs, "REJECTED") == 0 ? 'R'
+                                                   : '?';
+        if (lrs_of[i] == '?' || (lrs_of[i] == 'R') != (st == 503))
+            die(1, "attempt %zu: status %d with $limit_req_status %s", i + 1, st, lrs);
         w_ms_of[lines] = wall;
         t_ms[lines++] = mono;
         wall_min = wall < wall_min ? wall : wall_min;
@@ -831,6 +1052,10 @@ static void run_real(void)
                 "nginx driver: port %d, %zu decisions, $msec - $connection_time in %" PRId64
                 "..%" PRId64 " ms\n",
                 port, lines, skew_min, skew_max);
+    if (cfg_has_delay) {
+        write_delayed(ct_of, lrs_of);
+        return;
+    }
     printf("t_ns,key,n,admitted\n");
     for (size_t j = 0; j < lines; j++)
         printf("%" PRIu64 ",%s,1,%d\n", t_ms[j] * 1000000u, key_names[att[order[j]].key],
@@ -854,7 +1079,7 @@ static void run_real(void)
 static void usage(void)
 {
     fprintf(stderr, "usage: driver --mode real|port-rounded|port-exact --limit L --interval-ns I "
-                    "[--burst B] TRACE.csv\n");
+                    "[--burst B] [--slots D] [--shaped yes] TRACE.csv\n");
     exit(2);
 }
 
@@ -881,6 +1106,10 @@ int main(int argc, char **argv)
             have_interval = true;
         else if (strcmp(a, "--burst") == 0 && parse_u64(v, strlen(v), &cfg_burst))
             ;
+        else if (strcmp(a, "--slots") == 0 && parse_u64(v, strlen(v), &cfg_delay))
+            cfg_has_delay = true;
+        else if (strcmp(a, "--shaped") == 0 && strcmp(v, "yes") == 0)
+            cfg_has_delay = true; /* delay= as --slots says, nginx's default 0 without it */
         else
             usage();
     }
