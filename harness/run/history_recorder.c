@@ -46,13 +46,17 @@ static void park_at_cut(struct rl_hist_cut *cut, const _Atomic bool *stop)
 void rl_hist_thread_run(struct rl_hist_thread *t, struct rl_hist_cut *cut, const _Atomic bool *stop,
                         struct rl_stamp_clock *stamp, rl_hist_decide_fn decide, void *arg)
 {
+    /* One stamp an operation: its return is the next one's call. The stamp
+     * reads the same source in program order (stamp.h), so call ≤ every
+     * read the call made ≤ return; the call's span is wider than the call
+     * by this loop's own few instructions, which only weakens real-time
+     * order between threads by as much (a second read per call would cost
+     * more than the limiter). */
+    uint64_t call = rl_stamp_now(stamp);
     while (!atomic_load_explicit(stop, memory_order_relaxed) &&
            !atomic_load_explicit(&cut->cut, memory_order_acquire)) {
         uint32_t key = 0;
         witness_reads = 0;
-        /* The stamp reads the same source in program order (stamp.h), so
-         * call ≤ every read the call made ≤ return. */
-        uint64_t call = rl_stamp_now(stamp);
         enum rl_decision d = decide(arg, &key);
         uint64_t ret = rl_stamp_now(stamp);
         t->ops[t->len++] = (struct rl_hist_record){.call_ns = call,
@@ -62,6 +66,7 @@ void rl_hist_thread_run(struct rl_hist_thread *t, struct rl_hist_cut *cut, const
                                                    .thread = t->index,
                                                    .admitted = d == RL_ADMIT,
                                                    .has_witness = witness_reads > 0};
+        call = ret;
         if (t->len == t->cap) {
             uint64_t expected = 0;
             atomic_compare_exchange_strong(&cut->cut_ns, &expected, ret);
