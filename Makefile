@@ -179,7 +179,7 @@ $(TEACH_TESTS): $(TEACH_TEST_OBJS) build/teach/libratelab.a
 # The threaded suites (every suite named stress…) run again under
 # ThreadSanitizer; the teaching suite runs against the race-widened build.
 # Each runner exits non-zero on failure.
-THREADED_SUITES := 'stress*' check_merge
+THREADED_SUITES := 'stress*' check_merge history_recorder lin_stream
 
 test: deps
 	$(MAKE) --no-print-directory format-check

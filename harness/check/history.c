@@ -56,7 +56,7 @@ static const char *const columns[] = {"thread",    "key",    "cost",      "call_
 static int parse_u64(const char *s, size_t len, uint64_t *out);
 
 /* "# … algo=NAME epoch_ns=T …": what the comment says of the run. */
-static void read_comment(const char *s, size_t len, struct rl_history *h)
+void rl_history_read_comment(const char *s, size_t len, struct rl_history *h)
 {
     for (size_t i = 0; i < len; i++) {
         if (i > 0 && s[i - 1] != ' ')
@@ -112,7 +112,7 @@ int rl_history_parse(const char *text, size_t len, const char *name, struct rl_h
         if (l > 0 && s[l - 1] == '\r')
             l--;
         if (!header && l > 0 && s[0] == '#') {
-            read_comment(s, l, h);
+            rl_history_read_comment(s, l, h);
             continue;
         }
         const char *f[COLUMNS];

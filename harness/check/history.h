@@ -56,6 +56,11 @@ int rl_history_parse(const char *text, size_t len, const char *name, struct rl_h
  * one thread that overlap in time. 0 or -1. */
 int rl_history_validate(const struct rl_history *h, const char *name, char *err, size_t err_len);
 
+/* A comment line ("# … algo=NAME epoch_ns=T …", len bytes): what it says
+ * of the run goes into h's algo and epoch (the streaming check reads the
+ * header with it too). */
+void rl_history_read_comment(const char *s, size_t len, struct rl_history *h);
+
 void rl_history_free(struct rl_history *h);
 
 #endif

@@ -86,7 +86,8 @@ static void bench_help(void)
            "                    (and no latency file)\n"
            "  --format F        standard output: table (default), csv or json\n"
            "  --goal NAME       the perf suite only: run that one goal's rows (recorder,\n"
-           "                    keyed, checker, redis, clock, sharded, many_cores)\n"
+           "                    keyed, checker, redis, clock, sharded, many_cores,\n"
+           "                    shaping, linearizable)\n"
            "Each option with a value is given once (a repeat: exit 2).\n\n"
            "%s\n%s",
            rl_cli_load_help, rl_cli_exit_help);

@@ -4,6 +4,7 @@
 #include "commands.h"
 #include "fault_table.h"
 #include "parse.h"
+#include "stress_history.h"
 #include "stress_print.h"
 #include "table.h"
 #include "harness/run/faults.h"
@@ -17,6 +18,9 @@
 
 #define MAX_THREAD_COUNTS 32
 
+/* stress's own options beyond cli.h's shared codes. */
+enum { OPT_HISTORY = 20000, OPT_HISTORY_MAX };
+
 static void stress_help(void)
 {
     printf("usage: ratelab stress --algo A[,B...|all] [--threads 1,2,4] [--duration DUR]\n"
@@ -25,7 +29,8 @@ static void stress_help(void)
            "                      [--redis ADDR | --redis-cluster C [--fault SPEC]]\n"
            "                      [--wait-replicas N] [--on-error P] [--client-skew DUR]\n"
            "                      [--limit L --interval DUR] [--out FILE.csv] [--format F]\n"
-           "                      [--decisions FILE.csv] [--max-wait DUR] [--cancel-share F]\n\n"
+           "                      [--decisions FILE.csv] [--max-wait DUR] [--cancel-share F]\n"
+           "                      [--history FILE.csv [--history-max N]]\n\n"
            "Threads start together and call acquire on one shared limiter as fast as they can\n"
            "(closed loop) until the duration ends. Prints median ns/op (per thread: time for\n"
            "one call) with min-max over repetitions, Mops/s (all threads), and the ratio to\n"
@@ -65,20 +70,33 @@ static void stress_help(void)
            "                    (woke - release: p50, p99, max) is printed beside the run\n"
            "                    and in the rows; it is the harness's, not the limiter's.\n"
            "                    Other algorithms decide as always\n"
-           "  --cancel-share F  shapers with cancel (gcra_spacer): each thread gives up this\n"
-           "                    share (0 to 1) of its reservations that would wait, halfway\n"
-           "                    through the wait (the shaper's cancel, as x/time/rate's\n"
-           "                    CancelAt); the log gains cancel_ns\n"
+           "  --history FILE    every operation, rejects included, for the linearizability\n"
+           "                    check (ratelab check, docs/commands.md): thread, key,\n"
+           "                    cost, call and return stamps on the run's clock, the\n"
+           "                    answer, and the witness (the last time the algorithm read\n"
+           "                    through its clock handle in the call; the handle is\n"
+           "                    wrapped, the algorithm unchanged). One algorithm, one\n"
+           "                    thread count; not for shapers, limiters that need\n"
+           "                    release, --client-skew or --record. Three runs: plain,\n"
+           "                    --record and --history, their ns/op printed side by side\n"
+           "                    (the cost of recording)\n"
+           "  --history-max N   memory bound: a thread keeps at most N operations\n"
+           "                    (32 bytes each; default %u). When one fills,\n"
+           "                    the window ends at a quiescent cut (every thread\n"
+           "                    finishes its call and waits for the others) and the run\n"
+           "                    goes on unrecorded: the file is the run's complete first\n"
+           "                    window\n"
            "%s\n"
            "%s\n%s\n%s%s\n%s",
-           rl_cli_output_help, rl_cli_load_help, rl_cli_limiter_help, rl_cli_remote_help,
-           rl_cli_fault_help, rl_cli_exit_help);
+           RL_HISTORY_DEFAULT_MAX, rl_cli_output_help, rl_cli_load_help, rl_cli_limiter_help,
+           rl_cli_remote_help, rl_cli_fault_help, rl_cli_exit_help);
 }
 
 /* What the options say: the plan's shared run and grid, and what the CLI
  * itself needs (the algorithm names, the outputs). */
 struct stress_options {
-    const char *algo_list, *redis, *decisions_path;
+    const char *algo_list, *redis, *decisions_path, *history_path;
+    uint64_t history_max;
     uint64_t threads[MAX_THREAD_COUNTS], reps;
     bool unsafe;
     struct rl_cli_output output;
@@ -106,6 +124,8 @@ static const struct option options[] = {RL_CLI_HELP_OPTION,
                                         RL_CLI_OUTPUT_OPTIONS,
                                         {"decisions", required_argument, NULL, OPT_DECISIONS},
                                         {"max-wait", required_argument, NULL, OPT_MAX_WAIT},
+                                        {"history", required_argument, NULL, OPT_HISTORY},
+                                        {"history-max", required_argument, NULL, OPT_HISTORY_MAX},
                                         {"cancel-share", required_argument, NULL, OPT_CANCEL_SHARE},
                                         {0}};
 
@@ -200,6 +220,13 @@ static bool parse_options(int argc, char **argv, struct stress_options *o)
         case OPT_MAX_WAIT:
             if (rl_parse_max_wait_ns(optarg, &run->max_wait_ns, err, sizeof err) != 0)
                 rl_cli_usage_error(cmd, "--max-wait: %s", err);
+            break;
+        case OPT_HISTORY:
+            o->history_path = optarg;
+            break;
+        case OPT_HISTORY_MAX:
+            if (rl_parse_u64(optarg, 1, 1u << 25, &o->history_max, err, sizeof err) != 0)
+                rl_cli_usage_error(cmd, "--history-max: %s", err);
             break;
         default:
             if (!rl_cli_limiter_option(cmd, code, optarg, &run->cfg) &&
@@ -335,6 +362,20 @@ static int report(struct stress_options *o, const struct rl_clock_report *clock_
     return status;
 }
 
+/* --history is one run of its own (stress_history.h): what it cannot go with. */
+static void check_history_options(struct stress_options *o)
+{
+    const char *cmd = "stress";
+    rl_cli_require_writable(cmd, "--history", o->history_path);
+    if (o->plan.thread_count != 1)
+        rl_cli_usage_error(cmd, "--history records one thread count: give one --threads");
+    if (o->decisions_path || o->output.out_path || o->plan.run.record || rl_cli_faults() ||
+        o->redis)
+        rl_cli_usage_error(cmd, "--history is a run of its own: not with --decisions, --out, "
+                                "--record, --fault or Redis");
+    o->reps = 1;
+}
+
 /* options → plan → run → print. */
 int rl_cmd_stress(int argc, char **argv)
 {
@@ -362,7 +403,22 @@ int rl_cmd_stress(int argc, char **argv)
     if (faults && faults->list[faults->count - 1].at_ns >= o.plan.run.duration_ns)
         rl_cli_usage_error(cmd, "--fault: every fault must come before the run ends (--duration)");
     const struct rl_algo *list[RL_CLI_MAX_ALGOS + 1];
+    if (o.history_path)
+        check_history_options(&o);
     prepare_plan(&o, list, RL_CLI_MAX_ALGOS + 1);
+    if (o.history_path) {
+        const struct rl_algo *algo = list[o.plan.algo_count - 1]; /* after faa */
+        if (o.plan.algo_count > 2 || (algo->flags & RL_REMOTE))
+            rl_cli_usage_error(cmd, "--history records one in-process algorithm: give one --algo");
+        if (algo->shape || (algo->flags & RL_NEEDS_RELEASE) || o.plan.run.client_skew_ns)
+            rl_cli_usage_error(cmd, "--history records acquire calls on the true clock: not a "
+                                    "shaper, a limiter that needs release or --client-skew");
+        rl_interrupt_install();
+        int status = rl_stress_history(
+            &o.plan, algo, o.history_max ? o.history_max : RL_HISTORY_DEFAULT_MAX, o.history_path);
+        rl_stress_plan_free(&o.plan);
+        return status;
+    }
     /* The clock is an experimental variable: measure it before the run. */
     struct rl_clock_report clock_report = {0};
     if (rl_cli_output_view(&o.output) == RL_FORMAT_TABLE)

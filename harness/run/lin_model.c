@@ -71,7 +71,7 @@ static bool model_step(void *ctx, void *state, uint64_t t, uint32_t key, uint64_
 {
     struct rl_lin_algo *a = ctx;
     struct model_state *s = state;
-    if (a->algo->one_word_state == 0) {
+    if (a->algo->one_word_state == 0 && !a->never_cloned) {
         struct step *st = malloc(sizeof *st);
         if (st == NULL)
             abort(); /* step has no way to say it: out of memory */

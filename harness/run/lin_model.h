@@ -11,6 +11,10 @@ struct rl_lin_algo {
     const struct rl_algo *algo;
     struct rl_config cfg; /* limit, interval, burst, slots; epoch_ns on the history's clock */
     struct rl_clock clock;
+    /* Set after rl_lin_model_of for a model whose states are never copied
+     * (the streamed witness replay, check/lin_stream.h): steps are not kept
+     * for replaying, so memory does not grow with the history. */
+    bool never_cloned;
 };
 
 /* Fills model for algo with cfg (cfg.epoch_ns: the history's t = 0). -1 with

@@ -45,6 +45,8 @@ struct stress_shared {
     bool without_sleep;   /* run_shape_decisions: the decision part alone */
     double cancel_share;  /* of waiting reservations, given up halfway */
     uint64_t max_wait_ns; /* each shape call's */
+    bool history;         /* run_history: every operation (history_recorder.h) */
+    struct rl_hist_cut hist_cut;
 };
 
 /* Each worker's counters and buffer sit on their own cache lines. */
@@ -65,6 +67,7 @@ struct worker {
     uint64_t max_in_flight;
     struct rl_rng rng;             /* draws this thread's keys */
     struct rl_histogram overshoot; /* a shaper's run: woke − release */
+    struct rl_hist_thread hist;    /* --history: this thread's operations */
 };
 
 /* One attempt on the limiter, or on the drawn key's limiter; an error is
@@ -333,6 +336,17 @@ static void run_shape_decisions(struct worker *w)
     }
 }
 
+/* --history's attempt: decide, count, as run_plain does (no release: a
+ * limiter that needs one is refused), called by the recorder's loop. */
+static enum rl_decision decide_for_history(void *arg, uint32_t *key)
+{
+    struct worker *w = arg;
+    bool failed;
+    enum rl_decision d = decide(w, key, &failed);
+    w->decisions[d]++;
+    return d;
+}
+
 static void *worker_main(void *arg)
 {
     struct worker *w = arg;
@@ -355,6 +369,8 @@ static void *worker_main(void *arg)
         run_shape_decisions(w);
     else if (w->shared->shapes)
         run_shaped(w);
+    else if (w->shared->history)
+        rl_hist_thread_run(&w->hist, &sh->hist_cut, &sh->stop, &w->stamp, decide_for_history, w);
     else if (w->shared->record)
         run_recorded(w);
     else
@@ -407,6 +423,7 @@ static void free_workers(struct worker *workers, unsigned threads)
         free(workers[i].woke_ns);
         free(workers[i].cancel_ns);
         rl_histogram_free(&workers[i].overshoot);
+        free(workers[i].hist.ops);
     }
     free(workers);
 }
@@ -533,6 +550,21 @@ static struct worker *make_workers(const struct rl_stress_params *p, struct stre
             free_workers(workers, p->threads);
             return NULL;
         }
+        if (p->history) {
+            rl_witness_clock_wrap(&w->clock); /* after the stamp copied the plain reader */
+            w->hist.index = (uint16_t)i;
+            w->hist.cap = p->history_capacity;
+            w->hist.ops = malloc(p->history_capacity * sizeof *w->hist.ops);
+            if (w->hist.ops == NULL) {
+                snprintf(err, err_len, "out of memory for %zu recorded operations a thread",
+                         p->history_capacity);
+                free_workers(workers, p->threads);
+                return NULL;
+            }
+            /* touched now: a first touch faults (10 to 90 us here, one a
+             * 128 operations), which would land inside the recorded calls */
+            memset(w->hist.ops, 0, p->history_capacity * sizeof *w->hist.ops);
+        }
         if (p->record) {
             w->cap = cap;
             w->events = malloc(cap * sizeof *w->events);
@@ -625,6 +657,23 @@ static void sum_outcome(const struct rl_stress_params *p, const struct stress_sh
     }
 }
 
+/* Moves each worker's recorded operations into the outcome. */
+static int hand_back_history(struct worker *workers, const struct rl_stress_params *p,
+                             const struct stress_shared *shared, struct rl_hist_log *log)
+{
+    log->threads = calloc(p->threads, sizeof *log->threads);
+    if (log->threads == NULL)
+        return -1;
+    log->count = p->threads;
+    log->epoch_ns = shared->epoch_ns;
+    log->cut_ns = atomic_load(&shared->hist_cut.cut_ns);
+    for (unsigned i = 0; i < p->threads; i++) {
+        log->threads[i] = workers[i].hist;
+        workers[i].hist.ops = NULL;
+    }
+    return 0;
+}
+
 /* One measurement: clock, limiter, workers, run, sums; each step above. */
 int rl_stress_run(const struct rl_stress_params *p, struct rl_stress_outcome *out, char *err,
                   size_t err_len)
@@ -651,6 +700,15 @@ int rl_stress_run(const struct rl_stress_params *p, struct rl_stress_outcome *ou
                  p->algo->name);
         return -1;
     }
+    if (p->history && (p->record || shared.shapes || (p->algo->flags & RL_NEEDS_RELEASE) ||
+                       p->client_skew_ns || p->history_capacity == 0 || p->threads > 65535)) {
+        snprintf(err, err_len,
+                 "--history records acquire calls on the true clock, one run at a time: not "
+                 "with --record, a shaper, a limiter that needs release or --client-skew");
+        return -1;
+    }
+    shared.history = p->history;
+    shared.hist_cut.threads = p->threads;
     if (shared.cancel_share > 0 && p->algo->cancel == NULL) {
         snprintf(err, err_len, "%s cannot cancel a reservation (no cancel share)", p->algo->name);
         return -1;
@@ -681,6 +739,10 @@ int rl_stress_run(const struct rl_stress_params *p, struct rl_stress_outcome *ou
         snprintf(err, err_len, "out of memory merging recorded events");
         goto done_workers;
     }
+    if (p->history && hand_back_history(workers, p, &shared, &out->history) != 0) {
+        snprintf(err, err_len, "out of memory handing back the history");
+        goto done_workers;
+    }
     rc = 0;
 
 done_workers:
@@ -696,4 +758,5 @@ void rl_stress_outcome_free(struct rl_stress_outcome *out)
 {
     rl_event_log_free(&out->log);
     rl_histogram_free(&out->overshoot);
+    rl_hist_log_free(&out->history);
 }

@@ -6,6 +6,7 @@
 #include "harness/keyed/keyed.h"
 #include "algorithms/rl.h"
 #include "harness/check/event_log.h"
+#include "history_recorder.h"
 #include "harness/report/histogram.h"
 
 #include <stdbool.h>
@@ -41,6 +42,12 @@ struct rl_stress_params {
      * unrecorded run, without the sleep (the perf suite's cost of the
      * decision part); the releases are not waited for. */
     bool shape_without_sleep;
+    /* --history: every operation with call, return and witness
+     * (history_recorder.h), at most history_capacity a thread (then the
+     * window ends at a quiescent cut). Not with record, a shaper, a limiter
+     * that needs release, or client skew. */
+    bool history;
+    size_t history_capacity;
     /* A shaper with cancel: each thread gives up this share (0..1) of its
      * reservations that would wait, drawn from its own stream, halfway
      * through the wait (x/time/rate's CancelAt from a caller that stops
@@ -66,7 +73,8 @@ struct rl_stress_outcome {
      * harness's timer overshoot (clock_sleep.h), never the limiter's. */
     bool shaped;
     struct rl_histogram overshoot;
-    uint64_t cancels; /* reservations given up (cancel_share) */
+    struct rl_hist_log history; /* every operation, when history */
+    uint64_t cancels;           /* reservations given up (cancel_share) */
 };
 
 /* Runs one measurement; free out->log and out->overshoot after (rl_stress_outcome_free). -1

@@ -1,0 +1,108 @@
+/* stress_history.c — `ratelab stress --history`: the full-history run
+ * (harness/run/history_recorder.h), measured against the unrecorded run and
+ * the admit recorder (--record) on the same clock, one after the other. */
+#include "stress_history.h"
+
+#include "harness/sys/clock.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* One of the three runs; -1 with a line on stderr. */
+static int run_once(const struct rl_stress_plan *plan, const struct rl_algo *algo, bool record,
+                    size_t history_ops, struct rl_stress_outcome *out)
+{
+    struct rl_stress_params p = plan->run;
+    p.algo = algo;
+    p.threads = (unsigned)plan->threads[0];
+    p.record = record;
+    p.history = history_ops > 0;
+    p.history_capacity = history_ops;
+    p.started_clock = &plan->clock;
+    char err[512];
+    if (rl_stress_run(&p, out, err, sizeof err) != 0) {
+        fprintf(stderr, "ratelab stress: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+static void print_row(const char *mode, double ns_per_op, double plain_ns)
+{
+    printf("  %-10s %10.1f %9.2fx\n", mode, ns_per_op, plain_ns > 0 ? ns_per_op / plain_ns : 0.0);
+}
+
+/* ns/op inside the recorded window: each thread's first call to its last
+ * return, over its operations (after the cut the run is plain again, so the
+ * run's own ns/op would dilute the recorder's cost). */
+static double window_ns_per_op(const struct rl_hist_log *h)
+{
+    double busy = 0, ops = 0;
+    for (unsigned i = 0; i < h->count; i++) {
+        const struct rl_hist_thread *t = &h->threads[i];
+        if (t->len == 0)
+            continue;
+        busy += (double)(t->ops[t->len - 1].return_ns - t->ops[0].call_ns);
+        ops += (double)t->len;
+    }
+    return ops > 0 ? busy / ops : 0;
+}
+
+int rl_stress_history(const struct rl_stress_plan *plan, const struct rl_algo *algo, size_t max_ops,
+                      const char *path)
+{
+    struct rl_stress_outcome plain, admits, full;
+    if (run_once(plan, algo, false, 0, &plain) != 0)
+        return 1;
+    rl_stress_outcome_free(&plain);
+    if (run_once(plan, algo, true, 0, &admits) != 0)
+        return 1;
+    rl_stress_outcome_free(&admits);
+    if (run_once(plan, algo, false, max_ops, &full) != 0)
+        return 1;
+    int status = 0;
+    if (plain.interrupted || admits.interrupted || full.interrupted) {
+        fprintf(stderr, "ratelab stress: interrupted; no history written\n");
+        status = 1;
+        goto done;
+    }
+    const struct rl_hist_log *h = &full.history;
+    size_t ops = rl_hist_log_len(h);
+    printf("%s x%u, %.3f s, clock %s: the cost of recording (ns/op per thread, one run each)\n",
+           algo->name, (unsigned)plan->threads[0], (double)plan->run.duration_ns / 1e9,
+           plan->clock.name);
+    printf("  %-10s %10s %10s\n", "mode", "ns/op", "vs plain");
+    print_row("plain", plain.ns_per_op, plain.ns_per_op);
+    print_row("--record", admits.ns_per_op, plain.ns_per_op);
+    print_row("--history", window_ns_per_op(h), plain.ns_per_op);
+    printf("  (--record stamps admits only; --history stamps every call twice and keeps its\n"
+           "  witness: its ns/op is over the recorded window, first call to last return)\n");
+    if (h->cut_ns)
+        printf("history: %zu operations in the window's first %.3f ms (a thread kept its "
+               "--history-max %zu; the rest of the %llu calls ran unrecorded after a "
+               "quiescent cut), %.1f MiB kept\n",
+               ops, (double)(h->cut_ns - h->epoch_ns) / 1e6, max_ops,
+               (unsigned long long)full.attempts,
+               (double)(ops * sizeof(struct rl_hist_record)) / 1048576.0);
+    else
+        printf("history: all %zu operations of the run, %.1f MiB kept\n", ops,
+               (double)(ops * sizeof(struct rl_hist_record)) / 1048576.0);
+    char err[512];
+    if (rl_hist_log_write(h, algo->name, path, err, sizeof err) != 0) {
+        fprintf(stderr, "ratelab stress: %s\n", err);
+        status = 1;
+        goto done;
+    }
+    const struct rl_config *cfg = &plan->run.cfg;
+    printf("wrote %s; check it with: ratelab check --linearizable --algo %s --limit %llu "
+           "--interval %lluns",
+           path, algo->name, (unsigned long long)cfg->limit, (unsigned long long)cfg->interval_ns);
+    if (cfg->burst)
+        printf(" --burst %llu", (unsigned long long)cfg->burst);
+    if (cfg->slots)
+        printf(" --slots %u", cfg->slots);
+    printf(" --events %s\n", path);
+done:
+    rl_stress_outcome_free(&full);
+    return status;
+}
