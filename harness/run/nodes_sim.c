@@ -125,9 +125,9 @@ struct sim {
     void *store;
     void **nodes;
     struct heap heap;
-    struct rl_rng net, spread;
+    struct rl_rng net;
+    struct rl_node_picker picker;
     uint64_t *up_free, *down_free; /* each link's last delivery: links keep their order */
-    double *skew_cdf;
     struct offered *offered;
     uint64_t span;
     struct rl_checker *global, *per_node;
@@ -191,38 +191,9 @@ static int send(struct sim *s, uint64_t t_ns, enum ev_kind kind, uint32_t node,
     return heap_push(&s->heap, e);
 }
 
-static uint32_t pick_node(struct sim *s, uint64_t t_ns)
-{
-    const struct rl_nodes_config *cfg = s->cfg;
-    uint32_t nodes = cfg->p.nodes;
-    switch (cfg->spread.kind) {
-    case RL_SPREAD_SKEW: {
-        double u = rl_rng_uniform(&s->spread);
-        size_t lo = 0, hi = nodes - 1;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (s->skew_cdf[mid] > u)
-                hi = mid;
-            else
-                lo = mid + 1;
-        }
-        return (uint32_t)lo;
-    }
-    case RL_SPREAD_HOT: {
-        uint64_t r = rl_rng_next(&s->spread);
-        if (r & 1)
-            return (uint32_t)((t_ns / cfg->spread.move_ns) % nodes);
-        return (uint32_t)((r >> 1) % nodes);
-    }
-    case RL_SPREAD_EVEN:
-        break;
-    }
-    return (uint32_t)(rl_rng_next(&s->spread) % nodes);
-}
-
 static int arrival(struct sim *s, const struct rl_attempt *a)
 {
-    uint32_t node = pick_node(s, a->t_ns);
+    uint32_t node = rl_node_picker_next(&s->picker, a->t_ns);
     if (s->span && offered_add(&s->offered[node], s->span, a->t_ns, a->n, &s->out->h) != 0)
         return -1;
     struct rl_coord_msg msg;
@@ -316,7 +287,6 @@ static int setup(struct sim *s, const struct rl_trace *trace)
     const struct rl_nodes_config *cfg = s->cfg;
     uint32_t nodes = cfg->p.nodes;
     rl_rng_seed(&s->net, cfg->seed, 101);
-    rl_rng_seed(&s->spread, cfg->seed, 102);
     s->store = cfg->coord->store_new ? cfg->coord->store_new(&cfg->p) : NULL;
     s->nodes = calloc(nodes, sizeof *s->nodes);
     s->up_free = calloc(nodes, sizeof *s->up_free);
@@ -337,16 +307,8 @@ static int setup(struct sim *s, const struct rl_trace *trace)
     for (uint32_t i = 0; i < nodes; i++)
         if ((s->nodes[i] = cfg->coord->node_new(&cfg->p, i)) == NULL)
             return -1;
-    if (cfg->spread.kind == RL_SPREAD_SKEW) {
-        if ((s->skew_cdf = malloc(nodes * sizeof *s->skew_cdf)) == NULL)
-            return -1;
-        double total = 0;
-        for (uint32_t i = 0; i < nodes; i++)
-            total += s->skew_cdf[i] = pow(i + 1.0, -cfg->spread.skew);
-        double run = 0;
-        for (uint32_t i = 0; i < nodes; i++)
-            s->skew_cdf[i] = (run += s->skew_cdf[i]) / total;
-    }
+    if (rl_node_picker_init(&s->picker, &cfg->spread, nodes, cfg->seed) != 0)
+        return -1;
     /* the ticks, spread over one T so that the nodes do not all talk at once */
     for (uint32_t i = 0; i < nodes; i++) {
         struct ev tick = {.t_ns = cfg->p.sync_ns * i / nodes, .kind = EV_TICK, .node = i};
@@ -375,7 +337,7 @@ static void teardown(struct sim *s)
     free(s->nodes);
     free(s->up_free);
     free(s->down_free);
-    free(s->skew_cdf);
+    rl_node_picker_free(&s->picker);
     free(s->buf);
     free(s->node_buf);
     free(s->window_cost);

@@ -9,6 +9,7 @@
 #include "algorithms/coord/coord.h"
 #include "harness/check/checker.h"
 #include "harness/check/verdict.h"
+#include "workloads/rng.h"
 #include "workloads/trace.h"
 
 #include <stddef.h>
@@ -36,6 +37,23 @@ int rl_node_spread_parse(const char *text, struct rl_node_spread *out,
 
 /* "even", "skew:1.2", "hot:500ms"-like text for tables and rows. */
 const char *rl_node_spread_text(const struct rl_node_spread *s, char *buf, size_t len);
+
+/* Which node each attempt arrives at, drawn by the spread rule from the
+ * seed's own stream: the simulator and a real run (nodes_real.h) draw the
+ * same sequence, so the same seed sends the same attempts to the same nodes. */
+struct rl_node_picker {
+    struct rl_node_spread spread;
+    uint32_t nodes;
+    struct rl_rng rng;
+    double *skew_cdf; /* skew: the nodes' cumulative weights */
+};
+
+/* -1 on ENOMEM. */
+int rl_node_picker_init(struct rl_node_picker *pk, const struct rl_node_spread *spread,
+                        uint32_t nodes, uint64_t seed);
+/* The node of the next attempt, which arrives at t. */
+uint32_t rl_node_picker_next(struct rl_node_picker *pk, uint64_t t_ns);
+void rl_node_picker_free(struct rl_node_picker *pk);
 
 struct rl_nodes_config {
     const struct rl_coord *coord;
