@@ -251,24 +251,23 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Window maxima, p99, the step's maximum and when the run came back under
- * 1.05 L for good. */
-static int summarize_windows(struct sim *s)
+int rl_nodes_summarize_windows(const struct rl_coord_params *p, uint64_t step_ns,
+                               const uint64_t *window_cost, size_t windows,
+                               struct rl_nodes_outcome *out)
 {
-    struct rl_nodes_outcome *out = s->out;
-    size_t count = (size_t)s->cfg->p.keys * s->windows;
+    size_t count = (size_t)p->keys * windows;
     double *share = malloc((count ? count : 1) * sizeof *share);
     if (share == NULL)
         return -1;
-    double limit = (double)s->cfg->p.limit;
-    uint64_t interval = s->cfg->p.interval_ns, last_over = 0;
+    double limit = (double)p->limit;
+    uint64_t interval = p->interval_ns, last_over = 0;
     bool over = false;
     for (size_t i = 0; i < count; i++) {
-        share[i] = (double)s->window_cost[i] / limit;
-        size_t w = i % s->windows;
+        share[i] = (double)window_cost[i] / limit;
+        size_t w = i % windows;
         if (share[i] > out->window_max)
             out->window_max = share[i];
-        if ((w + 1) * interval > s->cfg->step_ns && share[i] > out->step_max)
+        if ((w + 1) * interval > step_ns && share[i] > out->step_max)
             out->step_max = share[i];
         if (share[i] > 1.05 && (w + 1) * interval > last_over) {
             last_over = (w + 1) * interval;
@@ -277,7 +276,7 @@ static int summarize_windows(struct sim *s)
     }
     qsort(share, count, sizeof *share, cmp_double);
     out->window_p99 = count ? share[(size_t)ceil(0.99 * (double)count) - 1] : 0;
-    out->converge_ns = over && last_over > s->cfg->step_ns ? last_over - s->cfg->step_ns : 0;
+    out->converge_ns = over && last_over > step_ns ? last_over - step_ns : 0;
     free(share);
     return 0;
 }
@@ -362,7 +361,7 @@ static int finish(struct sim *s)
         return -1;
     out->node_max_sliding = per_node.total.max_sliding;
     rl_check_result_free(&per_node);
-    if (summarize_windows(s) != 0)
+    if (rl_nodes_summarize_windows(&cfg->p, cfg->step_ns, s->window_cost, s->windows, out) != 0)
         return -1;
     uint64_t bound = cfg->coord->bound_of(&cfg->p, out->h);
     out->promised = (struct rl_promised){.kind = bound ? RL_BOUND_GIVEN : RL_BOUND_NONE,

@@ -91,4 +91,12 @@ struct rl_nodes_outcome {
 int rl_nodes_sim_run(const struct rl_nodes_config *cfg, const struct rl_trace *trace,
                      struct rl_nodes_outcome *out, char *err, size_t err_len);
 
+/* The aligned windows of I: window_max, window_p99, step_max and
+ * converge_ns into out, from the admitted cost of each key's windows
+ * (window_cost[key × windows + w]). -1 on ENOMEM. A real run
+ * (nodes_real.h) shares it. */
+int rl_nodes_summarize_windows(const struct rl_coord_params *p, uint64_t step_ns,
+                               const uint64_t *window_cost, size_t windows,
+                               struct rl_nodes_outcome *out);
+
 #endif
