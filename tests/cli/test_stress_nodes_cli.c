@@ -28,11 +28,13 @@
     "--nodes 4 --sync 50ms --limit 200 --interval 500ms --workload poisson --rate 800 "            \
     "--duration 2s"
 /* The tolerance (docs/nodes.md, Real runs): the simulator itself, given
- * message times over the range real runs on this machine measure (RTT 50 us
- * to 3 ms, jitter 0 to 2 ms), moves this configuration's overshoot by up to
- * 0.025 L and its store calls per decision by up to 5%; twice that. */
+ * message times over the range real calls take on this machine (RTT 50 us
+ * to 3 ms, jitter 0 or 2 ms), moves this configuration's overshoot by up
+ * to 0.025 L (report; lease 0.015 L) and its store calls per decision by
+ * up to 9% (lease); twice that. `sh docs/tools/nodes_agree.sh --sim-spread`
+ * prints those figures. */
 #define OVERSHOOT_TOLERANCE 0.05
-#define CALLS_TOLERANCE     0.10
+#define CALLS_TOLERANCE     0.20
 
 /* A scratch folder for one test's node logs, removed at its end. */
 static char scratch[64];
