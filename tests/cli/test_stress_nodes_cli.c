@@ -1,6 +1,6 @@
 /* test_stress_nodes_cli.c — `ratelab stress --nodes`: node processes on a
  * real redis-server. Bad input is one line and exit 2 before anything
- * starts; a short run of central and of lease keeps the strategy's bound
+ * starts; a short run of central, lease and report keeps the strategy's bound
  * on the merged logs, leaves every node's log whole, and agrees with the
  * simulator on the same N, T and traffic within the tolerance docs/nodes.md
  * derives (Real runs); SIGINT or SIGKILL of ratelab mid-run leaves no node
@@ -178,6 +178,11 @@ static void test_central_real(void)
 static void test_lease_real(void)
 {
     real_against_sim("lease");
+}
+
+static void test_report_real(void)
+{
+    real_against_sim("report");
 }
 
 /* ---- processes -------------------------------------------------------- */
@@ -418,6 +423,7 @@ static void test_node_killed(void)
 RL_TEST_SUITE("stress_nodes_cli", {"bad inputs: one line, exit 2, nothing made", test_bad_inputs},
               {"central on Redis: bound, whole logs, agrees with sim", test_central_real},
               {"lease on Redis: bound, whole logs, agrees with sim", test_lease_real},
+              {"report on Redis: bound, whole logs, agrees with sim", test_report_real},
               {"SIGINT of ratelab mid-run: no node left", test_sigint_parent},
               {"SIGKILL of ratelab mid-run: no node, no server left", test_sigkill_parent},
               {"a node killed mid-run: reported, its log judged", test_node_killed});
