@@ -259,7 +259,9 @@ static void settle_log(struct run *r, uint32_t i)
     if (keep < size && ftruncate(fd, keep) != 0)
         keep = 0;
     close(fd);
-    if (rename(tmp, path) == 0)
+    if (keep == 0) /* not even its header: it decided nothing */
+        unlink(tmp);
+    else if (rename(tmp, path) == 0)
         r->out->nodes[i].log_cut = true;
 }
 
@@ -281,6 +283,12 @@ static int remap_keys(struct rl_event_log *log, uint32_t keys)
     for (size_t e = 0; e < log->len; e++)
         log->events[e].key = id[log->events[e].key];
     free(id);
+    /* the ids are the run's now: the log's own names no longer apply */
+    for (uint32_t k = 0; k < log->key_count; k++)
+        free(log->key_names[k]);
+    free(log->key_names);
+    log->key_names = NULL;
+    log->key_count = keys;
     return 0;
 }
 
@@ -337,7 +345,6 @@ static int read_logs(struct run *r, struct rl_event_log *merged)
                 return -1;
             }
         }
-        log.key_count = p->keys;
         struct rl_check_result own;
         int rc = rl_check(&log, &params, &own, r->err, r->err_len);
         rl_event_log_free(&log);
