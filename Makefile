@@ -82,8 +82,10 @@ TEST_SRCS := $(foreach r,$(TEST_ROOMS),$(wildcard tests/$(r)/*.c))
 
 # Lua scripts live in algorithms/redis/lua/ as plain files and are compiled in as
 # C strings (rl_lua_<name>), so the binary needs no source tree at run time.
+# The coordination stores' scripts (algorithms/coord/lua/) become rl_lua_coord_<name>.
 LUA_SRCS := $(wildcard algorithms/redis/lua/*.lua)
-LUA_GEN  := $(LUA_SRCS:algorithms/redis/lua/%.lua=build/gen/lua_%.c)
+LUA_GEN  := $(LUA_SRCS:algorithms/redis/lua/%.lua=build/gen/lua_%.c) \
+            $(patsubst algorithms/coord/lua/%.lua,build/gen/lua_coord_%.c,$(wildcard algorithms/coord/lua/*.lua))
 
 # Normal objects, and the teaching variant of the same sources.
 LIB_OBJS        := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o) $(LUA_GEN:build/gen/%.c=$(BUILD)/obj/gen/%.o)
@@ -135,13 +137,18 @@ $(eval $(call library_rules,$(BUILD),$$(CC),ALL_CFLAGS,CC))
 $(eval $(call library_rules,build/teach,$$(CC),TEACH_CFLAGS,CC))
 $(eval $(call library_rules,build/fuzz,$$(FUZZ_CC),FUZZ_CFLAGS,FUZZCC))
 
-build/gen/lua_%.c: algorithms/redis/lua/%.lua
+define lua_to_c
 	@mkdir -p $(dir $@)
 	$(call say,LUA,$@)
 	$(Q){ printf '/* generated from $< by the Makefile: do not edit */\n'; \
-	  printf 'const char rl_lua_%s[] =\n' '$(subst -,_,$*)'; \
+	  printf 'const char rl_lua_%s[] =\n' '$(subst -,_,$(1))'; \
 	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/    "/' -e 's/$$/\\n"/' $<; \
 	  printf '    ;\n'; } > $@
+endef
+build/gen/lua_coord_%.c: algorithms/coord/lua/%.lua
+	$(call lua_to_c,coord_$*)
+build/gen/lua_%.c: algorithms/redis/lua/%.lua
+	$(call lua_to_c,$*)
 
 $(RATELAB): $(BUILD)/obj/harness/cli/main.o $(LIBRATELAB)
 	$(call say,LD,$@)
@@ -195,7 +202,7 @@ test: deps
 # stall-replica then kill-primary: about a minute on 2 cores); make test
 # runs the fast one (cluster_faults). CI runs this target.
 cluster-check: $(TESTS)
-	$(TESTS) cluster_faults cluster_faults_slow
+	$(TESTS) cluster_faults cluster_faults_slow coord_redis_cluster_slow
 
 # The data-race lesson's test reads ThreadSanitizer's report from the
 # sanitized ratelab (ratelab teach data-race runs it).

@@ -452,18 +452,49 @@ static struct rl_redis *open_cluster(struct rl_redis *r, char *err, size_t err_l
     return r;
 }
 
-/* rl_redis_eval on a cluster. With keys, on the primary serving the first
- * key's slot (all of them must share it: one hash tag). Without keys (the
- * KEYS-scan cleanup), on every primary, each scanning its own keys; the
- * integer replies are summed. */
+/* Whether reply is what the caller asked for: with count 0 one integer,
+ * into out[0]; else an array of exactly count integers, into out. Sets
+ * the error line when it is not. */
+static bool take_reply(const struct rl_redis *r, unsigned index, const redisReply *reply,
+                       long long *out, size_t count)
+{
+    if (count == 0 && reply->type == REDIS_REPLY_INTEGER) {
+        out[0] = reply->integer;
+        return true;
+    }
+    bool array = count > 0 && reply->type == REDIS_REPLY_ARRAY && reply->elements == count;
+    for (size_t i = 0; array && i < count; i++)
+        array = reply->element[i]->type == REDIS_REPLY_INTEGER;
+    if (array) {
+        for (size_t i = 0; i < count; i++)
+            out[i] = reply->element[i]->integer;
+        return true;
+    }
+    if (reply->type == REDIS_REPLY_ERROR)
+        set_error("%s: redis error from %s.lua: %.160s", r->algo, r->scripts[index].name,
+                  reply->str);
+    else if (count == 0)
+        set_error("%s: %s.lua answered a non-integer (type %d)", r->algo, r->scripts[index].name,
+                  reply->type);
+    else
+        set_error("%s: %s.lua answered type %d, not %zu integers", r->algo, r->scripts[index].name,
+                  reply->type, count);
+    return false;
+}
+
+/* rl_redis_eval (count 0) and rl_redis_eval_ints on a cluster. With keys,
+ * on the primary serving the first key's slot (all of them must share it:
+ * one hash tag). Without keys (the KEYS-scan cleanup), on every primary,
+ * each scanning its own keys; the integer replies are summed. */
 static int cluster_eval(struct rl_redis *r, unsigned index, int nkeys, const char *const *keys,
-                        const struct rl_redis_args *args, long long *result)
+                        const struct rl_redis_args *args, long long *out, size_t count)
 {
     struct rl_cluster_conns *cc = this_thread_cluster(r);
     if (cc == NULL)
         return -1;
-    if (nkeys < 0 || nkeys > RL_REDIS_MAX_KEYS) {
-        set_error("%s: %d keys for one script (at most %d)", r->algo, nkeys, RL_REDIS_MAX_KEYS);
+    if (nkeys < 0 || nkeys > RL_REDIS_MAX_KEYS || (nkeys == 0 && count > 0)) {
+        set_error("%s: %d keys for one script (at most %d; one for an array reply)", r->algo, nkeys,
+                  RL_REDIS_MAX_KEYS);
         return -1;
     }
     const char *argv[3 + RL_REDIS_MAX_KEYS + RL_REDIS_MAX_ARGS];
@@ -502,20 +533,15 @@ static int cluster_eval(struct rl_redis *r, unsigned index, int nkeys, const cha
             set_error("%s: %s", r->algo, why);
             return -1;
         }
-        bool integer = reply->type == REDIS_REPLY_INTEGER;
-        if (integer)
-            sum += reply->integer;
-        else if (reply->type == REDIS_REPLY_ERROR)
-            set_error("%s: redis error from %s.lua: %.160s", r->algo, r->scripts[index].name,
-                      reply->str);
-        else
-            set_error("%s: %s.lua answered a non-integer (type %d)", r->algo,
-                      r->scripts[index].name, reply->type);
+        long long one;
+        bool ok = take_reply(r, index, reply, count ? out : &one, count);
         freeReplyObject(reply);
-        if (!integer)
+        if (!ok)
             return -1;
+        sum += count ? 0 : one;
     }
-    *result = sum;
+    if (count == 0)
+        out[0] = sum;
     return 0;
 }
 
@@ -695,11 +721,12 @@ bool rl_redis_tick_horizon(const char *algo, uint64_t per_ns, uint64_t per_token
 
 /* ---- calls ----------------------------------------------------------- */
 
-int rl_redis_eval(struct rl_redis *r, unsigned index, int nkeys, const char *const *keys,
-                  const struct rl_redis_args *args, long long *result)
+/* rl_redis_eval (count 0) and rl_redis_eval_ints. */
+static int eval_reply(struct rl_redis *r, unsigned index, int nkeys, const char *const *keys,
+                      const struct rl_redis_args *args, long long *out, size_t count)
 {
     if (r->cluster)
-        return cluster_eval(r, index, nkeys, keys, args, result);
+        return cluster_eval(r, index, nkeys, keys, args, out, count);
     struct conn *c = this_thread_conn(r);
     if (c == NULL || ensure_connected(r, c, false) != 0)
         return -1;
@@ -724,19 +751,11 @@ int rl_redis_eval(struct rl_redis *r, unsigned index, int nkeys, const char *con
         redisReply *reply = command(r, c, argc, argv, lens);
         if (reply == NULL)
             return -1;
-        if (reply->type == REDIS_REPLY_INTEGER) {
-            *result = reply->integer;
-            freeReplyObject(reply);
-            return 0;
-        }
         bool noscript = reply->type == REDIS_REPLY_ERROR && strncmp(reply->str, "NOSCRIPT", 8) == 0;
-        if (reply->type == REDIS_REPLY_ERROR)
-            set_error("%s: redis error from %s.lua: %.160s", r->algo, r->scripts[index].name,
-                      reply->str);
-        else
-            set_error("%s: %s.lua answered a non-integer (type %d)", r->algo,
-                      r->scripts[index].name, reply->type);
+        bool ok = take_reply(r, index, reply, out, count);
         freeReplyObject(reply);
+        if (ok)
+            return 0;
         if (!noscript || attempt > 0)
             return -1;
         /* the server lost its scripts (restart, SCRIPT FLUSH): load, retry once */
@@ -744,6 +763,22 @@ int rl_redis_eval(struct rl_redis *r, unsigned index, int nkeys, const char *con
             return -1;
         atomic_fetch_add_explicit(&r->reloads, 1, memory_order_relaxed); /* a statistic */
     }
+}
+
+int rl_redis_eval(struct rl_redis *r, unsigned index, int nkeys, const char *const *keys,
+                  const struct rl_redis_args *args, long long *result)
+{
+    return eval_reply(r, index, nkeys, keys, args, result, 0);
+}
+
+int rl_redis_eval_ints(struct rl_redis *r, unsigned index, int nkeys, const char *const *keys,
+                       const struct rl_redis_args *args, long long *out, size_t count)
+{
+    if (count == 0) {
+        set_error("%s: an array reply of no integers asked for", r->algo);
+        return -1;
+    }
+    return eval_reply(r, index, nkeys, keys, args, out, count);
 }
 
 /* --wait-replicas: process-wide, set once before any limiter opens. */

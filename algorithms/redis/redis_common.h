@@ -152,6 +152,12 @@ uint64_t rl_redis_redirects(const struct rl_redis *r);
 int rl_redis_eval(struct rl_redis *r, unsigned index, int nkeys, const char *const *keys,
                   const struct rl_redis_args *args, long long *result);
 
+/* rl_redis_eval for a script that answers an array of exactly count (≥ 1)
+ * integers, into out; nkeys ≥ 1 on a cluster. Any other reply is -1, as
+ * there. */
+int rl_redis_eval_ints(struct rl_redis *r, unsigned index, int nkeys, const char *const *keys,
+                       const struct rl_redis_args *args, long long *out, size_t count);
+
 /* One key "rl:<prefix>:<key>", reply 1 → RL_ADMIT, 0 → RL_REJECT, any other
  * reply or failure → RL_ERROR. */
 enum rl_decision rl_redis_decide(struct rl_redis *r, unsigned index, uint64_t key,

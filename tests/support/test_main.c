@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_SUITES 64
+#define MAX_SUITES 128
 
 static struct {
     const char *name;
