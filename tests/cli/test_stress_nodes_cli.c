@@ -28,13 +28,13 @@
     "--nodes 4 --sync 50ms --limit 200 --interval 500ms --workload poisson --rate 800 "            \
     "--duration 2s"
 /* The tolerance (docs/nodes.md, Real runs): the simulator itself, given
- * message times over the range real calls take on this machine (RTT 50 us
- * to 3 ms, jitter 0 or 2 ms), moves this configuration's overshoot by up
- * to 0.025 L (report; lease 0.015 L) and its store calls per decision by
- * up to 9% (lease); twice that. `sh docs/tools/nodes_agree.sh --sim-spread`
- * prints those figures. */
-#define OVERSHOOT_TOLERANCE 0.05
-#define CALLS_TOLERANCE     0.20
+ * message times up to what a fitting real run's calls take (RTT 50 us to
+ * 10 ms, jitter 0 to 5 ms), moves this configuration's overshoot by up to
+ * 0.07 L (fps; report 0.055 L, lease 0.02 L) and its store calls per
+ * decision by up to 25.5% (lease); twice the widest of each. `sh
+ * docs/tools/nodes_agree.sh --sim-spread` prints those figures. */
+#define OVERSHOOT_TOLERANCE 0.14
+#define CALLS_TOLERANCE     0.51
 
 /* A scratch folder for one test's node logs, removed at its end. */
 static char scratch[64];
@@ -117,13 +117,15 @@ static long log_lines(const char *path, bool *whole)
     return lines;
 }
 
-/* One strategy for real and simulated on the same traffic: the real run
- * keeps its bound on the merged logs, every node log is whole and holds
- * every decision, and the two agree within the tolerance. */
-static void real_against_sim(const char *coord)
+/* One real run of coord: it keeps its bound on the merged logs, and every
+ * node log is whole and together they hold every decision. Returns whether
+ * its delays are within what the tolerance was derived for (every store
+ * call at most 10 ms, attempts at most 10 ms late, ticks at most T + 10 ms
+ * apart); *ratio and *calls get its overshoot and store calls a decision. */
+static bool real_run(const char *coord, double *ratio, double *calls)
 {
     make_scratch();
-    static struct rl_cli_outcome real, sim;
+    static struct rl_cli_outcome real;
     char args[1024];
     snprintf(args, sizeof args, "stress %s --coord %s --threads 2 --redis %s --decisions %s",
              TRAFFIC, coord, rl_test_redis_address(), scratch);
@@ -131,10 +133,10 @@ static void real_against_sim(const char *coord)
     EXPECT_FATAL(real.status == 0, "exit %d: %s\n%s", real.status, real.err, real.out);
     EXPECT(strstr(real.out, "DIED") == NULL, "a node died: %s", real.out);
     double max = number_after(real.out, "global: max_sliding "),
-           ratio = number_after(real.out, " = "),
-           bound = number_after(real.out, "against the bound "),
-           calls = number_after(real.out, ": yes; ");
-    EXPECT(ratio <= bound + 1e-9, "%s: max_sliding %.3f L over its bound %.3f L", coord, ratio,
+           bound = number_after(real.out, "against the bound ");
+    *ratio = number_after(real.out, " = ");
+    *calls = number_after(real.out, ": yes; ");
+    EXPECT(*ratio <= bound + 1e-9, "%s: max_sliding %.3f L over its bound %.3f L", coord, *ratio,
            bound);
     EXPECT(max > 0, "%s admitted nothing", coord);
 
@@ -154,7 +156,37 @@ static void real_against_sim(const char *coord)
     double attempts = number_after(real.out, "poisson: ");
     EXPECT(decisions == (long)attempts, "%s: the logs hold %ld decisions of %.0f attempts", coord,
            decisions, attempts);
+    drop_scratch();
+    double call = number_after(real.out, "slowest store call "),
+           late = number_after(real.out, "an attempt at most "),
+           gap = number_after(real.out, "ticks at most ");
+    bool fits = call <= 10 && late <= 10 && gap <= 60;
+    if (!fits)
+        fprintf(stderr,
+                "stress_nodes_cli: %s: a store call took %.1f ms, an attempt was %.1f ms late, "
+                "ticks %.1f ms apart: the machine is busy, not the configuration compared\n",
+                coord, call, late, gap);
+    return fits;
+}
 
+/* One strategy for real and simulated on the same traffic: each real run
+ * keeps its bound with whole logs, and the first whose delays fit (up to
+ * three tries: a machine busy with other work stretches them) agrees with
+ * the simulator within the tolerance. None fitting is said on stderr and
+ * leaves the agreement unjudged: a busy machine is not the configuration. */
+static void real_against_sim(const char *coord)
+{
+    double ratio = 0, calls = 0;
+    bool fits = false;
+    for (int try = 0; try < 3 && !fits; try++)
+        fits = real_run(coord, &ratio, &calls);
+    if (!fits) {
+        fprintf(stderr, "stress_nodes_cli: %s: agreement with sim not judged (busy machine)\n",
+                coord);
+        return;
+    }
+    static struct rl_cli_outcome sim;
+    char args[1024];
     snprintf(args, sizeof args, "sim %s --coord %s --rtt 200us --format csv", TRAFFIC, coord);
     rl_cli_run(&sim, args);
     EXPECT_FATAL(sim.status == 0, "sim: exit %d: %s", sim.status, sim.err);
@@ -167,7 +199,6 @@ static void real_against_sim(const char *coord)
            "%s: overshoot real %.3f L, simulated %.3f L", coord, ratio, sim_ratio);
     EXPECT(calls <= sim_calls * (1 + CALLS_TOLERANCE) && calls >= sim_calls * (1 - CALLS_TOLERANCE),
            "%s: store calls per decision real %.3f, simulated %.3f", coord, calls, sim_calls);
-    drop_scratch();
 }
 
 static void test_central_real(void)
