@@ -36,20 +36,37 @@
 #define OVERSHOOT_TOLERANCE 0.14
 #define CALLS_TOLERANCE     0.51
 
-/* A scratch folder for one test's node logs, removed at its end. */
+/* A scratch folder for one test's node logs, removed at its end; one a
+ * failed FATAL assertion left is removed by the next make_scratch or at
+ * exit. */
 static char scratch[64];
-
-static void make_scratch(void)
-{
-    snprintf(scratch, sizeof scratch, "/tmp/rl-stress-nodes-XXXXXX");
-    EXPECT_FATAL(mkdtemp(scratch) != NULL, "mkdtemp: %s", strerror(errno));
-}
 
 static void drop_scratch(void)
 {
+    if (scratch[0] == '\0')
+        return;
     char command[128];
     snprintf(command, sizeof command, "rm -rf %s", scratch);
     EXPECT(system(command) == 0, "cannot remove %s", scratch);
+    scratch[0] = '\0';
+}
+
+static void drop_scratch_at_exit(void) /* no assertion: the tests are over */
+{
+    char command[128];
+    snprintf(command, sizeof command, "rm -rf %s", scratch);
+    if (scratch[0] && system(command) != 0)
+        fprintf(stderr, "stress_nodes_cli: cannot remove %s\n", scratch);
+}
+
+static void make_scratch(void)
+{
+    static bool registered;
+    if (!registered)
+        registered = atexit(drop_scratch_at_exit) == 0;
+    drop_scratch();
+    snprintf(scratch, sizeof scratch, "/tmp/rl-stress-nodes-XXXXXX");
+    EXPECT_FATAL(mkdtemp(scratch) != NULL, "mkdtemp: %s", strerror(errno));
 }
 
 static void test_bad_inputs(void)
