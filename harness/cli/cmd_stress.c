@@ -1,6 +1,7 @@
 /* cmd_stress.c — `ratelab stress`: closed-loop throughput per thread count,
  * with faa measured alongside, and accuracy when recorded. */
 #include "cli.h"
+#include "cmd_stress_nodes.h"
 #include "commands.h"
 #include "fault_table.h"
 #include "parse.h"
@@ -380,6 +381,8 @@ static void check_history_options(struct stress_options *o)
 int rl_cmd_stress(int argc, char **argv)
 {
     const char *cmd = "stress";
+    if (rl_stress_wants_nodes(argc, argv)) /* node processes on a real store */
+        return rl_cmd_stress_nodes(argc, argv);
     struct stress_options o = {
         .threads = {1, 2},
         .reps = 3,

@@ -125,9 +125,9 @@ struct sim {
     void *store;
     void **nodes;
     struct heap heap;
-    struct rl_rng net, spread;
+    struct rl_rng net;
+    struct rl_node_picker picker;
     uint64_t *up_free, *down_free; /* each link's last delivery: links keep their order */
-    double *skew_cdf;
     struct offered *offered;
     uint64_t span;
     struct rl_checker *global, *per_node;
@@ -201,44 +201,15 @@ static int send(struct sim *s, uint64_t t_ns, enum ev_kind kind, uint32_t node,
     return heap_push(&s->heap, e);
 }
 
-static uint32_t draw_node(struct sim *s, uint64_t t_ns)
-{
-    const struct rl_nodes_config *cfg = s->cfg;
-    uint32_t nodes = cfg->p.nodes;
-    switch (cfg->spread.kind) {
-    case RL_SPREAD_SKEW: {
-        double u = rl_rng_uniform(&s->spread);
-        size_t lo = 0, hi = nodes - 1;
-        while (lo < hi) {
-            size_t mid = (lo + hi) / 2;
-            if (s->skew_cdf[mid] > u)
-                hi = mid;
-            else
-                lo = mid + 1;
-        }
-        return (uint32_t)lo;
-    }
-    case RL_SPREAD_HOT: {
-        uint64_t r = rl_rng_next(&s->spread);
-        if (r & 1)
-            return (uint32_t)((t_ns / cfg->spread.move_ns) % nodes);
-        return (uint32_t)((r >> 1) % nodes);
-    }
-    case RL_SPREAD_EVEN:
-        break;
-    }
-    return (uint32_t)(rl_rng_next(&s->spread) % nodes);
-}
-
 /* The spread rule's node; a dead one's attempt is drawn again (a few
  * times, then the next live node takes it), as a balancer would send it. */
 static uint32_t pick_node(struct sim *s, uint64_t t_ns)
 {
-    uint32_t node = draw_node(s, t_ns);
+    uint32_t node = rl_node_picker_next(&s->picker, t_ns);
     if (s->dead == NULL || s->alive == 0)
         return node; /* none alive: the attempt finds no node (rejected) */
     for (int tries = 0; s->dead[node] && tries < 64; tries++)
-        node = draw_node(s, t_ns);
+        node = rl_node_picker_next(&s->picker, t_ns);
     while (s->dead[node])
         node = (node + 1) % s->cfg->p.nodes;
     return node;
@@ -343,24 +314,23 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Window maxima, p99, the step's maximum and when the run came back under
- * 1.05 L for good. */
-static int summarize_windows(struct sim *s)
+int rl_nodes_summarize_windows(const struct rl_coord_params *p, uint64_t step_ns,
+                               const uint64_t *window_cost, size_t windows,
+                               struct rl_nodes_outcome *out)
 {
-    struct rl_nodes_outcome *out = s->out;
-    size_t count = (size_t)s->cfg->p.keys * s->windows;
+    size_t count = (size_t)p->keys * windows;
     double *share = malloc((count ? count : 1) * sizeof *share);
     if (share == NULL)
         return -1;
-    double limit = (double)s->cfg->p.limit;
-    uint64_t interval = s->cfg->p.interval_ns, last_over = 0;
+    double limit = (double)p->limit;
+    uint64_t interval = p->interval_ns, last_over = 0;
     bool over = false;
     for (size_t i = 0; i < count; i++) {
-        share[i] = (double)s->window_cost[i] / limit;
-        size_t w = i % s->windows;
+        share[i] = (double)window_cost[i] / limit;
+        size_t w = i % windows;
         if (share[i] > out->window_max)
             out->window_max = share[i];
-        if ((w + 1) * interval > s->cfg->step_ns && share[i] > out->step_max)
+        if ((w + 1) * interval > step_ns && share[i] > out->step_max)
             out->step_max = share[i];
         if (share[i] > 1.05 && (w + 1) * interval > last_over) {
             last_over = (w + 1) * interval;
@@ -369,7 +339,7 @@ static int summarize_windows(struct sim *s)
     }
     qsort(share, count, sizeof *share, cmp_double);
     out->window_p99 = count ? share[(size_t)ceil(0.99 * (double)count) - 1] : 0;
-    out->converge_ns = over && last_over > s->cfg->step_ns ? last_over - s->cfg->step_ns : 0;
+    out->converge_ns = over && last_over > step_ns ? last_over - step_ns : 0;
     free(share);
     return 0;
 }
@@ -379,7 +349,6 @@ static int setup(struct sim *s, const struct rl_trace *trace)
     const struct rl_nodes_config *cfg = s->cfg;
     uint32_t nodes = cfg->p.nodes;
     rl_rng_seed(&s->net, cfg->seed, 101);
-    rl_rng_seed(&s->spread, cfg->seed, 102);
     s->store = cfg->coord->store_new ? cfg->coord->store_new(&cfg->p) : NULL;
     s->nodes = calloc(nodes, sizeof *s->nodes);
     s->up_free = calloc(nodes, sizeof *s->up_free);
@@ -400,16 +369,8 @@ static int setup(struct sim *s, const struct rl_trace *trace)
     for (uint32_t i = 0; i < nodes; i++)
         if ((s->nodes[i] = cfg->coord->node_new(&cfg->p, i)) == NULL)
             return -1;
-    if (cfg->spread.kind == RL_SPREAD_SKEW) {
-        if ((s->skew_cdf = malloc(nodes * sizeof *s->skew_cdf)) == NULL)
-            return -1;
-        double total = 0;
-        for (uint32_t i = 0; i < nodes; i++)
-            total += s->skew_cdf[i] = pow(i + 1.0, -cfg->spread.skew);
-        double run = 0;
-        for (uint32_t i = 0; i < nodes; i++)
-            s->skew_cdf[i] = (run += s->skew_cdf[i]) / total;
-    }
+    if (rl_node_picker_init(&s->picker, &cfg->spread, nodes, cfg->seed) != 0)
+        return -1;
     if (cfg->death_count) {
         if ((s->dead = calloc(nodes, sizeof *s->dead)) == NULL)
             return -1;
@@ -457,7 +418,7 @@ static void teardown(struct sim *s)
     free(s->nodes);
     free(s->up_free);
     free(s->down_free);
-    free(s->skew_cdf);
+    rl_node_picker_free(&s->picker);
     free(s->buf);
     free(s->node_buf);
     free(s->window_cost);
@@ -483,7 +444,7 @@ static int finish(struct sim *s)
         return -1;
     out->node_max_sliding = per_node.total.max_sliding;
     rl_check_result_free(&per_node);
-    if (summarize_windows(s) != 0)
+    if (rl_nodes_summarize_windows(&cfg->p, cfg->step_ns, s->window_cost, s->windows, out) != 0)
         return -1;
     if (s->watching) {
         double room = (double)cfg->p.limit * cfg->p.keys;

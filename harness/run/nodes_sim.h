@@ -9,6 +9,7 @@
 #include "algorithms/coord/coord.h"
 #include "harness/check/checker.h"
 #include "harness/check/verdict.h"
+#include "workloads/rng.h"
 #include "workloads/trace.h"
 
 #include <stddef.h>
@@ -46,6 +47,23 @@ struct rl_node_death {
 };
 
 #define RL_NODES_MAX_DEATHS 64
+
+/* Which node each attempt arrives at, drawn by the spread rule from the
+ * seed's own stream: the simulator and a real run (nodes_real.h) draw the
+ * same sequence, so the same seed sends the same attempts to the same nodes. */
+struct rl_node_picker {
+    struct rl_node_spread spread;
+    uint32_t nodes;
+    struct rl_rng rng;
+    double *skew_cdf; /* skew: the nodes' cumulative weights */
+};
+
+/* -1 on ENOMEM. */
+int rl_node_picker_init(struct rl_node_picker *pk, const struct rl_node_spread *spread,
+                        uint32_t nodes, uint64_t seed);
+/* The node of the next attempt, which arrives at t. */
+uint32_t rl_node_picker_next(struct rl_node_picker *pk, uint64_t t_ns);
+void rl_node_picker_free(struct rl_node_picker *pk);
 
 struct rl_nodes_config {
     const struct rl_coord *coord;
@@ -101,5 +119,13 @@ struct rl_nodes_outcome {
  * checker (nothing holds the decisions). -1 with one line in err on ENOMEM. */
 int rl_nodes_sim_run(const struct rl_nodes_config *cfg, const struct rl_trace *trace,
                      struct rl_nodes_outcome *out, char *err, size_t err_len);
+
+/* The aligned windows of I: window_max, window_p99, step_max and
+ * converge_ns into out, from the admitted cost of each key's windows
+ * (window_cost[key × windows + w]). -1 on ENOMEM. A real run
+ * (nodes_real.h) shares it. */
+int rl_nodes_summarize_windows(const struct rl_coord_params *p, uint64_t step_ns,
+                               const uint64_t *window_cost, size_t windows,
+                               struct rl_nodes_outcome *out);
 
 #endif
