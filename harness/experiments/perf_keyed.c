@@ -39,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #define MEMORY_KEYS        1000000u
@@ -211,6 +212,24 @@ static void *floor_main(void *arg)
     return NULL;
 }
 
+static size_t floor_bytes(uint32_t keys)
+{
+    return (size_t)keys * sizeof(uint64_t);
+}
+
+/* The bare array: fresh zeroed pages, mapped and asked for huge pages as
+ * the container's tables of 2 MiB or more are (keyed.c), so that the
+ * floor and the container pay the same TLB. */
+static _Atomic uint64_t *floor_array(uint32_t keys)
+{
+    void *p =
+        mmap(NULL, floor_bytes(keys), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    madvise(p, floor_bytes(keys), MADV_HUGEPAGE); /* a hint: failure is harmless */
+    return p;
+}
+
 /* Millions of attempts a second of the floor loop over `stream` (touch:
  * with the fetch-add; else the sampler alone), timed as stress times its
  * workers: first start to last end. */
@@ -221,7 +240,7 @@ static int floor_mops(const struct key_stream *stream, bool touch, double *mops,
     struct floor_run run = {0};
     if (rl_key_sampler_init(&run.sampler, stream->zipf_s > 0 ? RL_KEYS_ZIPF : RL_KEYS_UNIFORM,
                             stream->keys, stream->zipf_s) != 0 ||
-        (touch && (run.slots = calloc(stream->keys, sizeof *run.slots)) == NULL)) {
+        (touch && (run.slots = floor_array(stream->keys)) == NULL)) {
         rl_key_sampler_free(&run.sampler);
         snprintf(err, err_len, "out of memory for %u keys", stream->keys);
         return -1;
@@ -252,7 +271,8 @@ static int floor_mops(const struct key_stream *stream, bool touch, double *mops,
         first = workers[i].start_ns < first ? workers[i].start_ns : first;
         last = workers[i].end_ns > last ? workers[i].end_ns : last;
     }
-    free((void *)run.slots);
+    if (run.slots)
+        munmap((void *)run.slots, floor_bytes(stream->keys));
     rl_key_sampler_free(&run.sampler);
     if (started < THROUGHPUT_THREADS || rl_interrupted) {
         snprintf(err, err_len, "%s", rl_interrupted ? "interrupted" : "cannot start a thread");
