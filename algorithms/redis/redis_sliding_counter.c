@@ -3,8 +3,9 @@
  *
  * Promise: approx, as sliding_counter.c.
  *
- * State, on the server: sliding_counter.c's, two window counts per key;
- * keys live 2I, after which both counts are zero.
+ * State, on the server: sliding_counter.c's, two window counts per key
+ * (and the window they count), packed in one string; keys live 2I, after
+ * which both counts are zero.
  *
  * Decision: the rule of sliding_counter.c (the previous count weighted by
  * its overlap with [t − I, t)), so both decide identically on a trace in
@@ -71,13 +72,16 @@ static enum rl_decision redis_sc_acquire(void *state, struct rl_clock *clock, ui
     uint64_t since = now > s->epoch_ns ? now - s->epoch_ns : 0;
     if (since / s->interval_ns > RL_LUA_INT_MAX)
         return RL_ERROR; /* only for I < 2048 ns, after 2^64 ns */
+    /* each ≤ 2^53 − 1: k checked above, elapsed < I, n ≤ L, 2·L·I checked
+     * at create */
+    const int64_t numbers[5] = {(int64_t)(since / s->interval_ns),
+                                (int64_t)(since % s->interval_ns), (int64_t)n, (int64_t)s->limit,
+                                (int64_t)s->interval_ns};
+    unsigned char packed[sizeof numbers];
+    rl_redis_pack_doubles(packed, numbers, 5);
     struct rl_redis_args args;
     rl_redis_args_init(&args);
-    rl_redis_arg_u64(&args, since / s->interval_ns);
-    rl_redis_arg_u64(&args, since % s->interval_ns);
-    rl_redis_arg_u64(&args, n);
-    rl_redis_arg_u64(&args, s->limit);
-    rl_redis_arg_u64(&args, s->interval_ns);
+    rl_redis_arg_bytes(&args, packed, sizeof packed);
     rl_redis_arg_u64(&args, s->ttl_ms);
     return rl_redis_decide(s->redis, 0, key, &args);
 }

@@ -76,10 +76,14 @@ static enum rl_decision redis_log_acquire(void *state, struct rl_clock *clock, u
         return RL_ERROR;
     struct rl_redis_args args;
     rl_redis_args_init(&args);
-    rl_redis_arg_u64(&args, s->limit);
+    rl_redis_arg_u64(&args, s->limit - n);
     rl_redis_arg_u64(&args, n);
     rl_redis_arg_u64(&args, since);
-    rl_redis_arg_u64(&args, s->interval_ns);
+    /* the cutoff: members scored at or below it are out of (since − I, since] */
+    if (since >= s->interval_ns)
+        rl_redis_arg_u64(&args, since - s->interval_ns);
+    else
+        rl_redis_arg_str(&args, "-1"); /* no score is negative: nothing is out */
     rl_redis_arg_u64(&args, rl_redis_unique());
     rl_redis_arg_u64(&args, s->ttl_ms);
     return rl_redis_decide(s->redis, 0, key, &args);

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define MAX_ROWS 64
+#define MAX_ROWS 96
 
 struct perf_rows {
     struct rl_perf_row row[MAX_ROWS];

@@ -40,12 +40,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+extern const char rl_lua_noop[];
+
 #define RUN_NS       600000000ull /* per run: 2 × reps × 11 runs ≈ 40 s at reps = 3 */
 #define SCRIPTS      5
 #define THREAD_SIZES 2
 #define MAX_REPS     101
 #define SERVER_ROWS  SCRIPTS
 #define CLIENT_ROWS  (THREAD_SIZES * SCRIPTS)
+#define FLOOR_ROWS   SCRIPTS /* on the private server only */
+#define FLOOR_CALLS  20000u  /* EVALSHAs per floor run */
 
 static const char *const script_names[SCRIPTS] = {"redis_gcra", "redis_token_bucket",
                                                   "redis_fixed_window", "redis_sliding_counter",
@@ -134,6 +138,138 @@ static int run_of(const struct rl_algo *algo, const char *address, unsigned thre
     if (rate_of(algo, address, threads, per_s, err, err_len) != 0)
         return -1;
     return server_cost ? server_usec_per_call(address, usec, inner, err, err_len) : 0;
+}
+
+/* ---- what stops the server-cost goal: each script's commands alone ---- */
+
+/* The script's redis.call lines on its refusal path (the common one: the
+ * stress runs ask one key far above L), with the same number and size of
+ * arguments as the real call, on a key that holds state of the real type,
+ * and nothing else: no arithmetic, no unpacking. Its µs per EVALSHA ÷
+ * redis_noop's is the least any Lua body issuing those commands can reach.
+ * Keep in step with algorithms/redis/lua/ and the C callers. */
+struct script_floor {
+    const char *body;
+    const char *plant; /* a Lua body that leaves the key's state */
+    int argc;          /* ARGV count */
+    size_t arg_len[6]; /* 0: the decimal text in arg_text */
+    const char *arg_text[6];
+};
+
+static const struct script_floor floors[SCRIPTS] = {
+    {"redis.call('TIME') redis.call('GET', KEYS[1]) return 0",
+     "redis.call('SET', KEYS[1], '01234567') return 'ok'",
+     2,
+     {56, 0},
+     {NULL, "60000"}},
+    {"redis.call('GET', KEYS[1]) return 0",
+     "redis.call('SET', KEYS[1], '0123456789abcdef') return 'ok'",
+     2,
+     {56, 0},
+     {NULL, "60000"}},
+    {"redis.call('GET', KEYS[1]) return 0",
+     "redis.call('SET', KEYS[1], '1000') return 'ok'",
+     3,
+     {0, 0, 0},
+     {"999", "1", "100"}},
+    {"redis.call('GET', KEYS[1]) return 0",
+     "redis.call('SET', KEYS[1], '0123456789abcdef01234567') return 'ok'",
+     2,
+     {40, 0},
+     {NULL, "200"}},
+    {"redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[4]) redis.call('ZCARD', KEYS[1]) "
+     "return 0",
+     "for i = 1, 1000 do redis.call('ZADD', KEYS[1], 950000000 + i, i) end return 'ok'",
+     6,
+     {0, 0, 0, 0, 0, 0},
+     {"999", "1", "1000000000", "900000000", "1", "200"}},
+};
+
+static int load_script(const char *address, const char *body, char *sha, size_t sha_len, char *err,
+                       size_t err_len)
+{
+    const char *argv[] = {"SCRIPT", "LOAD", body};
+    return rl_redis_command(address, 3, argv, sha, sha_len, err, err_len);
+}
+
+/* µs per EVALSHA of sha over FLOOR_CALLS calls on key with (argc) args. */
+static int floor_usec(const char *address, const char *sha, const char *key, int argc,
+                      const size_t *arg_len, const char *const *arg_text, double *usec, char *err,
+                      size_t err_len)
+{
+    static const char binary[64] = {0}; /* packed doubles' stand-in: zeros */
+    const char *argv[10] = {"EVALSHA", sha, "1", key};
+    size_t lens[10] = {7, strlen(sha), 1, strlen(key)};
+    for (int i = 0; i < argc; i++) {
+        argv[4 + i] = arg_len[i] ? binary : arg_text[i];
+        lens[4 + i] = arg_len[i] ? arg_len[i] : strlen(arg_text[i]);
+    }
+    const char *reset[] = {"CONFIG", "RESETSTAT"};
+    char ok[64];
+    double inner;
+    if (rl_redis_command(address, 2, reset, ok, sizeof ok, err, err_len) != 0 ||
+        rl_redis_repeat(address, 4 + argc, argv, lens, FLOOR_CALLS, err, err_len) != 0)
+        return -1;
+    return server_usec_per_call(address, usec, &inner, err, err_len);
+}
+
+/* One row per script: its commands alone ÷ redis_noop, alternating noop,
+ * floor, noop as the goal's runs do; reported (what bounds the goal). */
+static int floor_rows(const char *address, unsigned reps, struct rl_perf_row *rows, char *err,
+                      size_t err_len)
+{
+    char noop_sha[64], sha[SCRIPTS][64];
+    if (load_script(address, rl_lua_noop, noop_sha, sizeof noop_sha, err, err_len) != 0)
+        return -1;
+    for (int s = 0; s < SCRIPTS; s++) {
+        char key[64], planted[64];
+        snprintf(key, sizeof key, "rl:perf-floor:%d", s);
+        const char *plant[] = {"EVAL", floors[s].plant, "1", key};
+        if (load_script(address, floors[s].body, sha[s], sizeof sha[s], err, err_len) != 0 ||
+            rl_redis_command(address, 4, plant, planted, sizeof planted, err, err_len) != 0)
+            return -1;
+    }
+    static double ratio[SCRIPTS][MAX_REPS], skeleton[SCRIPTS][MAX_REPS], noop[SCRIPTS][MAX_REPS];
+    for (unsigned rep = 0; rep < reps; rep++) {
+        double before, after;
+        if (floor_usec(address, noop_sha, "rl:perf-floor:noop", 0, NULL, NULL, &before, err,
+                       err_len) != 0)
+            return -1;
+        for (int s = 0; s < SCRIPTS; s++) {
+            char key[64];
+            snprintf(key, sizeof key, "rl:perf-floor:%d", s);
+            if (floor_usec(address, sha[s], key, floors[s].argc, floors[s].arg_len,
+                           floors[s].arg_text, &skeleton[s][rep], err, err_len) != 0 ||
+                floor_usec(address, noop_sha, "rl:perf-floor:noop", 0, NULL, NULL, &after, err,
+                           err_len) != 0)
+                return -1;
+            noop[s][rep] = (before + after) / 2;
+            ratio[s][rep] = skeleton[s][rep] / noop[s][rep];
+            before = after;
+        }
+    }
+    for (int s = 0; s < SCRIPTS; s++) {
+        struct rl_perf_row *r = &rows[s];
+        memset(r, 0, sizeof *r);
+        snprintf(r->goal, sizeof r->goal, "redis floor %s", script_names[s]);
+        snprintf(r->measured, sizeof r->measured,
+                 "the server's us per EVALSHA of a script of only %s's redis.call lines on a "
+                 "refusal, with its arguments, on a key holding its state",
+                 script_names[s]);
+        snprintf(r->floor, sizeof r->floor,
+                 "redis_noop's us per EVALSHA (1 key, no arguments), the runs just before and "
+                 "after: reported; above the target, no Lua body making these calls meets it");
+        r->ratio = rl_median(ratio[s], reps);
+        r->at_most = true;
+        r->target = server_target[s];
+        r->reported = true;
+        snprintf(r->detail, sizeof r->detail,
+                 "%.2f vs redis_noop %.2f us a call (medians, %u calls a run)",
+                 rl_median(skeleton[s], reps), rl_median(noop[s], reps), FLOOR_CALLS);
+        snprintf(r->command, sizeof r->command,
+                 "bench --suite perf --goal redis; by hand: EVALSHA of %s", floors[s].body);
+    }
+    return FLOOR_ROWS;
 }
 
 /* Rows that say why the server's cost was not measured. */
@@ -274,8 +410,9 @@ static int not_measured(struct rl_perf_row *rows, const char *why)
 static int measure(const struct rl_perf_options *opts, struct rl_perf_row *rows, size_t cap,
                    char *err, size_t err_len)
 {
-    if (cap < SERVER_ROWS + CLIENT_ROWS) {
-        snprintf(err, err_len, "room for %zu rows, %d needed", cap, SERVER_ROWS + CLIENT_ROWS);
+    if (cap < SERVER_ROWS + CLIENT_ROWS + FLOOR_ROWS) {
+        snprintf(err, err_len, "room for %zu rows, %d needed", cap,
+                 SERVER_ROWS + CLIENT_ROWS + FLOOR_ROWS);
         return -1;
     }
     unsigned reps = opts->reps < 1 ? 1 : opts->reps > MAX_REPS ? MAX_REPS : opts->reps;
@@ -292,6 +429,10 @@ static int measure(const struct rl_perf_options *opts, struct rl_perf_row *rows,
     if (rl_redis_server_start(&server, err, err_len) != 0)
         return -1;
     int got = measure_on(server.address, true, reps, rows, err, err_len);
+    if (got >= 0) {
+        int more = floor_rows(server.address, reps, rows + got, err, err_len);
+        got = more < 0 ? -1 : got + more;
+    }
     rl_redis_server_stop(&server);
     return got;
 }

@@ -84,8 +84,9 @@ const char *const rl_keyed_expiry_names[] = {"never", "lazy", "sweeper", NULL};
 #define SLOT_STATE    1
 #define MIN_SLOTS     16u
 #define MAP_BYTES     (64u * 1024) /* tables this large are mapped, so freeing one shrinks RSS */
-#define SCRATCH_BYTES 256u         /* the largest one-word state kept in a per-thread copy */
-#define EXPIRE_BATCH  256u         /* tombstones per grace period when sweeping */
+#define HUGE_BYTES    (2u * 1024 * 1024) /* and this large, asked for huge pages */
+#define SCRATCH_BYTES 256u               /* the largest one-word state kept in a per-thread copy */
+#define EXPIRE_BATCH  256u               /* tombstones per grace period when sweeping */
 #define LAZY_LOOKS    2
 
 __extension__ typedef unsigned __int128 u128;
@@ -169,6 +170,11 @@ static struct table *table_new(const struct rl_keyed *k, size_t slots)
     if (mapped) {
         void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         t = p == MAP_FAILED ? NULL : p; /* zeroed */
+        /* A lookup lands on a random slot: with 4 KiB pages a table of
+         * megabytes misses the TLB on nearly every operation. A hint:
+         * failure (or THP off) is harmless. */
+        if (t && bytes >= HUGE_BYTES)
+            madvise(p, bytes, MADV_HUGEPAGE);
     } else {
         size_t rounded = (bytes + RL_CACHE_LINE - 1) / RL_CACHE_LINE * RL_CACHE_LINE;
         t = aligned_alloc(RL_CACHE_LINE, rounded);

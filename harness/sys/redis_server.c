@@ -433,3 +433,40 @@ int rl_redis_command(const char *address, int argc, const char *const *argv, cha
     redisFree(c);
     return ok ? 0 : -1;
 }
+
+int rl_redis_repeat(const char *address, int argc, const char *const *argv, const size_t *lens,
+                    unsigned times, char *err, size_t err_len)
+{
+    enum { BATCH = 256 }; /* replies read per write: the socket buffers hold them */
+    redisContext *c = connect_to(address, 1000);
+    if (c == NULL || c->err) {
+        snprintf(err, err_len, "cannot connect to redis at %s: %s", address,
+                 c ? c->errstr : "bad address");
+        if (c)
+            redisFree(c);
+        return -1;
+    }
+    int status = 0;
+    for (unsigned done = 0; done < times && status == 0;) {
+        unsigned batch = times - done < BATCH ? times - done : BATCH;
+        for (unsigned i = 0; i < batch; i++)
+            redisAppendCommandArgv(c, argc, (const char **)argv, lens);
+        for (unsigned i = 0; i < batch; i++) {
+            void *r = NULL;
+            if (redisGetReply(c, &r) != REDIS_OK || r == NULL) {
+                snprintf(err, err_len, "redis at %s: %s", address, c->errstr);
+                status = -1;
+                break;
+            }
+            redisReply *reply = r;
+            if (reply->type == REDIS_REPLY_ERROR && status == 0) {
+                snprintf(err, err_len, "redis at %s: %s: %s", address, argv[0], reply->str);
+                status = -1;
+            }
+            freeReplyObject(reply);
+        }
+        done += batch;
+    }
+    redisFree(c);
+    return status;
+}

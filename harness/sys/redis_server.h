@@ -59,6 +59,13 @@ int rl_redis_ping(const char *address, char *err, size_t err_len);
 int rl_redis_command(const char *address, int argc, const char *const *argv, char *reply_text,
                      size_t reply_len, char *err, size_t err_len);
 
+/* Sends one command (argv[0..argc), binary-safe: lens[i] bytes each) times
+ * times on one connection, pipelined, for the server's own accounting of it
+ * (INFO commandstats); any reply but an error counts. -1 with one line in
+ * err: no connection, an error reply. */
+int rl_redis_repeat(const char *address, int argc, const char *const *argv, const size_t *lens,
+                    unsigned times, char *err, size_t err_len);
+
 /* Checks an address given by the user: unix:PATH, or PORT (1-65535, digits)
  * after a loopback host written as a literal: 127.0.0.0/8 as four dotted
  * decimals, [::1], or localhost, taken to mean 127.0.0.1. No name is ever

@@ -618,8 +618,8 @@ static long long key_integer(redisContext *c, const char *format, const char *ke
 /* The bucket scripts and the virtual-time window keep their state packed
  * (struct doubles). A key that holds anything else, such as the state the
  * previous version of each script wrote (gcra: the TAT in decimal, which
- * is longer than 8 bytes and would unpack to a wrong number; the bucket:
- * a hash; the window: a decimal counter), is an error, never a decision;
+ * is longer than 8 bytes and would unpack to a wrong number; the bucket
+ * and the sliding counter: a hash; the window: a decimal counter), is an error, never a decision;
  * once it is gone the key starts afresh, and every write carries its own
  * expiry (PX). Keys are per instance, so no script ever meets another
  * version's state on its own: this is the guard if it did. */
@@ -633,6 +633,7 @@ static void test_packed_state_edges(void)
         {"redis_token_bucket", "HSET %s tokens 3000 last 0", NULL, 16},
         {"redis_token_bucket_servertime", "HSET %s tokens 3000 last 0", NULL, 16},
         {"redis_fixed_window", "SET %s %s", "2", 16},
+        {"redis_sliding_counter", "HSET %s w 0 curr 0 prev 0", NULL, 24},
     };
     redisContext *c = redisConnectUnix(rl_test_redis_address() + strlen("unix:"));
     CU_ASSERT_FATAL(c != NULL && c->err == 0);

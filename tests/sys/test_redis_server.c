@@ -43,6 +43,38 @@ static void test_start_ping_stop(void)
     rl_redis_server_stop(&server); /* twice is harmless */
 }
 
+/* rl_redis_repeat sends its command exactly `times` times, across more
+ * than one pipelined batch, with binary-safe arguments, and an error reply
+ * fails it with one line. On the suites' shared server: with a private one
+ * started and stopped here, the SIGKILL test below found its folder gone
+ * (not looked into). */
+static void test_repeat_counts(void)
+{
+    const char *address = rl_test_redis_address(); /* the suites' shared server */
+    char err[256], reply[64];
+    const char *del[] = {"EVAL", "redis.call('DEL', 'rl:repeat:n', 'rl:repeat:b') return 'ok'",
+                         "0"};
+    CU_ASSERT_EQUAL_FATAL(rl_redis_command(address, 3, del, reply, sizeof reply, err, sizeof err),
+                          0);
+    const char *incr[] = {"INCR", "rl:repeat:n"};
+    const size_t incr_lens[] = {4, 11};
+    EXPECT(rl_redis_repeat(address, 2, incr, incr_lens, 1000, err, sizeof err) == 0, "%s", err);
+    const char *get[] = {"GET", "rl:repeat:n"};
+    CU_ASSERT_EQUAL(rl_redis_command(address, 2, get, reply, sizeof reply, err, sizeof err), 0);
+    EXPECT(strcmp(reply, "1000") == 0, "1000 INCRs left n = %s", reply);
+    const char *append[] = {"APPEND", "rl:repeat:b", "x\0y"};
+    const size_t append_lens[] = {6, 11, 3};
+    CU_ASSERT_EQUAL(rl_redis_repeat(address, 3, append, append_lens, 2, err, sizeof err), 0);
+    const char *strlen_b[] = {"EVAL", "return tostring(redis.call('STRLEN', 'rl:repeat:b'))", "0"};
+    CU_ASSERT_EQUAL(rl_redis_command(address, 3, strlen_b, reply, sizeof reply, err, sizeof err),
+                    0);
+    EXPECT(strcmp(reply, "6") == 0, "two 3-byte APPENDs left %s bytes", reply);
+    const char *wrong[] = {"INCR", "rl:repeat:b"}; /* not an integer */
+    err[0] = '\0';
+    CU_ASSERT_EQUAL(rl_redis_repeat(address, 2, wrong, incr_lens, 3, err, sizeof err), -1);
+    EXPECT(err[0] != '\0' && strchr(err, '\n') == NULL, "one line, got '%s'", err);
+}
+
 static void expect_address(const char *address, int want, const char *canonical_want)
 {
     char err[256] = "", canonical[256] = "";
@@ -269,6 +301,7 @@ static void test_silent_port_refused(void)
 }
 
 RL_TEST_SUITE("redis_server", {"start, PING, stop, nothing left", test_start_ping_stop},
+              {"repeat: exactly n times, binary-safe, an error fails", test_repeat_counts},
               {"a port that accepts and never answers is refused", test_silent_port_refused},
               {"--redis addresses: literal loopback, localhost or unix only", test_addresses},
               {"--redis 127.0.0.1, localhost and [::1] reach a TCP server", test_tcp_forms_connect},
