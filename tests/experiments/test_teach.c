@@ -31,8 +31,9 @@ static void test_atomic_naive_caught(void)
  * its store. The window opens once per run, judged on the recorded log
  * (admits stamped in [0, I)), and both threads must be on a core at that
  * instant: another process holding one makes a run miss it, so the runs
- * scale with how busy the machine is per CPU: 20 on an idle one and 20
- * more per unit of 1-minute load per CPU, up to 200 (20 ms each). At load
+ * scale with how busy the machine is per CPU: 60 on an idle one and 40
+ * more per unit of 1-minute load per CPU, up to 400 (20 ms each; a run
+ * that sees the race ends the loop, so a caught race costs no more). At load
  * 3.7 per CPU here, 1 to 7 runs were needed. One CPU never runs both
  * threads at once: skipped, saying so. */
 static void test_cas_nofirst_caught(void)
@@ -51,8 +52,8 @@ static void test_cas_nofirst_caught(void)
     if (f)
         fclose(f);
     double busy = known ? load.avg_1m / (double)cpus : 0;
-    int runs = 20 + (int)(20 * busy);
-    runs = runs > 200 ? 200 : runs;
+    int runs = 60 + (int)(40 * busy);
+    runs = runs > 400 ? 400 : runs;
     struct rl_stress_verdict v = {0};
     int run = 0;
     for (; run < runs && v.first_window_admits <= L; run++)
