@@ -63,15 +63,15 @@ static void write_file(const char *path, const char *text)
  * limiting, as its bug does (test_shape_cli.c shows it broken).
  * guava_warmup stores at most B permits and spends each in at least T;
  * nginx_delay passes B + 1 at once only to B + 1 callers, and here there
- * are two. */
+ * are two. xrate_wait decides as gcra_spacer. juju_wait's quantum of L/g
+ * tokens arrives whole (g = gcd(L, I): here 1 token a ms), so its promise
+ * is B + L/g + L·u/I (juju_wait.c): judged at B + 1. */
 static const struct {
     const char *name;
-    unsigned burst;
-} shapers[] = {{"gcra_spacer", 5},
-               {"pacer_uber", 5},
-               {"guava_bursty", 1000},
-               {"guava_warmup", 5},
-               {"nginx_delay", 5}};
+    unsigned burst, judged;
+} shapers[] = {{"gcra_spacer", 5, 5},  {"pacer_uber", 5, 5},  {"guava_bursty", 1000, 1000},
+               {"guava_warmup", 5, 5}, {"nginx_delay", 5, 5}, {"xrate_wait", 5, 5},
+               {"juju_wait", 5, 6}};
 
 /* Each shaper recorded in stress on 2 threads (each thread sleeps until its
  * release): every attempt logged with release_ns and woke_ns, and check
@@ -100,7 +100,7 @@ static void test_stress_each_shaper_held(void)
         snprintf(args, sizeof args,
                  "check --events %s --limit 1000 --interval 1s --burst %u --promise shape "
                  "--format csv",
-                 log, shapers[i].burst);
+                 log, shapers[i].judged);
         rl_cli_run(o, args);
         CU_ASSERT_EQUAL(o->status, 0);
         const char *row = row_of(o->out, "1,");
