@@ -2,6 +2,7 @@
  * algorithm's recorded histories until a race shows or the tries run out. */
 #include "suite_linearizable.h"
 
+#include "algorithms/race_point.h"
 #include "harness/run/lin_model.h"
 #include "harness/run/stress.h"
 #include "harness/sys/clock.h"
@@ -123,8 +124,11 @@ static int record_once(const struct rl_lin_trial_params *p, const struct rl_algo
     struct rl_lin_model model;
     struct rl_lin_options o = {.budget = p->budget};
     uint64_t t0 = rl_monotonic_ns();
-    if (rl_lin_model_of(algo, &cfg, &ctx, &model, err, err_len) != 0 ||
-        rl_lin_check(h, &model, &o, r, err, err_len) != 0) {
+    rl_race_mute(true); /* the model replays on this thread, sequentially */
+    int failed = rl_lin_model_of(algo, &cfg, &ctx, &model, err, err_len) != 0 ||
+                 rl_lin_check(h, &model, &o, r, err, err_len) != 0;
+    rl_race_mute(false);
+    if (failed) {
         rl_history_free(h);
         return -1;
     }

@@ -104,14 +104,16 @@ static void line_after(const char *from, const char *label, char *buf, size_t le
 /* `teach linearizable`: step 1's history is caught not linearizable with a
  * shrunk counterexample (an admit marked !, overshoot >= 1), and the fix's
  * history is linearizable and drawn whole with both threads. The lesson
- * retries its runs itself (up to 12); the test reruns the lesson up to 3
- * times, and never seeing the race fails. */
+ * retries its runs itself (up to 40); here about 6 lessons in 10 caught it
+ * (a run that misses the first window's race tends to miss it throughout),
+ * so the test reruns the lesson up to 6 times (about 2 s each), and never
+ * seeing the race fails. */
 static void test_linearizable_lesson(void)
 {
     static struct rl_cli_outcome o;
     char verdict[64], over[64];
     bool caught = false;
-    for (int run = 0; run < 3 && !caught; run++) {
+    for (int run = 0; run < 6 && !caught; run++) {
         rl_cli_run(&o, "teach linearizable");
         CU_ASSERT_EQUAL_FATAL(o.status, 0);
         line_after(o.out, "fw_atomic_naive, 2 threads asked", verdict, sizeof verdict);
@@ -123,11 +125,13 @@ static void test_linearizable_lesson(void)
         EXPECT(caught != says_none, "verdict '%s' but 'did not happen' %s:\n%s", verdict,
                says_none ? "printed" : "missing", o.out);
     }
-    EXPECT_FATAL(caught, "fw_atomic_naive judged linearizable in 3 lessons:\n%s", o.out);
+    EXPECT_FATAL(caught, "fw_atomic_naive judged linearizable in 6 lessons:\n%s", o.out);
     const char *naive = strstr(o.out, "fw_atomic_naive, 2 threads asked");
     line_after(naive, "\n  overshoot ", over, sizeof over);
     unsigned long long k = 0;
-    EXPECT(sscanf(over, " %llu", &k) == 1 && k >= 1, "overshoot '%s'", over);
+    /* at least 1 admit too many, unless the overshoot search ran out of budget */
+    EXPECT((sscanf(over, " %llu", &k) == 1 && k >= 1) || strstr(over, "unknown") != NULL,
+           "overshoot '%s'", over);
     const char *ce = strstr(o.out, "The counterexample, shrunk");
     EXPECT_FATAL(ce != NULL, "no counterexample:\n%s", o.out);
     EXPECT(strstr(ce, "admit   ! no order") != NULL, "no admit marked !:\n%s", ce);
