@@ -77,8 +77,9 @@ static void bench_help(void)
                   "(results/README.md, Shaping rows); a few seconds",
                   16, 80);
     printf("  %-13s", "linearizable");
-    print_wrapped("each thread-safe in-process limiter recorded at 2 threads (stress --history, "
-                  "L = 2 per 20 us) and judged by check --linearizable, retried up to 12 times "
+    print_wrapped("each thread-safe in-process limiter recorded at 2 threads (every call, as "
+                  "stress records a history; L = 2 per 20 us) and judged by the linearizability "
+                  "checker, retried up to 12 times "
                   "until a race shows: operations, threads, overlapping operations, verdict, "
                   "mode, overshoot score, false rejects, check time, tries. Its own columns "
                   "(results/README.md, Linearizability rows); --reps does not apply; about a "
