@@ -250,7 +250,7 @@ plots:
 # the paper state one revision, host and date (about 15 minutes on 2 vCPUs;
 # nothing else should run meanwhile). The binary is built once, first, on
 # the clean tree: the result files it writes do not make its revision dirty.
-REFERENCE_SUITES := threads memory-order accuracy keys redis clocks pareto sharded claims perf cluster cluster-faults nodes shaping
+REFERENCE_SUITES := threads memory-order accuracy keys redis clocks pareto sharded claims perf cluster cluster-faults nodes shaping linearizable
 reference:
 	@git diff --quiet HEAD -- . ':!results' || { echo "make reference: commit first: the results name one revision"; exit 1; }
 	$(Q)$(MAKE) --no-print-directory deps

@@ -114,6 +114,8 @@ if [ -f "$paper" ]; then
     cf=$(sed -n 's/^\\rldef{cf\/exists}{\(.*\)}$/\1/p' "$macros")
     nodes=$(sed -n 's/^\\rldef{nodes\/exists}{\(.*\)}$/\1/p' "$macros")
     shaping=$(sed -n 's/^\\rldef{shaping\/exists}{\(.*\)}$/\1/p' "$macros")
+    lin=$(sed -n 's/^\\rldef{lin\/exists}{\(.*\)}$/\1/p' "$macros")
+    linperf=$(sed -n 's/^\\rldef{linperf\/exists}{\(.*\)}$/\1/p' "$macros")
     used=$(sed 's/^%.*//; s/\([^\\]\)%.*/\1/' "$paper" | grep -o '\\rl{[^}]*}' | sed 's/^\\rl{//; s/}$//' | sort -u)
     undefined=""
     for k in $used; do
@@ -125,6 +127,9 @@ if [ -f "$paper" ]; then
         nodes/* | src/nodes) [ "$nodes" = 1 ] || continue ;;
         shaping/exists) ;;
         shaping/* | src/shaping) [ "$shaping" = 1 ] || continue ;;
+        lin/exists | linperf/exists) ;;
+        lin/* | src/linearizable) [ "$lin" = 1 ] || continue ;;
+        linperf/*) [ "$linperf" = 1 ] || continue ;;
         esac
         grep -qF "\\rldef{$k}{" "$macros" || undefined="$undefined $k"
     done

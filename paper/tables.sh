@@ -1025,6 +1025,72 @@ else
     printf '%s\n' '\rldef{shaping/exists}{0}' >> "$macros"
 fi
 
+# ---- linearizable: recorded 2-thread histories judged per algorithm -----
+# linearizable.csv (bench --suite linearizable): a row an algorithm, the
+# kept run's operations, threads, verdict, mode, overshoot score, false
+# rejects, check time and the run kept. perf.csv's two linearizable goal
+# rows, when there: witness mode ÷ check --promise (ratio) and search mode's
+# seconds on 10^5 operations (ratio × 10 s).
+prog linearizable <<'EOF'
+function verdict(v) { return v == "linearizable" ? "yes" : v == "not linearizable" ? "\\textbf{no}" : "unknown" }
+NR == 1 { n = csv_split($0, f); header(f, n); next }
+{
+    n = csv_split($0, f); na++
+    a = get(f, "algo"); v = get(f, "verdict"); o = get(f, "overshoot")
+    L = get(f, "limit"); I = get(f, "interval_ns"); M = get(f, "history_max"); T = get(f, "tries") + 0
+    if (get(f, "runs") + 0 > R) R = get(f, "runs") + 0
+    row[na] = sprintf("%s & %s & %s & %s & %s & %s & %s & %s & %s", tt(a), count(get(f, "operations")),
+        get(f, "threads"), verdict(v), get(f, "check_mode"), o == "" ? "--" : o,
+        get(f, "false_rejects") == "" ? "--" : get(f, "false_rejects"),
+        sprintf("%.1f", get(f, "check_s") * 1000), T)
+    nv[v]++
+    if (a == "fw_atomic_naive") { nav = v; nao = o; nat = T }
+}
+END {
+    printf "%% columns: 9\n%% numeric: 2-3\n" > table
+    printf "\\begin{tabular}{@{}l r r l l r r r r@{}}\n\\toprule\n" > table
+    printf "algorithm & ops & threads & linearizable & mode & overshoot & false rej. & check ms & run \\\\\n\\midrule\n" > table
+    for (i = 1; i <= na; i++) printf "%s \\\\\n", row[i] > table
+    printf "\\bottomrule\n\\end{tabular}\n" > table
+    def("lin/algos", count(na)); def("lin/yes", count(nv["linearizable"] + 0))
+    def("lin/no", count(nv["not linearizable"] + 0)); def("lin/unknown", count(nv["unknown"] + 0))
+    def("lin/L", count(L)); def("lin/I/us", count(I / 1000)); def("lin/max", count(M)); def("lin/runs", count(R))
+    def("lin/naive/verdict", nav == "" ? "not run" : nav); def("lin/naive/overshoot", nao == "" ? "--" : nao)
+    def("lin/naive/run", count(nat + 0))
+}
+EOF
+prog linperf <<'EOF'
+NR == 1 { n = csv_split($0, f); header(f, n); next }
+{ n = csv_split($0, f); g = get(f, "goal") }
+g ~ /^linearizable witness/ { w = get(f, "ratio"); have++ }
+g ~ /^linearizable search/ { s = get(f, "ratio") * 10; have++ }
+END {
+    def("linperf/exists", have == 2 ? 1 : 0)
+    if (have == 2) { def("linperf/witness", sprintf("%.2f", w)); def("linperf/search/s", sig(s)) }
+}
+EOF
+if [ -f "$ref/linearizable.csv" ]; then
+    run_awk "$out/awk/linearizable.awk" -v table="$out/tab-linearizable.tex" "$ref/linearizable.csv"
+    printf '%s\n' '\rldef{lin/exists}{1}' >> "$macros"
+else
+    missing "$ref/linearizable.csv" "$out/tab-linearizable.tex"
+    printf '%s\n' '\rldef{lin/exists}{0}' >> "$macros"
+fi
+if [ -f "$ref/perf.csv" ]; then
+    run_awk "$out/awk/linperf.awk" "$ref/perf.csv"
+else
+    printf '%s\n' '\rldef{linperf/exists}{0}' >> "$macros"
+fi
+# the smallest counterexample of fw_atomic_naive (docs/examples, teaching.md
+# lesson 7) as the checker prints it, for a verbatim figure (check exits 1:
+# not linearizable)
+{
+    printf '%s\n' '\begin{verbatim}'
+    { "$ratelab" check --linearizable --algo fw_atomic_naive --limit 2 --interval 20us \
+        --events docs/examples/fw_atomic_naive.history.csv || true; } | sed -n '/^counterexample/,$p' | sed 's/ ! no order lets.*/ !/'
+    printf '%s\n' '\end{verbatim}'
+} > "$out/lin-counter.tex"
+
 # ---- noise: what the machine was doing when each run started -----------
 prog noise <<'EOF'
 # stress and replay rows: how many carry load_1m and runnable, how many

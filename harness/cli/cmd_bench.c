@@ -3,6 +3,7 @@
  * The CSV is written whole, also when the suite is interrupted or a run
  * fails: the finished rows are kept. */
 #include "bench_nodes.h"
+#include "bench_linearizable.h"
 #include "bench_shaping.h"
 #include "cli.h"
 #include "commands.h"
@@ -74,6 +75,15 @@ static void bench_help(void)
                   "and its cost per decision (the shape call without the sleep, 1 thread, "
                   "tb_cas's admit path beside it; --reps repetitions). Its own columns "
                   "(results/README.md, Shaping rows); a few seconds",
+                  16, 80);
+    printf("  %-13s", "linearizable");
+    print_wrapped("each thread-safe in-process limiter recorded at 2 threads (every call, as "
+                  "stress records a history; L = 2 per 20 us) and judged by the linearizability "
+                  "checker, retried up to 12 times "
+                  "until a race shows: operations, threads, overlapping operations, verdict, "
+                  "mode, overshoot score, false rejects, check time, tries. Its own columns "
+                  "(results/README.md, Linearizability rows); --reps does not apply; about a "
+                  "minute",
                   16, 80);
     printf("\nThe Redis algorithms run against a private redis-server (or --redis ADDR, or\n"
            "a Redis Cluster: --redis-cluster as for stress); without redis-server they are\n"
@@ -343,11 +353,12 @@ static bool parse_options(const char *cmd, int argc, char **argv, struct bench *
         rl_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
     const char *accepted =
         "quick, threads, memory-order, accuracy, clocks, pareto, keys, redis, claims, perf, "
-        "sharded, nodes, shaping, cluster, cluster-faults";
+        "sharded, nodes, shaping, linearizable, cluster, cluster-faults";
     if (b->suite_name == NULL)
         rl_cli_usage_error(cmd, "--suite is required (accepted: %s)", accepted);
-    if (strcmp(b->suite_name, "nodes") == 0 || strcmp(b->suite_name, "shaping") == 0)
-        return true; /* its own runner (bench_nodes.c, bench_shaping.c), not result rows */
+    if (strcmp(b->suite_name, "nodes") == 0 || strcmp(b->suite_name, "shaping") == 0 ||
+        strcmp(b->suite_name, "linearizable") == 0)
+        return true; /* its own runner (bench_nodes.c, bench_shaping.c, bench_linearizable.c) */
     b->suite = rl_suite_find(b->suite_name);
     if (b->suite == NULL)
         rl_cli_usage_error(cmd, "unknown suite '%s' (accepted: %s)", b->suite_name, accepted);
@@ -524,6 +535,8 @@ int rl_cmd_bench(int argc, char **argv)
     }
     if (b.suite == NULL && strcmp(b.suite_name, "shaping") == 0)
         return rl_cli_bench_shaping(&b.output, (unsigned)b.reps);
+    if (b.suite == NULL && strcmp(b.suite_name, "linearizable") == 0)
+        return rl_cli_bench_linearizable(&b.output);
     if (b.suite == NULL)
         return rl_cli_bench_nodes(&b.output);
     if (rl_suite_runs_claims(b.suite))

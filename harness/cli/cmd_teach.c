@@ -8,9 +8,12 @@
 #include "harness/report/result.h"
 #include "harness/experiments/litmus.h"
 #include "harness/experiments/lost_update.h"
+#include "harness/experiments/suite_linearizable.h"
+#include "harness/check/lin_timeline.h"
 #include "harness/run/stress.h"
 
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -351,6 +354,113 @@ static int lesson_asm(const struct lesson *l)
     return 0;
 }
 
+static void print_trial(const char *name, const struct rl_lin_trial *t)
+{
+    const struct rl_lin_result *r = &t->result;
+    printf("%s, %u thread%s asked, L=%u per 20 us, recorded (run %u of %u kept):\n", name,
+           teach_threads, teach_threads == 1 ? "" : "s", RL_LIN_SUITE_LIMIT, t->tries, t->runs);
+    printf("  operations          %zu\n", t->ops);
+    printf("  threads             %u (with operations in the history)\n", t->threads);
+    printf("  overlapping         %zu (calls made while the other thread's was in flight)\n",
+           t->overlapping);
+    printf("  verdict             %s\n", rl_lin_verdict_name(r->verdict));
+    printf("  mode                %s (%u of %u keys by witness replay)\n", r->mode,
+           r->keys_witnessed, t->history.key_count);
+    if (r->overshoot_known)
+        printf("  overshoot           %llu (linearizable against L + %llu)\n",
+               (unsigned long long)r->overshoot, (unsigned long long)r->overshoot);
+    else
+        printf("  overshoot           unknown (the budget ran out)\n");
+    printf("  check time          %.3f s\n\n", t->check_s);
+}
+
+/* All of a (short) history's operations, as the counterexample is drawn. */
+static void print_whole(const struct rl_history *h)
+{
+    size_t *idx = malloc((h->len ? h->len : 1) * sizeof *idx);
+    if (idx == NULL)
+        rl_cli_run_error("teach", "out of memory");
+    for (size_t i = 0; i < h->len; i++)
+        idx[i] = i;
+    rl_lin_timeline_text(stdout, h, idx, h->len, SIZE_MAX);
+    free(idx);
+}
+
+/* Runs of step 1 the lesson makes before it says the race did not happen:
+ * about 0.1 s each (30 ms recorded, then the check); more than the suite's
+ * 12, since a student should see the race in one lesson. */
+#define LESSON_TRIES 40
+/* Shorter histories and a smaller budget than the suite's, so that a run
+ * whose search cannot decide (the teaching build's widened spans overlap
+ * everything) costs a second, not ten: the lesson stays under ~30 s. */
+#define LESSON_MAX_OPS 2000
+#define LESSON_BUDGET  1000000
+
+static int lesson_linearizable(const struct lesson *l)
+{
+    printf("Look at: fw_atomic_naive (step 1) recorded with every call, rejects included\n"
+           "(stress --history), then check --linearizable: is there an order of the calls,\n"
+           "each at a time inside its call, in which the single-threaded algorithm gives\n"
+           "every recorded answer? Up to %u runs, until one is not linearizable; then the\n"
+           "fix, fw_mutex, whose every history has such an order.\n\n",
+           LESSON_TRIES);
+    char err[512];
+    struct rl_lin_trial_params p = rl_lin_suite_params("fw_atomic_naive");
+    p.threads = teach_threads;
+    p.tries = LESSON_TRIES;
+    p.max_ops = LESSON_MAX_OPS;
+    p.budget = LESSON_BUDGET;
+    struct rl_lin_trial t;
+    if (rl_lin_trial_run(&p, &t, err, sizeof err) != 0)
+        rl_cli_run_error("teach", "%s", err);
+    print_trial("fw_atomic_naive", &t);
+    bool caught = t.result.verdict == RL_LIN_NO;
+    if (caught) {
+        printf("The counterexample, shrunk until dropping any call makes it linearizable.\n"
+               "Rows are threads, spans are calls; A admit, R reject, ! the answer no order\n"
+               "explains:\n");
+        rl_lin_timeline_text(stdout, &t.history, t.result.counter, t.result.counter_len,
+                             t.result.culprit);
+        printf("\nNo order of these calls, each at a time inside its span, lets the\n"
+               "single-threaded algorithm give the ! answer. A reset here is a load, a check\n"
+               "and a store, three steps: one thread's reset landed after the other had\n"
+               "taken tickets, and tickets were handed out that one window's L forbids.\n"
+               "The overshoot score is by how many (unknown: its search ran out of budget).\n\n");
+    }
+    bool unknown = t.result.verdict == RL_LIN_UNKNOWN;
+    rl_lin_trial_free(&t);
+    if (unknown && teach_threads > 1)
+        printf("unknown: every run of both threads either had an order or spent the search's\n"
+               "budget (never a pass). Rerun the lesson (ratelab teach %s), or run it in\n"
+               "the teaching build, where the race is widest: make teach &&\n"
+               "build/ratelab-teach teach %s\n\n",
+               l->name, l->name);
+    else
+        say_if_no_race(caught, l->name);
+
+    /* the fix, short enough to draw whole */
+    p = rl_lin_suite_params("fw_mutex");
+    p.threads = teach_threads;
+    p.max_ops = 6;
+    if (rl_lin_trial_run(&p, &t, err, sizeof err) != 0)
+        rl_cli_run_error("teach", "%s", err);
+    print_trial("fw_mutex", &t);
+    printf("Its whole history (the first 6 calls of a thread end the window):\n");
+    print_whole(&t.history);
+    printf("\n");
+    bool fixed = t.result.verdict == RL_LIN_YES;
+    rl_lin_trial_free(&t);
+    if (!fixed)
+        printf("fw_mutex was not judged linearizable here: that is a bug in ratelab,\n"
+               "please report it with this output.\n\n");
+    fputs(atomicity, stdout);
+    printf("Linearizability is the stronger question: a limiter may keep its bound and\n"
+           "still answer as its sequential self never would (the overshoot score counts\n"
+           "by how many requests it did not). fw_mutex decides under one lock, so the\n"
+           "lock's order is an order that explains every answer.\n");
+    return 0;
+}
+
 static const struct lesson lessons[] = {
     {"data-race", "step 0 fw_plain: lost updates counted; ThreadSanitizer's report", "~2 s",
      "stress --algo fw_plain --unsafe --threads 2 --record", lesson_data_race},
@@ -364,6 +474,8 @@ static const struct lesson lessons[] = {
      "make model-check", lesson_tso_model},
     {"asm", "the instructions each order compiles to, five targets", "~1 min", "make asm",
      lesson_asm},
+    {"linearizable", "step 1's history no sequential order explains; fw_mutex's has one", "~3 s",
+     "stress --algo fw_atomic_naive --threads 2 --history h.csv", lesson_linearizable},
 };
 
 #define LESSONS (sizeof lessons / sizeof lessons[0])
@@ -380,11 +492,12 @@ int rl_cmd_teach(int argc, char **argv)
                    "Without LESSON, lists the lessons of docs/teaching.md in order; with one,\n"
                    "runs it (under ~30 s on 2 cores) and prints what to look at, the counts\n"
                    "and a conclusion: atomicity (data-race, lost-reset, first-window) or\n"
-                   "ordering (litmus, tso-model, asm). A run in which the lesson's race did\n"
+                   "ordering (litmus, tso-model, asm), and linearizable: a history of step 1\n"
+                   "that no sequential order explains. A run in which the lesson's race did\n"
                    "not happen says so and suggests the rerun.\n\n"
-                   "  --threads N  threads that race in data-race, lost-reset, first-window:\n"
-                   "               2 (default), or 1 for the control run, where no race can\n"
-                   "               happen\n");
+                   "  --threads N  threads that race in data-race, lost-reset, first-window,\n"
+                   "               linearizable: 2 (default), or 1 for the control run,\n"
+                   "               where no race can happen\n");
             return 0;
         }
         if (code == OPT_THREADS) {
@@ -400,7 +513,8 @@ int rl_cmd_teach(int argc, char **argv)
             printf("%-13s %-70s %-7s %s\n", lessons[i].name, lessons[i].shows, lessons[i].takes,
                    lessons[i].command);
         printf("\nRun one: ratelab teach LESSON. The first three are atomicity (they happen\n"
-               "under seq_cst); the last three are ordering.\n");
+               "under seq_cst); the next three are ordering; linearizable checks step 1's\n"
+               "answers against its sequential self.\n");
         return 0;
     }
     if (optind + 1 < argc)
@@ -410,6 +524,6 @@ int rl_cmd_teach(int argc, char **argv)
             return lessons[i].run(&lessons[i]);
     rl_cli_usage_error(cmd,
                        "unknown lesson '%s' (accepted: data-race, lost-reset, first-window, "
-                       "litmus, tso-model, asm)",
+                       "litmus, tso-model, asm, linearizable)",
                        argv[optind]);
 }

@@ -15,8 +15,8 @@
 static void test_list_names_all(void)
 {
     static struct rl_cli_outcome o;
-    static const char *const names[] = {"data-race", "lost-reset", "first-window",
-                                        "litmus",    "tso-model",  "asm"};
+    static const char *const names[] = {"data-race", "lost-reset", "first-window", "litmus",
+                                        "tso-model", "asm",        "linearizable"};
     rl_cli_run(&o, "teach");
     CU_ASSERT_EQUAL_FATAL(o.status, 0);
     const char *prev = o.out;
@@ -261,6 +261,24 @@ static void test_control_run_says_no_race(void)
                    strstr(o.out, rerun) != NULL,
                "%s: no 'did not happen':\n%s", lessons[i], o.out);
     }
+    /* one thread's history always has an order: its calls never overlap */
+    rl_cli_run(&o, "teach --threads 1 linearizable");
+    CU_ASSERT_EQUAL_FATAL(o.status, 0);
+    /* step 1's block, up to the fix's */
+    const char *naive = strstr(o.out, "fw_atomic_naive, 1 thread asked");
+    const char *fix = naive ? strstr(naive, "fw_mutex, 1 thread asked") : NULL;
+    EXPECT_FATAL(naive != NULL && fix != NULL, "no one-thread blocks:\n%s", o.out);
+    char block[4096];
+    snprintf(block, sizeof block, "%.*s", (int)(fix - naive), naive);
+    EXPECT(strstr(block, "\n  threads             1 ") != NULL &&
+               strstr(block, "\n  verdict             linearizable\n") != NULL &&
+               strstr(block, "\n  overlapping         0 ") != NULL,
+           "linearizable, one thread:\n%s", block);
+    EXPECT(strstr(o.out, "The race did not happen: one thread") != NULL &&
+               strstr(o.out, "Run with two threads to see it: ratelab teach linearizable\n") !=
+                   NULL,
+           "linearizable: no 'did not happen':\n%s", o.out);
+    CU_ASSERT(strstr(o.out, "The counterexample") == NULL);
     rl_cli_expect_usage_error("teach --threads 3 lost-reset", "--threads");
 }
 
@@ -269,7 +287,7 @@ static void test_unknown_lesson(void)
     rl_cli_expect_usage_error("teach no-such-lesson", "no-such-lesson");
 }
 
-RL_TEST_SUITE("teach_cli", {"the list names all six lessons in order", test_list_names_all},
+RL_TEST_SUITE("teach_cli", {"the list names all seven lessons in order", test_list_names_all},
               {"teach litmus prints counts, seq_cst SB 0", test_litmus_counts},
               {"litmus with one trial says 'not seen in this run'", test_litmus_not_seen},
               {"teach --threads 1: every race lesson says no race", test_control_run_says_no_race},
