@@ -66,6 +66,15 @@ int rl_shaped_log_read_csv(const char *path, struct rl_shaped_log *out, char *er
 
 void rl_shaped_log_free(struct rl_shaped_log *log);
 
+/* One rate change of a run (sim --set-rate, check --set-rate): from at_ns
+ * on (the log's time base) the rate is limit per interval_ns. */
+struct rl_rate_change {
+    uint64_t at_ns;
+    uint64_t limit, interval_ns;
+};
+
+#define RL_MAX_RATE_CHANGES 16
+
 struct rl_shape_params {
     uint64_t limit;       /* L: cost per interval, > 0 */
     uint64_t interval_ns; /* I, > 0 */
