@@ -5,8 +5,8 @@
 #include "tests/support/test_util.h"
 #include "harness/sys/clock.h"
 
-#define MS 1000000ull
-#define S  1000000000ull
+#define MS       1000000ull
+#define S        1000000000ull
 #define WAIT_ANY UINT64_MAX
 
 /* A step: a shaped attempt (kind 'T': cost n, max wait, expected 'A' with
@@ -109,16 +109,15 @@ static void test_xrate_set_limit_at_interval(void)
  * and one second, so the next goes at 21 s. */
 static void test_guava_bursty_set_rate(void)
 {
-    expect_steps("guava_bursty", 10, S, 0,
-                 STEPS({'T', 0, 1, WAIT_ANY, 'A', 0}, {'T', 0, 1, WAIT_ANY, 'A', 100 * MS},
-                       {'T', 0, 1, WAIT_ANY, 'A', 200 * MS}, {'S', 50 * MS, 1, S, 0, 0},
-                       {'T', 50 * MS, 1, WAIT_ANY, 'A', 300 * MS},
-                       {'T', 50 * MS, 1, WAIT_ANY, 'A', 1300 * MS}, {'S', 10 * S, 10, S, 0, 0},
-                       {'T', 10 * S, 10, WAIT_ANY, 'A', 10 * S},
-                       {'T', 10 * S, 1, WAIT_ANY, 'A', 10 * S},
-                       {'T', 10 * S, 1, WAIT_ANY, 'A', 10 * S + 100 * MS},
-                       {'S', 20 * S, 1, S, 0, 0}, {'T', 20 * S, 2, WAIT_ANY, 'A', 20 * S},
-                       {'T', 20 * S, 1, WAIT_ANY, 'A', 21 * S}));
+    expect_steps(
+        "guava_bursty", 10, S, 0,
+        STEPS({'T', 0, 1, WAIT_ANY, 'A', 0}, {'T', 0, 1, WAIT_ANY, 'A', 100 * MS},
+              {'T', 0, 1, WAIT_ANY, 'A', 200 * MS}, {'S', 50 * MS, 1, S, 0, 0},
+              {'T', 50 * MS, 1, WAIT_ANY, 'A', 300 * MS},
+              {'T', 50 * MS, 1, WAIT_ANY, 'A', 1300 * MS}, {'S', 10 * S, 10, S, 0, 0},
+              {'T', 10 * S, 10, WAIT_ANY, 'A', 10 * S}, {'T', 10 * S, 1, WAIT_ANY, 'A', 10 * S},
+              {'T', 10 * S, 1, WAIT_ANY, 'A', 10 * S + 100 * MS}, {'S', 20 * S, 1, S, 0, 0},
+              {'T', 20 * S, 2, WAIT_ANY, 'A', 20 * S}, {'T', 20 * S, 1, WAIT_ANY, 'A', 21 * S}));
 }
 
 static void test_who_has_set_rate(void)
@@ -138,11 +137,10 @@ static void test_who_has_set_rate(void)
     CU_ASSERT_EQUAL(found, 3);
 }
 
-RL_TEST_SUITE("shapers_set_rate",
-              {"xrate_wait SetLimitAt: tokens kept, pending keep their times",
-               test_xrate_set_limit_at},
-              {"xrate_wait SetLimitAt: interval changes, fractions", test_xrate_set_limit_at_interval},
-              {"gcra_spacer set_rate: the debt kept in tokens", test_spacer_set_rate},
-              {"guava_bursty setRate: the moment kept, stored permits scaled",
-               test_guava_bursty_set_rate},
-              {"only the three shapers claim set_rate", test_who_has_set_rate})
+RL_TEST_SUITE(
+    "shapers_set_rate",
+    {"xrate_wait SetLimitAt: tokens kept, pending keep their times", test_xrate_set_limit_at},
+    {"xrate_wait SetLimitAt: interval changes, fractions", test_xrate_set_limit_at_interval},
+    {"gcra_spacer set_rate: the debt kept in tokens", test_spacer_set_rate},
+    {"guava_bursty setRate: the moment kept, stored permits scaled", test_guava_bursty_set_rate},
+    {"only the three shapers claim set_rate", test_who_has_set_rate})

@@ -15,9 +15,9 @@
 
 /* (arrival, release) pairs of one key, cost 1, B = 1, judged at L per s
  * with the given changes; rc is rl_shape_check's. */
-static struct rl_shape_result judge_rates(const uint64_t (*pairs)[2], size_t count,
-                                          uint64_t limit, const struct rl_rate_change *rates,
-                                          size_t rate_count, int *rc, char *err, size_t err_len)
+static struct rl_shape_result judge_rates(const uint64_t (*pairs)[2], size_t count, uint64_t limit,
+                                          const struct rl_rate_change *rates, size_t rate_count,
+                                          int *rc, char *err, size_t err_len)
 {
     struct rl_shaped_log log = {.len = count, .key_count = 1};
     log.events = calloc(count, sizeof *log.events);
@@ -92,8 +92,8 @@ static void test_span_across_a_raise(void)
     static const struct rl_rate_change raise[] = {{S, 10, S}};
     int rc;
     char err[256];
-    struct rl_shape_result r = judge_rates(PAIRS({0, 0}, {0, S}, {0, 1100 * MS}, {0, 1200 * MS}),
-                                           1, raise, 1, &rc, err, sizeof err);
+    struct rl_shape_result r = judge_rates(PAIRS({0, 0}, {0, S}, {0, 1100 * MS}, {0, 1200 * MS}), 1,
+                                           raise, 1, &rc, err, sizeof err);
     CU_ASSERT_EQUAL(rc, 0);
     CU_ASSERT_EQUAL(r.curve_violations, 0);
     CU_ASSERT_EQUAL(r.late_max_ns, 0);
@@ -115,16 +115,15 @@ static void test_bad_changes(void)
         int rc;
         char err[256] = "";
         judge_rates(PAIRS({0, 0}), 10, bad[i], 2, &rc, err, sizeof err);
-        EXPECT(rc == -1 && strstr(err, "rate change") != NULL, "case %zu: rc %d '%s'", i, rc,
-               err);
+        EXPECT(rc == -1 && strstr(err, "rate change") != NULL, "case %zu: rc %d '%s'", i, rc, err);
     }
     int rc;
     char err[256];
     judge_rates(PAIRS({0, 0}), 10, bad[3], 2, &rc, err, sizeof err);
     CU_ASSERT_EQUAL(rc, 0);
     /* a log that cancels is not judged across changes */
-    struct rl_shaped_event ev = {.t_ns = 0, .release_ns = 5, .cancel_ns = 1, .n = 1,
-                                 .admitted = true, .cancelled = true};
+    struct rl_shaped_event ev = {
+        .t_ns = 0, .release_ns = 5, .cancel_ns = 1, .n = 1, .admitted = true, .cancelled = true};
     struct rl_shaped_log log = {.events = &ev, .len = 1, .key_count = 1};
     struct rl_shape_params p = {
         .limit = 10, .interval_ns = S, .burst = 1, .rates = drop, .rate_count = 1};
