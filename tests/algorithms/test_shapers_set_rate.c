@@ -120,6 +120,16 @@ static void test_guava_bursty_set_rate(void)
               {'T', 20 * S, 2, WAIT_ANY, 'A', 20 * S}, {'T', 20 * S, 1, WAIT_ANY, 'A', 21 * S}));
 }
 
+static void test_guava_bursty_set_rate_scales_stored(void)
+{
+    /* 10 per s idle for 1 s stores its maximum, 10 permits (1 s of them);
+     * setRate(3/s) scales them to 3: three at once, one more at once
+     * charging 1/3 s, so the next goes at 1.333333334 s (rounded up) */
+    expect_steps("guava_bursty", 10, S, 0,
+                 STEPS({'S', S, 3, S, 0, 0}, {'T', S, 3, WAIT_ANY, 'A', S},
+                       {'T', S, 1, WAIT_ANY, 'A', S}, {'T', S, 1, WAIT_ANY, 'A', 1333333334}));
+}
+
 static void test_who_has_set_rate(void)
 {
     /* the three that implement it; every other algorithm claims none, so
@@ -143,4 +153,6 @@ RL_TEST_SUITE(
     {"xrate_wait SetLimitAt: interval changes, fractions", test_xrate_set_limit_at_interval},
     {"gcra_spacer set_rate: the debt kept in tokens", test_spacer_set_rate},
     {"guava_bursty setRate: the moment kept, stored permits scaled", test_guava_bursty_set_rate},
+    {"guava_bursty setRate: stored permits scaled by rate'/rate",
+     test_guava_bursty_set_rate_scales_stored},
     {"only the three shapers claim set_rate", test_who_has_set_rate})
