@@ -13,9 +13,9 @@
 /* The option's text in --help. */
 #define RL_SET_RATE_HELP                                                                           \
     "  --set-rate LIST   rate changes mid-run: AT:L or AT:L/I, comma-separated, AT in\n"           \
-    "                    trace time with a unit (2s), L >= 1, I a duration (default\n"             \
-    "                    --interval), times strictly increasing, at most 16; the burst\n"          \
-    "                    is kept\n"
+    "                    trace time with a unit (2s), L >= 1, I a duration (default:\n"            \
+    "                    the run's interval), times strictly increasing, at most 16;\n"            \
+    "                    the burst is kept\n"
 
 /* Parses text into out (at most RL_MAX_RATE_CHANGES), an item without /I
  * taking interval_ns. 0, or -1 with one line in err: a malformed item, L
