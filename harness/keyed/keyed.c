@@ -958,6 +958,8 @@ bool rl_keyed_set_rate(struct rl_keyed *k, struct rl_clock *clock, uint64_t limi
 {
     if (k->remote_state)
         return k->algo->set_rate(k->remote_state, clock, limit, interval_ns);
+    if (k->one_word)
+        return false; /* a key's word alone is kept: no state to change (none claims both) */
     struct rate_change *grown = realloc(k->rates, (k->rate_count + 1) * sizeof *grown);
     if (grown == NULL)
         return false;
