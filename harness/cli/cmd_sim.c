@@ -41,9 +41,10 @@ static void sim_help(void)
            "                    decisions gain a release_ns column (empty for rejects) and\n"
            "                    the limit is checked on release times\n" RL_SET_RATE_HELP
            "                    (a shaper with set_rate: xrate_wait, guava_bursty,\n"
-           "                    gcra_spacer; every key's state at AT). The table's row\n"
-           "                    is judged at --limit; the decisions at each rate by\n"
-           "                    ratelab check, its --promise shape with --set-rate\n"
+           "                    guava_warmup, gcra_spacer; every key's state at AT).\n"
+           "                    The table's row is judged at --limit; judge the\n"
+           "                    decisions at each rate with ratelab check --promise\n"
+           "                    shape --set-rate\n"
            "\n"
            "Many nodes sharing one limit: ratelab sim --nodes N --coord NAME ... (its options:\n"
            "ratelab sim --nodes 1 --help; docs/nodes.md)\n\n"

@@ -1,7 +1,8 @@
 /* test_shapers_set_rate.c — the shapers' rate change (rl_algo.set_rate)
  * as decision tables in virtual time, hand-computed from each rule
- * (x/time's SetLimitAt, Guava SmoothBursty's setRate, the spacer's debt
- * kept in tokens), and the algorithms that claim no set_rate. */
+ * (x/time's SetLimitAt, Guava SmoothBursty's and SmoothWarmingUp's
+ * setRate, the spacer's debt kept in tokens), and the algorithms that
+ * claim no set_rate. */
 #include "tests/support/test_util.h"
 #include "harness/sys/clock.h"
 
@@ -130,11 +131,25 @@ static void test_guava_bursty_set_rate_scales_stored(void)
                        {'T', S, 1, WAIT_ANY, 'A', S}, {'T', S, 1, WAIT_ANY, 'A', 1333333334}));
 }
 
+/* Guava SmoothWarmingUp, 10 per s, B = 10 (warm-up W = 1 s, threshold
+ * 0.5 s of permits, cold: 10 stored). The first at 0 takes one of the 5
+ * above the threshold: T + 2T·1·(2·5 − 1)/10 = 280 ms charged. setRate(20/s)
+ * at 0 keeps the moment (280 ms) and W; the 0.9 s stored are now 18
+ * permits, 8 above the threshold of 10: the next goes at 280 ms and
+ * charges T' + 2T'·1·(2·8 − 1)/20 = 50 + 75 ms, so the one after goes at
+ * 405 ms (at 10/s it would charge 240 ms: 520 ms). */
+static void test_guava_warmup_set_rate(void)
+{
+    expect_steps("guava_warmup", 10, S, 10,
+                 STEPS({'T', 0, 1, WAIT_ANY, 'A', 0}, {'S', 0, 20, S, 0, 0},
+                       {'T', 0, 1, WAIT_ANY, 'A', 280 * MS}, {'T', 0, 1, WAIT_ANY, 'A', 405 * MS}));
+}
+
 static void test_who_has_set_rate(void)
 {
-    /* the three that implement it; every other algorithm claims none, so
+    /* the four that implement it; every other algorithm claims none, so
      * the harness refuses --set-rate for it */
-    const char *const with[] = {"xrate_wait", "guava_bursty", "gcra_spacer"};
+    const char *const with[] = {"xrate_wait", "guava_bursty", "guava_warmup", "gcra_spacer"};
     size_t found = 0;
     for (size_t i = 0; rl_registry[i]; i++) {
         bool listed = false;
@@ -144,7 +159,7 @@ static void test_who_has_set_rate(void)
                rl_registry[i]->name, rl_registry[i]->set_rate ? "set" : "missing");
         found += listed;
     }
-    CU_ASSERT_EQUAL(found, 3);
+    CU_ASSERT_EQUAL(found, 4);
 }
 
 RL_TEST_SUITE(
@@ -155,4 +170,6 @@ RL_TEST_SUITE(
     {"guava_bursty setRate: the moment kept, stored permits scaled", test_guava_bursty_set_rate},
     {"guava_bursty setRate: stored permits scaled by rate'/rate",
      test_guava_bursty_set_rate_scales_stored},
-    {"only the three shapers claim set_rate", test_who_has_set_rate})
+    {"guava_warmup setRate: warm-up period kept, stored permits scaled",
+     test_guava_warmup_set_rate},
+    {"only the four shapers claim set_rate", test_who_has_set_rate})
