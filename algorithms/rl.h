@@ -212,6 +212,15 @@ struct rl_algo {
      * release has passed); true when something was given back. */
     bool (*cancel)(void *state, struct rl_clock *clock, uint64_t key, uint64_t n,
                    const struct rl_reservation *reservation);
+    /* Optional (NULL: the rate is fixed at create, and a harness refuses a
+     * rate change for this algorithm as bad input): an operator changes the
+     * rate to limit per interval_ns (both > 0; the burst is kept) at the
+     * time the clock reads now, as Guava's setRate and x/time's SetLimitAt
+     * do; the file comment states the rule (what the state carries across,
+     * what pending reservations keep). Called while no other call runs on
+     * the state. false, with the state unchanged, when the new rate cannot
+     * be held (its numbers overflow the state's). */
+    bool (*set_rate)(void *state, struct rl_clock *clock, uint64_t limit, uint64_t interval_ns);
 };
 
 /* Registry (registry.c): a NULL-terminated array of every implementation,

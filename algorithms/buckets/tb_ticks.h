@@ -25,6 +25,7 @@
 
 #include "algorithms/rl.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 __extension__ typedef unsigned __int128 rl_u128;
@@ -50,6 +51,20 @@ static inline struct tb_ticks tb_ticks_of(uint64_t limit, uint64_t interval_ns)
 {
     uint64_t g = tb_gcd(limit, interval_ns);
     return (struct tb_ticks){.per_ns = limit / g, .per_token = interval_ns / g};
+}
+
+/* A tick count v in units of 1/from moved to units of 1/to (a rate change:
+ * from and to are the old and new per_ns for a time, per_token for an
+ * amount of tokens), rounded up when up (a time never earlier, a debt never
+ * smaller) else down (stored tokens never more); exact when v·to/from is
+ * whole. false when the result passes 128 bits. */
+static inline bool tb_ticks_rescale(rl_u128 v, uint64_t from, uint64_t to, bool up, rl_u128 *out)
+{
+    rl_u128 whole = v / from, part = v % from * to; /* part < from·to < 2^128 */
+    if (whole > ((rl_u128)0 - 1 - to) / to)
+        return false;
+    *out = whole * to + part / from + (up && part % from != 0);
+    return true;
 }
 
 /* Nanoseconds since the epoch. A read before the epoch (the harness takes

@@ -27,6 +27,17 @@
  * moves back by that much, so cancellation is the one step that lowers
  * TAT (never below now: a bucket is never more than full).
  *
+ * Rate change (set_rate to L' per I' at t), the natural rule for a
+ * virtual-scheduling spacer: what is owed stays owed, in tokens. The debt
+ * TAT − t, in tokens, is kept and TAT' = t + debt·T' (rounded up to a tick
+ * of the new rate), B is kept; releases already promised keep their times.
+ * It is x/time's SetLimitAt in TAT form, and it is the greedy shaper of
+ * the piecewise curve B + ∫ rate (check --promise shape --set-rate)
+ * for every arrival after the change: that curve's allowance from t on is
+ * the same bucket refilled at the new rate. A reservation made before the
+ * change is not cancelled after it (the harness refuses a trace with
+ * both).
+ *
  * Memory orders: acq_rel, as gcra_cas (an acquire load, an acq_rel CAS on
  * success and acquire on failure): one word, decided and written by one CAS.
  *
@@ -107,6 +118,33 @@ static bool gcra_spacer_cancel(void *state, struct rl_clock *clock, uint64_t key
     }
 }
 
+static bool gcra_spacer_set_rate(void *state, struct rl_clock *clock, uint64_t limit,
+                                 uint64_t interval_ns)
+{
+    struct tb_tat_state *s = state;
+    struct tb_ticks to = tb_ticks_of(limit, interval_ns);
+    uint64_t since = tb_since_epoch(rl_clock_now(clock), s->epoch_ns);
+    if (since > s->horizon_ns || s->burst > UINT64_MAX / to.per_token)
+        return false;
+    uint64_t capacity = s->burst * to.per_token;
+    uint64_t horizon_ns = (UINT64_MAX - capacity) / to.per_ns;
+    if (since > horizon_ns)
+        return false;
+    uint64_t now = since * s->ticks.per_ns, now_to = since * to.per_ns;
+    /* set_rate runs alone on the state (rl.h): a plain read-modify-write */
+    uint64_t tat = atomic_load_explicit(&s->tat, memory_order_acquire);
+    rl_u128 debt_to;
+    if (!tb_ticks_rescale(tat > now ? tat - now : 0, s->ticks.per_token, to.per_token, true,
+                          &debt_to) ||
+        debt_to > UINT64_MAX - now_to)
+        return false;
+    atomic_store_explicit(&s->tat, now_to + (uint64_t)debt_to, memory_order_release);
+    s->capacity = capacity;
+    s->horizon_ns = horizon_ns;
+    s->ticks = to;
+    return true;
+}
+
 static enum rl_decision gcra_spacer_acquire(void *state, struct rl_clock *clock, uint64_t key,
                                             uint64_t n)
 {
@@ -126,4 +164,5 @@ const struct rl_algo rl_gcra_spacer_algo = {
     .acquire = gcra_spacer_acquire,
     .shape = gcra_spacer_shape,
     .cancel = gcra_spacer_cancel,
+    .set_rate = gcra_spacer_set_rate,
 };

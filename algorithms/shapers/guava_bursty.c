@@ -29,13 +29,21 @@
  * judged at a burst the limiter does not keep would be judged against a
  * promise it never made. Creation is the epoch.
  *
+ * Rate change, setRate(rate') as SmoothRateLimiter documents it: resync at
+ * the old rate (idle time to stored permits, nextFreeTicket to now), then
+ * the new interval; nextFreeTicket stays the same moment, so the request
+ * already charged is paid at the old rate (the next caller waits for it),
+ * and SmoothBursty rescales storedPermits by maxPermits'/maxPermits, the
+ * burst time (the interval at create) kept: maxPermits' = L'·I/I'. Exact
+ * in ticks, stored permits rounded down and the moment up to a tick.
+ *
  * Memory orders: mutex.
  *
  * Races accepted: a stale read is released at its own moment or later,
  * never before nextFreeTicket.
  *
  * Sources: Guava, com.google.common.util.concurrent.SmoothRateLimiter
- * (SmoothBursty), RateLimiter.acquire and tryAcquire(permits, timeout),
+ * (SmoothBursty: doSetRate), RateLimiter.acquire, tryAcquire(permits, timeout) and setRate,
  * from their documentation (docs/references.md).
  */
 #include "algorithms/buckets/tb_ticks.h"
@@ -49,6 +57,7 @@ struct guava_bursty_state {
     rl_u128 next_free;  /* ticks since the epoch: nextFreeTicket */
     rl_u128 stored;     /* ticks of permits: storedPermits */
     rl_u128 max_stored; /* L·I' ticks: maxPermits */
+    uint64_t burst_ns;  /* maxBurstSeconds: the interval at create */
     uint64_t epoch_ns;
     struct tb_ticks ticks;
 };
@@ -79,6 +88,7 @@ static void *guava_bursty_create(const struct rl_config *cfg, char *err, size_t 
     pthread_mutex_init(&s->lock, NULL);
     s->ticks = ticks;
     s->max_stored = (rl_u128)cfg->limit * ticks.per_token;
+    s->burst_ns = cfg->interval_ns;
     s->epoch_ns = cfg->epoch_ns;
     return s;
 }
@@ -122,6 +132,38 @@ static enum rl_decision guava_bursty_shape(void *state, struct rl_clock *clock, 
     return RL_ADMIT;
 }
 
+static bool guava_bursty_set_rate(void *state, struct rl_clock *clock, uint64_t limit,
+                                  uint64_t interval_ns)
+{
+    struct guava_bursty_state *s = state;
+    struct tb_ticks to = tb_ticks_of(limit, interval_ns);
+    if (to.per_ns > UINT64_MAX - to.per_token)
+        return false; /* as create: a debt must fit 128 bits */
+    rl_u128 now = (rl_u128)tb_since_epoch(rl_clock_now(clock), s->epoch_ns) * s->ticks.per_ns;
+
+    pthread_mutex_lock(&s->lock);
+    rl_u128 stored = s->stored, next_free = s->next_free;
+    if (now > next_free) { /* resync at the old rate */
+        rl_u128 idle = now - next_free, room = s->max_stored - stored;
+        stored = idle >= room ? s->max_stored : stored + idle;
+        next_free = now;
+    }
+    /* nextFreeTicket stays the same moment; storedPermits scale by
+     * maxPermits'/maxPermits = rate'/rate, which in ticks is per_ns'/per_ns */
+    rl_u128 next_to, stored_to;
+    bool fits = tb_ticks_rescale(next_free, s->ticks.per_ns, to.per_ns, true, &next_to) &&
+                tb_ticks_rescale(stored, s->ticks.per_ns, to.per_ns, false, &stored_to);
+    if (fits) {
+        rl_u128 max_to = (rl_u128)s->burst_ns * to.per_ns; /* rate'·maxBurstSeconds */
+        s->next_free = next_to;
+        s->stored = stored_to < max_to ? stored_to : max_to;
+        s->max_stored = max_to;
+        s->ticks = to;
+    }
+    pthread_mutex_unlock(&s->lock);
+    return fits;
+}
+
 static enum rl_decision guava_bursty_acquire(void *state, struct rl_clock *clock, uint64_t key,
                                              uint64_t n)
 {
@@ -140,4 +182,5 @@ const struct rl_algo rl_guava_bursty_algo = {
     .destroy = guava_bursty_destroy,
     .acquire = guava_bursty_acquire,
     .shape = guava_bursty_shape,
+    .set_rate = guava_bursty_set_rate,
 };

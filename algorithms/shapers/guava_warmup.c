@@ -42,6 +42,15 @@
  * keeps that behaviour, as the real limiter does (tests/algorithms, and the
  * conformance driver on Guava's own code).
  *
+ * Rate change, setRate(rate') as SmoothWarmingUp's doSetRate: resync at
+ * the old rate, then warmupPeriod kept, thresholdPermits' = 0.5·W/T',
+ * maxPermits' = W/T' (coldFactor 3), storedPermits scaled by
+ * maxPermits'/maxPermits, nextFreeTicket kept as a moment. Each of these
+ * is the same time before and after (stored permits times T is the time
+ * they took to store), so in half ticks only the unit changes (rounded:
+ * the moment up, the amounts down); the trapezoid's divisor is the
+ * warm-up period W = maxPermits·T, which the state keeps (max_stored).
+ *
  * Mapping: rate L per I; maxPermits = B (warmupPeriod = B·T, so the
  * threshold is B/2; B = 0 is L, a warm-up of one interval). Creation is the
  * epoch. Where Guava rounds and this does not: its clock and its warm-up
@@ -55,7 +64,7 @@
  *
  * Sources: Guava, com.google.common.util.concurrent.SmoothRateLimiter
  * (SmoothWarmingUp) and RateLimiter.create(double, Duration),
- * acquire(int), tryAcquire(int, long, TimeUnit), from their documentation
+ * acquire(int), tryAcquire(int, long, TimeUnit), setRate, from their documentation
  * (docs/references.md); the class's own diagram of the warm-up integral.
  */
 #include "algorithms/buckets/tb_ticks.h"
@@ -124,7 +133,7 @@ static rl_u128 warm_extra(const struct guava_warmup_state *s, rl_u128 spend)
         return 0;
     rl_u128 above = s->stored - s->threshold;
     rl_u128 k = spend < above ? spend : above;
-    rl_u128 num = 2 * k * (2 * above - k), den = (rl_u128)s->burst * s->per_token;
+    rl_u128 num = 2 * k * (2 * above - k), den = s->max_stored; /* B·pt: warmupPeriod */
     return num / den + (num % den != 0);
 }
 
@@ -160,6 +169,44 @@ static enum rl_decision guava_warmup_shape(void *state, struct rl_clock *clock, 
     return RL_ADMIT;
 }
 
+static bool guava_warmup_set_rate(void *state, struct rl_clock *clock, uint64_t limit,
+                                  uint64_t interval_ns)
+{
+    struct guava_warmup_state *s = state;
+    struct tb_ticks to = tb_ticks_of(limit, interval_ns);
+    if (to.per_ns >= 1ull << 62 || to.per_token >= 1ull << 61)
+        return false; /* as create */
+    rl_u128 now = (rl_u128)tb_since_epoch(rl_clock_now(clock), s->epoch_ns) * s->per_ns;
+
+    pthread_mutex_lock(&s->lock);
+    rl_u128 stored = s->stored, next_free = s->next_free;
+    if (now > next_free) { /* resync at the old rate */
+        rl_u128 idle = now - next_free, room = s->max_stored - stored;
+        stored = idle >= room ? s->max_stored : stored + idle;
+        next_free = now;
+    }
+    /* every amount here is a time (the warm-up period and its half, the
+     * stored permits as the time they took to store, the moment): only
+     * its unit changes, 2·L' half ticks a ns */
+    uint64_t from = s->per_ns, per_ns = 2 * to.per_ns;
+    rl_u128 next_to, stored_to, max_to, threshold_to;
+    bool fits = tb_ticks_rescale(next_free, from, per_ns, true, &next_to) &&
+                tb_ticks_rescale(stored, from, per_ns, false, &stored_to) &&
+                tb_ticks_rescale(s->max_stored, from, per_ns, false, &max_to) &&
+                tb_ticks_rescale(s->threshold, from, per_ns, false, &threshold_to) &&
+                max_to < (rl_u128)1 << 62 && max_to > 0;
+    if (fits) {
+        s->next_free = next_to;
+        s->stored = stored_to < max_to ? stored_to : max_to;
+        s->max_stored = max_to;
+        s->threshold = threshold_to;
+        s->per_ns = per_ns;
+        s->per_token = 2 * to.per_token;
+    }
+    pthread_mutex_unlock(&s->lock);
+    return fits;
+}
+
 static enum rl_decision guava_warmup_acquire(void *state, struct rl_clock *clock, uint64_t key,
                                              uint64_t n)
 {
@@ -178,4 +225,5 @@ const struct rl_algo rl_guava_warmup_algo = {
     .destroy = guava_warmup_destroy,
     .acquire = guava_warmup_acquire,
     .shape = guava_warmup_shape,
+    .set_rate = guava_warmup_set_rate,
 };

@@ -36,6 +36,20 @@
  * The reservation keeps no record of a cancel, so cancelling it twice gives
  * back twice, as the peer does (the harness refuses a second cancel).
  *
+ * Rate change, SetLimitAt(t, L') as 0.3.0 implements it: advance(t) at the
+ * old limit (tokens at t, negative while reservations wait), then the new
+ * limit from t with the same tokens and the same burst. Here: the debt
+ * TAT − t in tokens is kept and TAT' = t + debt·T' (rounded up to a tick
+ * of the new rate: never a token more than the exact rule). Reservations
+ * already made keep their timeToAct: made at the old rate and released
+ * after a drop, they go at the old spacing, which is how the package's
+ * documentation says "the limit may be violated" by pending reservations
+ * (check --promise shape --set-rate reports them). lastEvent is kept as a
+ * time. A reservation made before a change is not cancelled after it
+ * (the peer restores at the reservation's own limit; ratelab's harness
+ * refuses a trace with both, and cancel's arithmetic here assumes one
+ * rate).
+ *
  * The issues this relates to: golang/go #52584 (a reservation that failed
  * changed the limiter's state; golang/time PR #22): 0.3.0's reserveN
  * writes nothing when OK() is false, as here. golang/go #56924 ("CancelAt returns less
@@ -61,7 +75,7 @@
  * time.
  *
  * Sources: golang.org/x/time/rate 0.3.0 (Debian), rate.go: reserveN,
- * advance, Reservation.DelayFrom and CancelAt, Limiter.WaitN; golang/go
+ * advance, Reservation.DelayFrom and CancelAt, Limiter.WaitN and SetLimitAt; golang/go
  * issues #52584, #56924, #69419, #71360 (docs/references.md).
  */
 #include "algorithms/buckets/tb_ticks.h"
@@ -171,6 +185,31 @@ static bool xrate_wait_cancel(void *state, struct rl_clock *clock, uint64_t key,
     return true;
 }
 
+static bool xrate_wait_set_rate(void *state, struct rl_clock *clock, uint64_t limit,
+                                uint64_t interval_ns)
+{
+    struct xrate_wait_state *s = state;
+    struct tb_ticks to = tb_ticks_of(limit, interval_ns);
+    uint64_t since = tb_since_epoch(rl_clock_now(clock), s->epoch_ns);
+    rl_u128 now = (rl_u128)since * s->ticks.per_ns, now_to = (rl_u128)since * to.per_ns;
+
+    pthread_mutex_lock(&s->lock);
+    /* advance(t) at the old limit: the tokens at t, as the debt below full
+     * (TAT − t, 0 when full); SetLimitAt keeps that many tokens */
+    rl_u128 debt = s->tat > now ? s->tat - now : 0, debt_to, last_to;
+    bool fits = tb_ticks_rescale(debt, s->ticks.per_token, to.per_token, true, &debt_to) &&
+                tb_ticks_rescale(s->last_event, s->ticks.per_ns, to.per_ns, true, &last_to) &&
+                debt_to <= ~(rl_u128)0 - now_to;
+    if (fits) {
+        s->tat = now_to + debt_to;
+        s->last_event = last_to;
+        s->capacity = (rl_u128)s->burst * to.per_token;
+        s->ticks = to;
+    }
+    pthread_mutex_unlock(&s->lock);
+    return fits;
+}
+
 static enum rl_decision xrate_wait_acquire(void *state, struct rl_clock *clock, uint64_t key,
                                            uint64_t n)
 {
@@ -190,4 +229,5 @@ const struct rl_algo rl_xrate_wait_algo = {
     .acquire = xrate_wait_acquire,
     .shape = xrate_wait_shape,
     .cancel = xrate_wait_cancel,
+    .set_rate = xrate_wait_set_rate,
 };

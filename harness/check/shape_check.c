@@ -238,6 +238,13 @@ static uint64_t gcd_u64(uint64_t a, uint64_t b)
     return a;
 }
 
+/* The rate in force from start_ns on, as allowance per ns scaled by the
+ * judge's D (shape_check.h, rate changes): L·D/I. */
+struct piece {
+    uint64_t start_ns;
+    u128 rate;
+};
+
 /* Everything one key's pass needs. */
 struct judge {
     const struct rl_shape_params *p;
@@ -246,7 +253,44 @@ struct judge {
     uint64_t *late; /* release − ideal per admit, for the percentiles */
     size_t late_len;
     struct ordered *by_release; /* scratch: one key's admits by release */
+    /* The allowance R(t) = ∫ rate, in units of 1/D of a cost: one piece
+     * (L·t, D = I) without rate changes; with them, per_token is D and
+     * ticks of time are R(t) (piecewise). */
+    struct piece pieces[RL_MAX_RATE_CHANGES + 1];
+    size_t piece_count;
+    bool piecewise;
+    uint64_t d;   /* D */
+    bool *broken; /* curve_pass: which release (by release order) broke the curve */
 };
+
+/* R(t): the allowance from 0 to t ns, ×D. */
+static u128 allowance(const struct judge *j, u128 t)
+{
+    u128 sum = 0;
+    for (size_t k = 0; k < j->piece_count && j->pieces[k].start_ns < t; k++) {
+        u128 end =
+            k + 1 < j->piece_count && j->pieces[k + 1].start_ns < t ? j->pieces[k + 1].start_ns : t;
+        sum += j->pieces[k].rate * (end - j->pieces[k].start_ns);
+    }
+    return sum;
+}
+
+/* The first whole ns t with R(t) ≥ v: R's inverse, rounded up. */
+static u128 allowance_time(const struct judge *j, u128 v)
+{
+    size_t k = j->piece_count - 1;
+    u128 base = allowance(j, j->pieces[k].start_ns);
+    while (k > 0 && base > v)
+        base = allowance(j, j->pieces[--k].start_ns);
+    u128 over = v - base, rate = j->pieces[k].rate;
+    return j->pieces[k].start_ns + over / rate + (over % rate != 0);
+}
+
+/* A time in ticks: ns·L' without rate changes, R(t) with them. */
+static u128 ticks_at(const struct judge *j, uint64_t t_ns)
+{
+    return j->piecewise ? allowance(j, t_ns) : (u128)t_ns * j->per_ns;
+}
 
 static bool cancelled(const struct rl_shaped_event *e)
 {
@@ -263,7 +307,7 @@ static u128 recomputed_tat(const struct judge *j, const struct rl_shaped_event *
         const struct rl_shaped_event *e = &ev[i];
         if (!e->admitted || (cancelled(e) && e->cancel_ns <= at))
             continue;
-        u128 now = (u128)e->t_ns * j->per_ns;
+        u128 now = ticks_at(j, e->t_ns);
         tat = (now > tat ? now : tat) + (u128)e->n * j->per_token;
     }
     return tat;
@@ -309,13 +353,15 @@ static void arrival_pass(struct judge *j, const struct rl_shaped_event *ev, size
             after_cancel = true;
         }
         out->attempts++;
-        u128 now = (u128)e->t_ns * j->per_ns;
+        u128 now = ticks_at(j, e->t_ns);
         u128 cost = (u128)e->n * j->per_token;
         bool fits = e->n <= p->burst;
         u128 lacking = tat > now ? tat - now : 0;
         u128 may_lack = fits ? capacity - cost : 0;
         u128 wait_ticks = lacking > may_lack ? lacking - may_lack : 0;
-        u128 wait_ns = wait_ticks / j->per_ns + (wait_ticks % j->per_ns != 0);
+        u128 wait_ns = !j->piecewise
+                           ? wait_ticks / j->per_ns + (wait_ticks % j->per_ns != 0)
+                           : allowance_time(j, now + wait_ticks) - e->t_ns; /* the rate then */
         bool in_time = !p->max_wait_set || wait_ns <= p->max_wait_ns;
         if (!e->admitted) {
             out->rejects++;
@@ -371,30 +417,123 @@ static void arrival_pass(struct judge *j, const struct rl_shaped_event *ev, size
     }
 }
 
-/* The curve over one key's admits in release order (shape_check.h). */
-static void curve_pass(struct judge *j, const struct rl_shaped_event *ev, size_t len)
+/* The curve over one key's admits in release order (shape_check.h), the
+ * releases sorted into j->by_release (m of them): with prefix costs P and
+ * the allowance R, a release r_j breaks it when for some r_i ≤ r_j
+ * P_j·D − P_{i−1}·D > B·D + R(r_j + 1) − R(r_i) (the ns of rounding
+ * allowed at the rate then); without rate changes R(t) = L·t, D = I.
+ * Marks j->broken[k]; counts into out when count is set. */
+static void curve_pass(struct judge *j, const struct rl_shaped_event *ev, size_t m, bool count)
+{
+    const i128 unit = (i128)j->d, bound = (i128)j->p->burst * unit;
+    i128 prefix = 0, lowest = 0;
+    for (size_t k = 0; k < m; k++) {
+        const struct rl_shaped_event *e = &ev[j->by_release[k].index];
+        i128 here = (i128)allowance(j, e->release_ns);
+        i128 start = prefix * unit - here;
+        lowest = k == 0 || start < lowest ? start : lowest;
+        prefix += e->n;
+        i128 rounding = (i128)allowance(j, (u128)e->release_ns + 1) - here;
+        i128 span = prefix * unit - here - lowest; /* cost beyond R over the span, ×D */
+        j->broken[k] = span >= bound + rounding;
+        if (j->broken[k] && count) {
+            j->out->curve_violations++;
+            double excess = (double)(span - bound) / (double)unit;
+            if (excess > j->out->worst_excess)
+                j->out->worst_excess = excess;
+        }
+    }
+}
+
+/* The pieces for params' rates, leaving out change `skip` (SIZE_MAX: none),
+ * with D the lcm of every interval: piece k's rate is L_k·D/I_k. */
+static void set_pieces(struct judge *j, uint64_t d, size_t skip)
+{
+    const struct rl_shape_params *p = j->p;
+    j->pieces[0] = (struct piece){0, (u128)p->limit * (d / p->interval_ns)};
+    j->piece_count = 1;
+    for (size_t k = 0; k < p->rate_count; k++)
+        if (k != skip)
+            j->pieces[j->piece_count++] = (struct piece){
+                p->rates[k].at_ns, (u128)p->rates[k].limit * (d / p->rates[k].interval_ns)};
+}
+
+/* The releases after each change that broke the curve and would not have
+ * without that change (its old rate kept): the promise kept at the old
+ * rate, pending reservations released at it. The pieces are restored. */
+static void old_rate_pass(struct judge *j, const struct rl_shaped_event *ev, size_t m, uint64_t d,
+                          bool *full)
+{
+    memcpy(full, j->broken, m * sizeof *full);
+    for (size_t c = 0; c < j->p->rate_count; c++) {
+        uint64_t from = j->p->rates[c].at_ns;
+        uint64_t to = c + 1 < j->p->rate_count ? j->p->rates[c + 1].at_ns : UINT64_MAX;
+        set_pieces(j, d, c);
+        curve_pass(j, ev, m, false);
+        for (size_t k = 0; k < m; k++) {
+            uint64_t r = ev[j->by_release[k].index].release_ns;
+            j->out->old_rate_releases += full[k] && !j->broken[k] && r >= from && r < to;
+        }
+    }
+    set_pieces(j, d, SIZE_MAX);
+}
+
+/* The releases of one key in release order (into j->by_release); how many. */
+static size_t by_release(struct judge *j, const struct rl_shaped_event *ev, size_t len)
 {
     size_t m = 0;
     for (size_t i = 0; i < len; i++)
         if (ev[i].admitted && !cancelled(&ev[i]))
             j->by_release[m++] = (struct ordered){ev[i].release_ns, 0, i};
     qsort(j->by_release, m, sizeof *j->by_release, by_key_then_time);
-    const i128 interval = (i128)j->p->interval_ns, limit = (i128)j->p->limit;
-    const i128 bound = (i128)j->p->burst * interval + limit;
-    i128 prefix = 0, lowest = 0;
-    for (size_t k = 0; k < m; k++) {
-        const struct rl_shaped_event *e = &ev[j->by_release[k].index];
-        i128 start = prefix * interval - limit * (i128)e->release_ns;
-        lowest = k == 0 || start < lowest ? start : lowest;
-        prefix += e->n;
-        i128 span = prefix * interval - limit * (i128)e->release_ns - lowest;
-        if (span >= bound) {
-            j->out->curve_violations++;
-            double excess = (double)(span - (bound - limit)) / (double)interval;
-            if (excess > j->out->worst_excess)
-                j->out->worst_excess = excess;
+    return m;
+}
+
+/* The rate changes are well formed and fit the exact arithmetic: each L
+ * in 1..2^40, I ≥ 1, times increasing, D (lcm of every I) and each L·D/I at
+ * most 2^62; the log cancels nothing (a reservation made at one rate and
+ * given up at another is not modelled). *d gets D. */
+static int check_rates(const struct rl_shaped_log *log, const struct rl_shape_params *p,
+                       uint64_t *d, char *err, size_t err_len)
+{
+    if (p->rate_count > RL_MAX_RATE_CHANGES) {
+        rl_set_err(err, err_len, "shape check: at most %d rate changes", RL_MAX_RATE_CHANGES);
+        return -1;
+    }
+    const uint64_t cap = (uint64_t)1 << 62;
+    for (size_t k = 0; k < p->rate_count; k++) {
+        const struct rl_rate_change *c = &p->rates[k];
+        if (c->limit == 0 || c->limit > ((uint64_t)1 << 40) || c->interval_ns == 0 ||
+            (k > 0 && c->at_ns <= p->rates[k - 1].at_ns)) {
+            rl_set_err(err, err_len,
+                       "shape check: a rate change needs L in 1..2^40, I of at least 1ns and a "
+                       "time after the one before");
+            return -1;
+        }
+        uint64_t step = c->interval_ns / gcd_u64(*d, c->interval_ns);
+        if (*d > cap / step) {
+            rl_set_err(err, err_len,
+                       "shape check: the intervals' least common multiple passes 2^62 ns");
+            return -1;
+        }
+        *d *= step;
+    }
+    for (size_t k = 0; k <= p->rate_count && p->rate_count; k++) {
+        uint64_t l = k ? p->rates[k - 1].limit : p->limit;
+        uint64_t i = k ? p->rates[k - 1].interval_ns : p->interval_ns;
+        if ((u128)l * (*d / i) > cap) {
+            rl_set_err(err, err_len, "shape check: L·lcm(I)/I passes 2^62 for a rate change");
+            return -1;
         }
     }
+    for (size_t i = 0; p->rate_count && i < log->len; i++)
+        if (log->events[i].cancelled) {
+            rl_set_err(err, err_len,
+                       "shape check: a log that cancels reservations is not judged across rate "
+                       "changes");
+            return -1;
+        }
+    return 0;
 }
 
 static uint64_t rank(const uint64_t *sorted, size_t len, unsigned percent)
@@ -416,17 +555,25 @@ int rl_shape_check(struct rl_shaped_log *log, const struct rl_shape_params *para
                    "B at most 2^32-1");
         return -1;
     }
+    uint64_t d = params->interval_ns; /* D: the lcm of every interval */
+    if (check_rates(log, params, &d, err, err_len) != 0)
+        return -1;
     size_t len = log->len;
     struct ordered *order = malloc((len ? len : 1) * sizeof *order);
     struct rl_shaped_event *sorted = malloc((len ? len : 1) * sizeof *sorted);
-    struct judge j = {.p = params, .out = out};
+    struct judge j = {.p = params, .out = out, .piecewise = params->rate_count > 0};
     j.late = malloc((len ? len : 1) * sizeof *j.late);
     j.by_release = malloc((len ? len : 1) * sizeof *j.by_release);
-    if (order == NULL || sorted == NULL || j.late == NULL || j.by_release == NULL) {
+    j.broken = malloc((len ? len : 1) * sizeof *j.broken);
+    bool *full = malloc((len ? len : 1) * sizeof *full);
+    if (order == NULL || sorted == NULL || j.late == NULL || j.by_release == NULL ||
+        j.broken == NULL || full == NULL) {
         free(order);
         free(sorted);
         free(j.late);
         free(j.by_release);
+        free(j.broken);
+        free(full);
         rl_set_err(err, err_len, "shape check: %zu events: %s", len, strerror(ENOMEM));
         return -1;
     }
@@ -441,15 +588,22 @@ int rl_shape_check(struct rl_shaped_log *log, const struct rl_shape_params *para
 
     uint64_t g = gcd_u64(params->limit, params->interval_ns);
     j.per_ns = params->limit / g;
-    j.per_token = params->interval_ns / g;
+    j.per_token = j.piecewise ? d : params->interval_ns / g;
+    j.d = d;
+    set_pieces(&j, d, SIZE_MAX);
     for (size_t start = 0; start < len;) {
         size_t end = start;
         while (end < len && log->events[end].key == log->events[start].key)
             end++;
         arrival_pass(&j, log->events + start, end - start);
-        curve_pass(&j, log->events + start, end - start);
+        size_t m = by_release(&j, log->events + start, end - start);
+        curve_pass(&j, log->events + start, m, true);
+        if (j.piecewise)
+            old_rate_pass(&j, log->events + start, m, d, full);
         start = end;
     }
+    free(j.broken);
+    free(full);
     qsort(j.late, j.late_len, sizeof *j.late, by_u64);
     out->late_p50_ns = rank(j.late, j.late_len, 50);
     out->late_p99_ns = rank(j.late, j.late_len, 99);

@@ -29,6 +29,19 @@
  *               the latest release before it kept from its own ideal,
  *               reports the tokens the shaper gave back beyond it
  *               (gained) or short of it (lost), in units of n.
+ * Rate changes (check --set-rate, sim --set-rate): the rate in force is
+ * piecewise, and the curve is that of a bucket of B refilled at it: the
+ * cost released in any span [s, e] is ≤ B + R(e) − R(s), R(t) the
+ * allowance ∫ L(u)/I(u) du from 0 to t; a span crossing a change is
+ * allowed the sum of the two pieces' allowances. Sound because it is the
+ * greedy shaper's bound for a time-varying rate (the level of a bucket
+ * refilled at r(t) follows Lindley's recursion with R in place of L·t),
+ * and it reduces to B + L·u/I with one rate. Exact in integers: R is kept
+ * ×D, D the lcm of the intervals. The ideal schedule is GCRA on R's scale
+ * (virtual time R(t): TAT += n·D, release at R⁻¹(max(R(a), TAT − B·D)),
+ * rounded up): the greedy shaper that knows the schedule of rates. A
+ * shaper cannot: what it promised before a change it may release after at
+ * the old rate, and those releases are counted apart (old_rate_releases).
  * Held (verdict.h, rl_shape_verdict): causal, within the curve, delay
  * bound kept and no spurious reject.
  */
@@ -66,12 +79,26 @@ int rl_shaped_log_read_csv(const char *path, struct rl_shaped_log *out, char *er
 
 void rl_shaped_log_free(struct rl_shaped_log *log);
 
+/* One rate change of a run (sim --set-rate, check --set-rate): from at_ns
+ * on (the log's time base) the rate is limit per interval_ns. */
+struct rl_rate_change {
+    uint64_t at_ns;
+    uint64_t limit, interval_ns;
+};
+
+#define RL_MAX_RATE_CHANGES 16
+
 struct rl_shape_params {
     uint64_t limit;       /* L: cost per interval, > 0 */
     uint64_t interval_ns; /* I, > 0 */
     uint64_t burst;       /* B, > 0 */
     bool max_wait_set;    /* D given */
     uint64_t max_wait_ns; /* D */
+    /* Rate changes (none: rate_count 0, and every answer is as without
+     * them): from rates[k].at_ns on the rate is rates[k].limit per
+     * rates[k].interval_ns; B is kept. */
+    const struct rl_rate_change *rates;
+    size_t rate_count;
 };
 
 struct rl_shape_result {
@@ -91,6 +118,11 @@ struct rl_shape_result {
      * (ns × L/I), summed: earlier is gained (the shaper gave back more than
      * the schedule without the request), later is lost. */
     double cancel_tokens_gained, cancel_tokens_lost;
+    /* With rate changes: releases after a change at which the curve is
+     * exceeded and would not be had that change not been made (the old
+     * rate kept): pending reservations released at the old rate, x/time's
+     * "may be violated". Counted in curve_violations too. */
+    uint64_t old_rate_releases;
 };
 
 /* Judges log (reordered in place: by key, then arrival) against params.

@@ -45,8 +45,15 @@ static const struct shape_metric metrics[] = {
     U64_METRIC(cancellations),
     REAL_METRIC(cancel_tokens_gained),
     REAL_METRIC(cancel_tokens_lost),
+    U64_METRIC(old_rate_releases), /* with --set-rate only: the last */
 };
-#define METRICS (sizeof metrics / sizeof metrics[0])
+#define ALL_METRICS (sizeof metrics / sizeof metrics[0])
+/* The metrics a request shows: old_rate_releases only with rate changes,
+ * so a run without them prints what it always did. */
+static size_t metric_count(const struct rl_check_shape_request *req)
+{
+    return req->rate_count ? ALL_METRICS : ALL_METRICS - 1;
+}
 
 static uint64_t u64_of(const struct rl_shape_result *r, const struct shape_metric *m)
 {
@@ -77,7 +84,7 @@ static void fill_row(struct rl_cli_sheet *s, const void *data)
         rl_cli_sheet_u64(s, row->req->max_wait_ns);
     else
         rl_cli_sheet_empty(s);
-    for (size_t i = 0; i < METRICS; i++)
+    for (size_t i = 0; i < metric_count(row->req); i++)
         if (metrics[i].kind == U64)
             rl_cli_sheet_u64(s, u64_of(row->r, &metrics[i]));
         else
@@ -96,9 +103,9 @@ static void print_table(const struct rl_check_shape_request *req, const struct r
            (unsigned long long)req->burst, (unsigned long long)req->limit,
            rl_format_duration_ns(req->interval_ns, interval, sizeof interval),
            req->max_wait_set ? rl_format_duration_ns(req->max_wait_ns, wait, sizeof wait) : "none");
-    for (size_t i = 1; i < METRICS; i++) { /* attempts is in the line above */
-        if (i >= METRICS - 3 && r->cancellations == 0)
-            break; /* the cancellation lines only where there were some */
+    for (size_t i = 1; i < metric_count(req); i++) { /* attempts is in the line above */
+        if (i >= ALL_METRICS - 4 && i < ALL_METRICS - 1 && r->cancellations == 0)
+            continue; /* the cancellation lines only where there were some */
         if (metrics[i].kind == U64)
             printf("%-20s %14llu\n", metrics[i].name, (unsigned long long)u64_of(r, &metrics[i]));
         else
@@ -107,6 +114,18 @@ static void print_table(const struct rl_check_shape_request *req, const struct r
     printf("%-20s %14s   (releases causal, within B + L·u/I, delay bound, no spurious "
            "reject)\n\n",
            "held", rl_held_name(held));
+    for (size_t k = 0; k < req->rate_count; k++) {
+        char at[RL_DURATION_BUF_LEN], per[RL_DURATION_BUF_LEN];
+        printf("rate from %s: L=%llu per %s\n",
+               rl_format_duration_ns(req->rates[k].at_ns, at, sizeof at),
+               (unsigned long long)req->rates[k].limit,
+               rl_format_duration_ns(req->rates[k].interval_ns, per, sizeof per));
+    }
+    if (req->rate_count)
+        printf("With rate changes the curve is B + the allowance of each rate over its part of\n"
+               "the span, and the ideal schedule knows the changes; old_rate_releases: releases\n"
+               "after a change that broke that curve and kept the old rate's (reservations\n"
+               "made before the change, released at the old spacing).\n\n");
     printf("late_*: release minus the ideal greedy schedule's (GCRA virtual scheduling of the\n"
            "admitted attempts, exact, rounded up to a ns), over admits; early_vs_ideal: releases\n"
            "before it (possible only off the curve or out of order); fifo_inversions: releases\n"
@@ -128,7 +147,9 @@ int rl_check_shape(const char *cmd, const struct rl_check_shape_request *req)
                                      .interval_ns = req->interval_ns,
                                      .burst = req->burst,
                                      .max_wait_set = req->max_wait_set,
-                                     .max_wait_ns = req->max_wait_ns};
+                                     .max_wait_ns = req->max_wait_ns,
+                                     .rates = req->rates,
+                                     .rate_count = req->rate_count};
     struct rl_shape_result r;
     uint32_t keys = log.key_count;
     int rc = rl_shape_check(&log, &params, &r, err, sizeof err);
@@ -139,11 +160,12 @@ int rl_check_shape(const char *cmd, const struct rl_check_shape_request *req)
     if (rl_cli_output_view(req->output) == RL_FORMAT_TABLE)
         print_table(req, &r, keys, held);
     /* csv or json on standard output, and --out's CSV: one row */
-    const char *columns[METRICS + 8] = {"keys", "limit", "interval_ns", "burst", "max_wait_ns"};
-    for (size_t i = 0; i < METRICS; i++)
+    const char *columns[ALL_METRICS + 8] = {"keys", "limit", "interval_ns", "burst", "max_wait_ns"};
+    size_t shown = metric_count(req);
+    for (size_t i = 0; i < shown; i++)
         columns[5 + i] = metrics[i].name;
-    columns[5 + METRICS] = "promise";
-    columns[6 + METRICS] = "held";
+    columns[5 + shown] = "promise";
+    columns[6 + shown] = "held";
     struct rl_cli_output sheet = *req->output;
     if (rl_cli_output_view(req->output) == RL_FORMAT_TABLE)
         sheet.format = RL_FORMAT_TABLE; /* shown above: only --out is left */

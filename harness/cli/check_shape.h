@@ -4,6 +4,7 @@
 #define RL_CHECK_SHAPE_H
 
 #include "output.h"
+#include "harness/check/shape_check.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -13,6 +14,8 @@ struct rl_check_shape_request {
     uint64_t limit, interval_ns, burst; /* burst already defaulted to L */
     bool max_wait_set;
     uint64_t max_wait_ns;
+    const struct rl_rate_change *rates; /* --set-rate (rate_count 0: none) */
+    size_t rate_count;
     const struct rl_cli_output *output; /* --format table|csv|json, --out */
 };
 

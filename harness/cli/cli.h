@@ -69,6 +69,7 @@ enum rl_cli_option {
     OPT_CANCEL_SHARE,
     OPT_WAIT_REPLICAS,
     OPT_FAULT,
+    OPT_SET_RATE,
 };
 
 #define RL_CLI_HELP_OPTION                                                                         \

@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "parse.h"
+#include "set_rate_option.h"
 #include "table.h"
 #include "harness/check/check_file.h"
 #include "harness/check/check_merge.h"
@@ -26,7 +27,8 @@ static void check_help(void)
 {
     printf("usage: ratelab check --events FILE --limit L --interval DUR [--epoch DUR]\n"
            "                     [--promise strong|weak|window|bucket [--burst B]]\n"
-           "                     [--promise shape [--burst B] [--max-wait DUR]]\n"
+           "                     [--promise shape [--burst B] [--max-wait DUR]\n"
+           "                      [--set-rate AT:L[/I],...]]\n"
            "                     [--admits-only] [--per-key] [--format table|csv|json]\n"
            "                     [--out FILE.csv] [--reorder LINES]\n"
            "       ratelab check --events FILE|DIR [--events FILE|DIR ...] [--skew DUR] ...\n"
@@ -62,6 +64,13 @@ static void check_help(void)
            "  --burst B         bucket capacity for --promise bucket or shape (default L)\n"
            "  --max-wait DUR    --promise shape: the longest wait a caller accepted\n"
            "                    (0s to 86400s); without it any wait is accepted\n"
+           "  --set-rate LIST   --promise shape: the run's rate changes (sim --set-rate's\n"
+           "                    LIST: AT:L or AT:L/I, comma-separated, I default --interval).\n"
+           "                    Each side is judged at its own rate: any span allowed B plus\n"
+           "                    the allowance of each rate over its part of the span; the\n"
+           "                    ideal schedule knows the changes; old_rate_releases counts\n"
+           "                    releases after a change that broke the curve and kept the\n"
+           "                    old rate's (reservations made before it)\n"
            "  --epoch DUR       where aligned windows start, in log time (default 0ns)\n"
            "  --admits-only     the log holds admits only (stress --decisions, a service's\n"
            "                    access log): the maxima, excesses, violations and the\n"
@@ -516,6 +525,9 @@ struct check_options {
     bool per_key, admits_only, limit_given, interval_given;
     bool shape, max_wait_set; /* --promise shape (check_shape.c), --max-wait */
     uint64_t max_wait_ns;
+    const char *set_rate; /* --set-rate's text, parsed once --interval is known */
+    struct rl_rate_change rates[RL_MAX_RATE_CHANGES];
+    size_t rate_count;
     struct rl_cli_output output;
 };
 
@@ -639,6 +651,7 @@ static bool parse_options(const char *cmd, int argc, char **argv, struct check_o
                                             {"admits-only", no_argument, NULL, OPT_ADMITS_ONLY},
                                             {"reorder", required_argument, NULL, OPT_REORDER},
                                             {"max-wait", required_argument, NULL, OPT_MAX_WAIT},
+                                            {"set-rate", required_argument, NULL, OPT_SET_RATE},
                                             {"skew", required_argument, NULL, OPT_SKEW},
                                             RL_CLI_OUTPUT_OPTIONS,
                                             {0}};
@@ -671,6 +684,9 @@ static bool parse_options(const char *cmd, int argc, char **argv, struct check_o
             if (rl_parse_max_wait_ns(optarg, &o->max_wait_ns, err, sizeof err) != 0)
                 rl_cli_usage_error(cmd, "--max-wait: %s", err);
             o->max_wait_set = true;
+            break;
+        case OPT_SET_RATE:
+            o->set_rate = optarg;
             break;
         case OPT_PER_KEY:
             o->per_key = true;
@@ -715,6 +731,12 @@ static bool parse_options(const char *cmd, int argc, char **argv, struct check_o
     if (o->max_wait_set && !o->shape)
         rl_cli_usage_error(cmd,
                            "--max-wait is the caller's wait for --promise shape, and no other");
+    if (o->set_rate && !o->shape)
+        rl_cli_usage_error(cmd, "--set-rate is the run's rate changes for --promise shape, and "
+                                "no other");
+    if (o->set_rate && rl_parse_set_rate(o->set_rate, o->cfg.interval_ns, o->rates, &o->rate_count,
+                                         err, sizeof err) != 0)
+        rl_cli_usage_error(cmd, "--set-rate: %s", err);
     if (o->shape && (o->per_key || o->admits_only))
         rl_cli_usage_error(cmd, "--promise shape judges every key together from a complete "
                                 "log: no --per-key or --admits-only");
@@ -857,6 +879,8 @@ int rl_cmd_check(int argc, char **argv)
                                                      .burst = rl_config_burst(&o.cfg),
                                                      .max_wait_set = o.max_wait_set,
                                                      .max_wait_ns = o.max_wait_ns,
+                                                     .rates = o.rates,
+                                                     .rate_count = o.rate_count,
                                                      .output = &o.output};
         return rl_check_shape(cmd, &shape);
     }

@@ -4,6 +4,7 @@
 #include "cmd_sim_nodes.h"
 #include "commands.h"
 #include "parse.h"
+#include "set_rate_option.h"
 #include "table.h"
 #include "harness/run/measure.h"
 
@@ -16,7 +17,7 @@ static void sim_help(void)
     printf("usage: ratelab sim --algo A[,B...|all] [--limit L --interval DUR] [--burst B]\n"
            "                   (--trace FILE | --workload W [workload options])\n"
            "                   [--unsorted] [--decisions FILE] [--expiry E] [--max-wait DUR]\n"
-           "                   [--format F]\n"
+           "                   [--set-rate AT:L[/I],...] [--format F]\n"
            "                   [--out FILE.csv] [--redis ADDR] [--on-error admit|reject]\n\n"
            "Replays every attempt on one thread in virtual time (deterministic), one limiter\n"
            "instance per key, and checks the decisions: max admitted cost in any sliding\n"
@@ -38,7 +39,12 @@ static void sim_help(void)
            "                    (a blocking one never rejects); without it a shaper waits\n"
            "                    as long as it takes. With a shaper or --max-wait the\n"
            "                    decisions gain a release_ns column (empty for rejects) and\n"
-           "                    the limit is checked on release times\n"
+           "                    the limit is checked on release times\n" RL_SET_RATE_HELP
+           "                    (a shaper with set_rate: xrate_wait, guava_bursty,\n"
+           "                    guava_warmup, gcra_spacer; every key's state at AT).\n"
+           "                    The table's row is judged at --limit; judge the\n"
+           "                    decisions at each rate with ratelab check --promise\n"
+           "                    shape --set-rate\n"
            "\n"
            "Many nodes sharing one limit: ratelab sim --nodes N --coord NAME ... (its options:\n"
            "ratelab sim --nodes 1 --help; docs/nodes.md)\n\n"
@@ -50,7 +56,8 @@ static void sim_help(void)
 /* Everything `sim` is asked, from its options to the run: parsed once, then
  * read by every step below (no copy under another name). */
 struct sim_plan {
-    const char *algo_list, *trace_path, *decisions_path, *redis;
+    const char *algo_list, *trace_path, *decisions_path, *redis, *set_rate;
+    struct rl_rate_change rates[RL_MAX_RATE_CHANGES]; /* --set-rate, into sim.rates */
     bool unsorted;
     struct rl_cli_output output;
     struct rl_config cfg;      /* every algorithm's; sim.c puts it in virtual time */
@@ -78,6 +85,7 @@ static bool parse_options(const char *cmd, int argc, char **argv, struct sim_pla
                                             RL_CLI_OUTPUT_OPTIONS,
                                             {"expiry", required_argument, NULL, OPT_EXPIRY},
                                             {"max-wait", required_argument, NULL, OPT_MAX_WAIT},
+                                            {"set-rate", required_argument, NULL, OPT_SET_RATE},
                                             RL_CLI_REMOTE_OPTIONS,
                                             {0}};
     int code;
@@ -108,6 +116,9 @@ static bool parse_options(const char *cmd, int argc, char **argv, struct sim_pla
             plan->sim.max_wait_set = true;
             break;
         }
+        case OPT_SET_RATE:
+            plan->set_rate = optarg;
+            break;
         case OPT_REDIS:
             plan->redis = optarg;
             break;
@@ -148,6 +159,13 @@ static void check_plan(const char *cmd, struct sim_plan *plan)
     if (plan->trace_path && plan->workload.set)
         rl_cli_usage_error(cmd, "workload options need --workload, not --trace");
 
+    if (plan->set_rate) { /* after --interval, which an item without /I takes */
+        char perr[512];
+        if (rl_parse_set_rate(plan->set_rate, plan->cfg.interval_ns, plan->rates,
+                              &plan->sim.rate_count, perr, sizeof perr) != 0)
+            rl_cli_usage_error(cmd, "--set-rate: %s", perr);
+        plan->sim.rates = plan->rates;
+    }
     plan->algo_count = rl_cli_parse_algos(cmd, plan->algo_list, plan->algos, RL_CLI_MAX_ALGOS);
     if (plan->decisions_path && plan->algo_count != 1)
         rl_cli_usage_error(cmd, "--decisions writes one algorithm's decisions: give one --algo");
@@ -224,7 +242,7 @@ static struct rl_result *run_all(const char *cmd, const struct sim_plan *plan)
         int rc =
             rl_measure_sim(algo, &plan->cfg, &plan->sim, &plan->trace, plan->trace_name, plan->seed,
                            &rows[i], plan->decisions_path ? &log : NULL, err, sizeof err);
-        if (rc == -2) /* the trace's cancellations: bad input, nothing written yet */
+        if (rc == -2) /* cancellations or --set-rate: bad input, nothing written yet */
             rl_cli_usage_error(cmd, "%s: %s", algo->name, err);
         if (rc != 0)
             rl_cli_run_error(cmd, "%s: %s", algo->name, err);

@@ -300,6 +300,22 @@ const struct rl_claim rl_claims[] = {
                 "--burst 1",
      .deterministic = true,
      .run = rl_claim_go_cancelat},
+    {.id = "go_setlimit_pending",
+     .source_title = "golang.org/x/time/rate, Limiter.SetLimitAt (package documentation, "
+                     "0.3.0 as Debian packages it)",
+     .source_org = "The Go Authors",
+     .year = "2015 (rate.go's copyright line; the sentence's own year not found)",
+     .url = "https://pkg.go.dev/golang.org/x/time/rate#Limiter.SetLimitAt",
+     .claim = "x/time SetLimitAt: pending reservations may violate the new limit (\"may be "
+              "violated or underutilized by those which reserved ... but did not yet act\").",
+     .experiment = "sim",
+     .command = "printf 't_ns,key,n\\n0,k,1\\n0,k,1\\n0,k,1\\n50000000,k,1\\n' > /tmp/s.csv && "
+                "build/ratelab sim --algo xrate_wait --trace /tmp/s.csv --limit 10 --interval 1s "
+                "--burst 1 --set-rate 50ms:1 --decisions /tmp/sd.csv && build/ratelab check "
+                "--events /tmp/sd.csv --promise shape --limit 10 --interval 1s --burst 1 "
+                "--set-rate 50ms:1",
+     .deterministic = true,
+     .run = rl_claim_go_setlimit_pending},
     {.id = "go_failed_reserve_state",
      .source_title = "x/time/rate: reservation's delay is longer than expected if the previous "
                      "one is not ok (golang/go issue 52584; golang/time pull request 22, \"rate: "

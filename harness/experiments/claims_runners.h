@@ -42,6 +42,7 @@ RL_CLAIM_RUNNER(rl_claim_uber_idle);
 RL_CLAIM_RUNNER(rl_claim_uber_slack);
 RL_CLAIM_RUNNER(rl_claim_uber_slack_observable);
 RL_CLAIM_RUNNER(rl_claim_go_cancelat);
+RL_CLAIM_RUNNER(rl_claim_go_setlimit_pending);
 RL_CLAIM_RUNNER(rl_claim_go_failed_reserve);
 RL_CLAIM_RUNNER(rl_claim_guava_no_more_than);
 RL_CLAIM_RUNNER(rl_claim_guava_warmup_cold);

@@ -310,6 +310,65 @@ void rl_claim_go_cancelat(const struct rl_claim_env *env, struct rl_claim_outcom
                      "and that later one's cancellation does not give it back");
 }
 
+/* ---- x/time SetLimitAt and Guava setRate: a rate change mid-run -------------- */
+
+void rl_claim_go_setlimit_pending(const struct rl_claim_env *env, struct rl_claim_outcome *o)
+{
+    (void)env;
+    /* L = 10 per 1 s, B = 1: three reservations at 0 (released 0, 100,
+     * 200 ms), the rate dropped to 1 per 1 s at 50 ms, one more then. The
+     * two released after the change were reserved at the old rate. */
+    struct rl_trace trace = {0};
+    static const uint64_t times[] = {0, 0, 0, 50 * MS};
+    int rc = rl_trace_reserve(&trace, 4);
+    for (size_t i = 0; i < 4 && rc == 0; i++)
+        rc = rl_trace_push(&trace, times[i], 0, 1);
+    if (rc == 0)
+        rc = rl_trace_name_keys(&trace, 1);
+    if (rc != 0) {
+        rl_trace_free(&trace);
+        rl_claim_failed(o, "out of memory");
+        return;
+    }
+    static const struct rl_rate_change drop[] = {{50 * MS, 1, SEC}};
+    struct rl_config cfg = {.limit = 10, .interval_ns = SEC, .burst = 1, .virtual_time = true};
+    struct rl_config guava = {.limit = 10, .interval_ns = SEC, .virtual_time = true};
+    struct rl_shape_result x, g, gb;
+    char err[512];
+    const char *failed = NULL;
+    if (rl_shaping_judge_sim_rates(rl_registry_find("xrate_wait"), &cfg, &trace, 1, drop, 1, &x,
+                                   err, sizeof err) != 0)
+        failed = "xrate_wait";
+    else if (rl_shaping_judge_sim_rates(rl_registry_find("gcra_spacer"), &cfg, &trace, 1, drop, 1,
+                                        &g, err, sizeof err) != 0)
+        failed = "gcra_spacer";
+    else if (rl_shaping_judge_sim_rates(rl_registry_find("guava_bursty"), &guava, &trace, 10, drop,
+                                        1, &gb, err, sizeof err) != 0)
+        failed = "guava_bursty";
+    rl_trace_free(&trace);
+    if (failed) {
+        rl_claim_failed(o, "%s: %s", failed, err);
+        return;
+    }
+    FIGURE(o,
+           "L = 10 per 1 s, B = 1: three reservations at 0, SetLimitAt(1 per s) at 50 ms, one "
+           "more then; judged at each side's rate (check --promise shape --set-rate): "
+           "xrate_wait (0.3.0's SetLimitAt) %llu release(s) over the curve, %llu of them "
+           "reserved at the old rate and released after the change at its spacing, the next "
+           "waiting %llu ms; gcra_spacer (the same rule) %llu over, %llu old-rate; "
+           "guava_bursty (setRate, B = L) %llu over, its first request after the change "
+           "released at the moment the old rate set (next pays), %llu ms late on the ideal "
+           "that knows the change",
+           (unsigned long long)x.curve_violations, (unsigned long long)x.old_rate_releases,
+           (unsigned long long)(x.delay_max_ns / MS), (unsigned long long)g.curve_violations,
+           (unsigned long long)g.old_rate_releases, (unsigned long long)gb.curve_violations,
+           (unsigned long long)(gb.late_max_ns / MS));
+    rl_claim_verdict(o, x.old_rate_releases > 0 ? RL_CLAIM_HOLDS : RL_CLAIM_FAILS,
+                     "as the package documents: a rate change does not move reservations "
+                     "already made, so after a drop they go at the old spacing and the new "
+                     "limit is exceeded until they have gone");
+}
+
 /* ---- golang/go #52584: a failed reservation changed the limiter's state ------- */
 
 void rl_claim_go_failed_reserve(const struct rl_claim_env *env, struct rl_claim_outcome *o)

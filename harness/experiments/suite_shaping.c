@@ -68,7 +68,16 @@ int rl_shaping_judge_sim(const struct rl_algo *algo, const struct rl_config *cfg
                          const struct rl_trace *trace, uint64_t judge_burst,
                          struct rl_shape_result *res, char *err, size_t err_len)
 {
-    static const struct rl_sim_options options = {.expiry = RL_EXPIRE_NEVER};
+    return rl_shaping_judge_sim_rates(algo, cfg, trace, judge_burst, NULL, 0, res, err, err_len);
+}
+
+int rl_shaping_judge_sim_rates(const struct rl_algo *algo, const struct rl_config *cfg,
+                               const struct rl_trace *trace, uint64_t judge_burst,
+                               const struct rl_rate_change *rates, size_t rate_count,
+                               struct rl_shape_result *res, char *err, size_t err_len)
+{
+    const struct rl_sim_options options = {
+        .expiry = RL_EXPIRE_NEVER, .rates = rates, .rate_count = rate_count};
     struct rl_event_log log = {0};
     struct rl_sim_outcome out;
     if (rl_sim_run_keyed(algo, cfg, &options, trace, &log, &out, err, err_len) != 0)
@@ -90,8 +99,11 @@ int rl_shaping_judge_sim(const struct rl_algo *algo, const struct rl_config *cfg
                                          .admitted = log.events[i].admitted,
                                          .cancelled = cancelled};
         }
-        struct rl_shape_params p = {
-            .limit = cfg->limit, .interval_ns = cfg->interval_ns, .burst = judge_burst};
+        struct rl_shape_params p = {.limit = cfg->limit,
+                                    .interval_ns = cfg->interval_ns,
+                                    .burst = judge_burst,
+                                    .rates = rates,
+                                    .rate_count = rate_count};
         rc = rl_shape_check(&shaped, &p, res, err, err_len);
     }
     free(shaped.events);

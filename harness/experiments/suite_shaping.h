@@ -50,4 +50,11 @@ int rl_shaping_judge_sim(const struct rl_algo *algo, const struct rl_config *cfg
                          const struct rl_trace *trace, uint64_t judge_burst,
                          struct rl_shape_result *res, char *err, size_t err_len);
 
+/* The same with the rate changes of sim --set-rate, applied by sim and
+ * told to the checker (rates NULL, rate_count 0: none). */
+int rl_shaping_judge_sim_rates(const struct rl_algo *algo, const struct rl_config *cfg,
+                               const struct rl_trace *trace, uint64_t judge_burst,
+                               const struct rl_rate_change *rates, size_t rate_count,
+                               struct rl_shape_result *res, char *err, size_t err_len);
+
 #endif

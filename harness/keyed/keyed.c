@@ -133,6 +133,14 @@ struct rl_keyed {
     pthread_mutex_t stop_lock;
     pthread_cond_t stop_cond;
     bool stopping;
+    /* rl_keyed_set_rate's changes so far, each with a copy of the clock it
+     * was made on (virtual: it reads that time again), replayed on every
+     * key created after them (under the shard's mutex; set_rate runs alone) */
+    struct rate_change {
+        struct rl_clock clock;
+        uint64_t limit, interval_ns;
+    } * rates;
+    size_t rate_count;
 };
 
 /* This thread's copy of one container's prototype (one-word states). */
@@ -469,6 +477,18 @@ static _Atomic uint64_t *find_or_add(struct rl_keyed *k, struct shard *s, uint64
         void *instance = k->algo->create(&k->config.cfg, err, sizeof err);
         if (k->packed)
             rl_state_arena_use(NULL);
+        /* a key first seen after a rate change lives as if it had existed
+         * since the epoch: every change so far, at its time */
+        for (size_t r = 0; instance && r < k->rate_count; r++) {
+            struct rl_clock at = k->rates[r].clock;
+            if (!k->algo->set_rate(instance, &at, k->rates[r].limit, k->rates[r].interval_ns)) {
+                if (!k->packed || !rl_keyed_arena_took(&s->arena, instance))
+                    k->algo->destroy(instance);
+                else
+                    rl_keyed_arena_give(&s->arena, instance);
+                instance = NULL;
+            }
+        }
         if (instance == NULL) {
             if (reuse != SIZE_MAX)
                 t->tombs++;
@@ -933,6 +953,33 @@ bool rl_keyed_cancel(struct rl_keyed *k, struct rl_clock *clock, uint64_t key, u
     }
 }
 
+bool rl_keyed_set_rate(struct rl_keyed *k, struct rl_clock *clock, uint64_t limit,
+                       uint64_t interval_ns)
+{
+    if (k->remote_state)
+        return k->algo->set_rate(k->remote_state, clock, limit, interval_ns);
+    if (k->one_word)
+        return false; /* a key's word alone is kept: no state to change (none claims both) */
+    struct rate_change *grown = realloc(k->rates, (k->rate_count + 1) * sizeof *grown);
+    if (grown == NULL)
+        return false;
+    k->rates = grown;
+    k->rates[k->rate_count++] =
+        (struct rate_change){.clock = *clock, .limit = limit, .interval_ns = interval_ns};
+    bool all = true;
+    for (uint64_t i = 0; i <= k->shard_mask; i++) {
+        struct shard *s = &k->shards[i];
+        pthread_mutex_lock(&s->lock);
+        struct table *t = atomic_load_explicit(&s->table, memory_order_relaxed);
+        for (size_t j = 0; t && j < t->slots; j++)
+            if (atomic_load_explicit(&slot_at(k, t, j)[SLOT_KEY], memory_order_relaxed) >= KEY_TOP)
+                all = k->algo->set_rate(instance_of(slot_at(k, t, j)), clock, limit, interval_ns) &&
+                      all;
+        pthread_mutex_unlock(&s->lock);
+    }
+    return all;
+}
+
 void rl_keyed_stats(struct rl_keyed *k, struct rl_keyed_stats *out)
 {
     memset(out, 0, sizeof *out);
@@ -982,5 +1029,6 @@ void rl_keyed_destroy(struct rl_keyed *k)
         k->algo->destroy(k->proto);
     pthread_cond_destroy(&k->stop_cond);
     pthread_mutex_destroy(&k->stop_lock);
+    free(k->rates);
     free(k);
 }

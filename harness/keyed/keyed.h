@@ -87,6 +87,15 @@ enum rl_decision rl_keyed_shape(struct rl_keyed *keyed, struct rl_clock *clock, 
 bool rl_keyed_cancel(struct rl_keyed *keyed, struct rl_clock *clock, uint64_t key, uint64_t n,
                      const struct rl_reservation *reservation);
 
+/* An algorithm with set_rate (rl_algo.set_rate, which must be set), in
+ * virtual time only: changes every key's rate to limit per interval_ns at
+ * the time clock reads, live keys now and keys created later at that time
+ * (each key lives as if it had existed since the epoch). Call it while no
+ * other operation runs on the container. false when a key's state could
+ * not take the new rate (its numbers overflow) or on ENOMEM. */
+bool rl_keyed_set_rate(struct rl_keyed *keyed, struct rl_clock *clock, uint64_t limit,
+                       uint64_t interval_ns);
+
 /* For limiters that need release: returns a permit taken by key. */
 void rl_keyed_release(struct rl_keyed *keyed, struct rl_clock *clock, uint64_t key, uint64_t n);
 

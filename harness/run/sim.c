@@ -163,6 +163,25 @@ int rl_sim_run_keyed(const struct rl_algo *algo, const struct rl_config *cfg,
         rl_event_log_free(log);
         return -2;
     }
+    if (options->rate_count && (algo->set_rate == NULL || cancel_count ||
+                                options->rates[options->rate_count - 1].at_ns >
+                                    (trace->len ? trace->attempts[trace->len - 1].t_ns : 0))) {
+        if (algo->set_rate == NULL)
+            snprintf(err, err_len, "--set-rate: %s cannot change its rate (no set_rate)",
+                     algo->name);
+        else if (cancel_count)
+            snprintf(err, err_len,
+                     "--set-rate with a trace that cancels reservations is not modelled");
+        else
+            snprintf(err, err_len, "--set-rate at %llu ns is after the trace's last attempt",
+                     (unsigned long long)options->rates[options->rate_count - 1].at_ns);
+        free(cancels);
+        free(reservations);
+        rl_keyed_destroy(keyed);
+        rl_event_log_free(log);
+        return -2;
+    }
+    size_t next_rate = 0;
     for (size_t i = 0; i < trace->len && log->cancel_ns; i++)
         log->cancel_ns[i] = RL_NO_RELEASE;
 
@@ -174,6 +193,20 @@ int rl_sim_run_keyed(const struct rl_algo *algo, const struct rl_config *cfg,
                 (cancels[next_cancel].t_ns == a->t_ns && cancels[next_cancel].attempt < i)))
             rc = cancel_one(keyed, &clock, trace, &cancels[next_cancel++], reservations, log, err,
                             err_len);
+        if (rc != 0)
+            break;
+        for (; next_rate < options->rate_count && options->rates[next_rate].at_ns <= a->t_ns;
+             next_rate++) {
+            const struct rl_rate_change *c = &options->rates[next_rate];
+            rl_clock_set_virtual(&clock, RL_VIRTUAL_ORIGIN_NS + c->at_ns);
+            if (!rl_keyed_set_rate(keyed, &clock, c->limit, c->interval_ns)) {
+                snprintf(err, err_len,
+                         "--set-rate at %llu ns: a key's state cannot take %llu per %llu ns",
+                         (unsigned long long)c->at_ns, (unsigned long long)c->limit,
+                         (unsigned long long)c->interval_ns);
+                rc = -1;
+            }
+        }
         if (rc != 0)
             break;
         rl_clock_set_virtual(&clock, RL_VIRTUAL_ORIGIN_NS + a->t_ns);
@@ -228,7 +261,7 @@ int rl_sim_run(const struct rl_algo *algo, const struct rl_config *cfg,
 
 bool rl_sim_can_stream(const struct rl_algo *algo, const struct rl_sim_options *options)
 {
-    return !rl_sim_shapes(algo, options);
+    return !rl_sim_shapes(algo, options) && options->rate_count == 0;
 }
 
 /* The sink between the generator and the checker: decides a batch as

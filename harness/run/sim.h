@@ -7,6 +7,7 @@
 #include "algorithms/rl.h"
 #include "harness/check/checker.h"
 #include "harness/check/event_log.h"
+#include "harness/check/shape_check.h"
 #include "workloads/generators.h"
 #include "workloads/trace.h"
 
@@ -32,6 +33,11 @@ struct rl_sim_options {
      * Unset: a shaper waits as long as it takes, the others decide now. */
     bool max_wait_set;
     uint64_t max_wait_ns;
+    /* --set-rate: rate changes at trace times, in time order, applied to
+     * every key's state (rl_keyed_set_rate) before the attempts at or after
+     * each; rate_count 0: none. */
+    const struct rl_rate_change *rates;
+    size_t rate_count;
 };
 
 /* Whether a sim run of algo with options shapes: its log then carries
@@ -69,7 +75,11 @@ int rl_sim_check_config(const struct rl_algo *algo, const struct rl_config *cfg,
  * (complete: rejects too) and out. -1 with one line in err if the algorithm cannot be
  * created with cfg or memory runs out; -2 (bad input) when the trace
  * cancels and the algorithm cannot, or cancels the reservation of a reject
- * or one already released; log is then freed. */
+ * or one already released, or for options' rate changes: an algorithm
+ * without set_rate, a change after the trace's last attempt, or a trace
+ * that also cancels (a reservation made at one rate, cancelled at another,
+ * is not modelled); log is then freed. -1 when a key's state cannot take
+ * a new rate. */
 int rl_sim_run_keyed(const struct rl_algo *algo, const struct rl_config *cfg,
                      const struct rl_sim_options *options, const struct rl_trace *trace,
                      struct rl_event_log *log, struct rl_sim_outcome *out, char *err,
@@ -89,7 +99,8 @@ int rl_sim_run(const struct rl_algo *algo, const struct rl_config *cfg,
  * calls in the same order, and the checker's result equals rl_check's on
  * the held log. */
 
-/* Whether a run of algo with options can stream: it does not shape. A
+/* Whether a run of algo with options can stream: it does not shape and
+ * changes no rate (rl_sim_run_keyed refuses or applies the changes). A
  * shaped run is checked on release times, which a shaper may put any
  * number of attempts out of order (without --max-wait, without bound), so
  * it keeps the held log (rl_sim_run_keyed), as does a run whose decisions

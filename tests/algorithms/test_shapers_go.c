@@ -223,6 +223,12 @@ static void test_xrate_cancel_table(void)
             }
             held[id] = r;
             held_n[id] = n;
+        } else if (strcmp(field[0], "setlimit") == 0) { /* setlimit,t_ns,L,I_ns */
+            EXPECT_FATAL(nf == 4, "cancel_table.csv:%u: bad setlimit", lineno);
+            rl_clock_set_virtual(&sh.clock, RL_VIRTUAL_ORIGIN_NS + t);
+            EXPECT(sh.algo->set_rate(sh.state, &sh.clock, strtoull(field[2], NULL, 10),
+                                     strtoull(field[3], NULL, 10)),
+                   "cancel_table.csv:%u: set_rate refused", lineno);
         } else {
             EXPECT_FATAL(strcmp(field[0], "cancel") == 0 && id < n_ids,
                          "cancel_table.csv:%u: bad row", lineno);
@@ -299,7 +305,7 @@ RL_TEST_SUITE("shapers_go",
               {"xrate_wait: idle then burst, deadlines, n > B, T not whole ns", test_xrate_table},
               {"xrate_wait: decides as gcra_spacer (shape) and tb_mutex (acquire)",
                test_xrate_decides_as_gcra_spacer},
-              {"xrate_wait: the cancel table x/time/rate meets (CancelAt)",
+              {"xrate_wait: the cancel table x/time/rate meets (CancelAt, SetLimitAt)",
                test_xrate_cancel_table},
               {"xrate_wait: cancel says whether it gave back", test_xrate_cancel_returns},
               {"juju_wait: whole ticks, quantum, max wait, n = 0, debt", test_juju_ticks},

@@ -93,16 +93,27 @@ static const struct {
     const char *id;
     enum rl_claim_verdict verdict;
 } expected[] = {
-    {"cpp_cas_weak", RL_CLAIM_FAILS},         {"dotnet_expiry_14", RL_CLAIM_HOLDS},
-    {"dotnet_sweeper", RL_CLAIM_DEPENDS},     {"cloudflare_error_rate", RL_CLAIM_DEPENDS},
-    {"go_stale_timestamp", RL_CLAIM_HOLDS},   {"nginx_ms_cap", RL_CLAIM_HOLDS},
-    {"resilience4j_2x", RL_CLAIM_HOLDS},      {"varnish_truncation", RL_CLAIM_HOLDS},
-    {"guava_idle_burst", RL_CLAIM_DEPENDS},   {"drl_disconnected_n", RL_CLAIM_HOLDS},
-    {"databricks_5pct", RL_CLAIM_DEPENDS},    {"gubernator_global", RL_CLAIM_HOLDS},
-    {"doorman_lease_death", RL_CLAIM_HOLDS},  {"uber_idle_no_limit", RL_CLAIM_HOLDS},
-    {"uber_slack_no_effect", RL_CLAIM_HOLDS}, {"uber_slack_unobservable", RL_CLAIM_FAILS},
-    {"go_cancelat_restore", RL_CLAIM_HOLDS},  {"go_failed_reserve_state", RL_CLAIM_FAILS},
-    {"guava_no_more_than_n", RL_CLAIM_FAILS}, {"guava_warmup_never_warm", RL_CLAIM_HOLDS},
+    {"cpp_cas_weak", RL_CLAIM_FAILS},
+    {"dotnet_expiry_14", RL_CLAIM_HOLDS},
+    {"dotnet_sweeper", RL_CLAIM_DEPENDS},
+    {"cloudflare_error_rate", RL_CLAIM_DEPENDS},
+    {"go_stale_timestamp", RL_CLAIM_HOLDS},
+    {"nginx_ms_cap", RL_CLAIM_HOLDS},
+    {"resilience4j_2x", RL_CLAIM_HOLDS},
+    {"varnish_truncation", RL_CLAIM_HOLDS},
+    {"guava_idle_burst", RL_CLAIM_DEPENDS},
+    {"drl_disconnected_n", RL_CLAIM_HOLDS},
+    {"databricks_5pct", RL_CLAIM_DEPENDS},
+    {"gubernator_global", RL_CLAIM_HOLDS},
+    {"doorman_lease_death", RL_CLAIM_HOLDS},
+    {"uber_idle_no_limit", RL_CLAIM_HOLDS},
+    {"uber_slack_no_effect", RL_CLAIM_HOLDS},
+    {"uber_slack_unobservable", RL_CLAIM_FAILS},
+    {"go_cancelat_restore", RL_CLAIM_HOLDS},
+    {"go_setlimit_pending", RL_CLAIM_HOLDS},
+    {"go_failed_reserve_state", RL_CLAIM_FAILS},
+    {"guava_no_more_than_n", RL_CLAIM_FAILS},
+    {"guava_warmup_never_warm", RL_CLAIM_HOLDS},
 };
 
 static void expect_sound(const struct rl_claim *c, const struct rl_claim_outcome *o)

@@ -1,5 +1,5 @@
-// cancel_table.go — the driver's cancel-table mode: reservations and
-// CancelAt calls from a table (cancel_table.csv, whose header says the
+// cancel_table.go — the driver's cancel-table mode: reservations,
+// CancelAt and SetLimitAt calls from a table (cancel_table.csv, whose header says the
 // format) through the real golang.org/x/time/rate, each outcome checked
 // against the row's expectation. The same table runs through ratelab's
 // xrate_wait in tests/algorithms/test_shapers_go.c.
@@ -75,6 +75,14 @@ func runCancelTable(path string) int {
 				fail(2, "%s:%d: no reservation %q", path, line, f[2])
 			}
 			r.CancelAt(time.Unix(0, num(1)))
+			rows++
+		case "setlimit": // setlimit,t_ns,L,I_ns: SetLimitAt(t, L per I)
+			if lim == nil || len(f) != 4 {
+				fail(2, "%s:%d: a setlimit row needs a limiter row before it and 4 fields", path, line)
+			}
+			lim.cfg.limit, lim.cfg.intervalNs = num(2), num(3)
+			lim.cfg.peerLimit = float64(lim.cfg.limit) * 1e9 / float64(lim.cfg.intervalNs)
+			lim.lim.SetLimitAt(time.Unix(0, num(1)), rate.Limit(lim.cfg.peerLimit))
 			rows++
 		default:
 			fail(2, "%s:%d: unknown row %q", path, line, f[0])
