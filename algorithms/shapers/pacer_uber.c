@@ -70,7 +70,7 @@ static enum rl_decision pacer_uber_shape(void *state, struct rl_clock *clock, ui
 {
     (void)key;
     (void)max_wait_ns; /* RL_BLOCKING */
-    return pacer_uber_take(state, clock, n, false, false, reservation);
+    return pacer_uber_take(state, clock, n, false, PACER_UBER_FIXED, reservation);
 }
 
 static enum rl_decision pacer_uber_acquire(void *state, struct rl_clock *clock, uint64_t key,
@@ -78,7 +78,7 @@ static enum rl_decision pacer_uber_acquire(void *state, struct rl_clock *clock, 
 {
     (void)key;
     struct rl_reservation reservation;
-    return pacer_uber_take(state, clock, n, true, false, &reservation);
+    return pacer_uber_take(state, clock, n, true, PACER_UBER_FIXED, &reservation);
 }
 
 const struct rl_algo rl_pacer_uber_algo = {

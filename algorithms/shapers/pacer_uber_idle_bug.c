@@ -33,7 +33,7 @@ static enum rl_decision pacer_uber_idle_bug_shape(void *state, struct rl_clock *
 {
     (void)key;
     (void)max_wait_ns; /* RL_BLOCKING */
-    return pacer_uber_take(state, clock, n, false, true, reservation);
+    return pacer_uber_take(state, clock, n, false, PACER_UBER_IDLE_BUG, reservation);
 }
 
 static enum rl_decision pacer_uber_idle_bug_acquire(void *state, struct rl_clock *clock,
@@ -41,7 +41,7 @@ static enum rl_decision pacer_uber_idle_bug_acquire(void *state, struct rl_clock
 {
     (void)key;
     struct rl_reservation reservation;
-    return pacer_uber_take(state, clock, n, true, true, &reservation);
+    return pacer_uber_take(state, clock, n, true, PACER_UBER_IDLE_BUG, &reservation);
 }
 
 const struct rl_algo rl_pacer_uber_idle_bug_algo = {

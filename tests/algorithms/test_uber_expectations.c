@@ -228,8 +228,8 @@ static void test_uber_step_boundaries(void)
     for (size_t i = 0; i < sizeof behind / sizeof behind[0]; i++)
         for (int64_t eps = -1; eps <= 1; eps++) {
             int64_t d = behind[i] * (int64_t)MS + eps, next = now - d;
-            int64_t fixed = pacer_uber_step(&s, next, now, false);
-            int64_t bug = pacer_uber_step(&s, next, now, true);
+            int64_t fixed = pacer_uber_step(&s, next, now, PACER_UBER_FIXED);
+            int64_t bug = pacer_uber_step(&s, next, now, PACER_UBER_IDLE_BUG);
             int64_t want_fixed = d > slack + T ? now - slack : next + T;
             int64_t want_bug = d > slack ? now - slack : next + T;
             EXPECT(fixed == want_fixed && bug == want_bug,
@@ -239,10 +239,10 @@ static void test_uber_step_boundaries(void)
         }
     /* without slack: more than T behind jumps to now */
     const struct pacer_uber_state none = {.per_ns = T};
-    CU_ASSERT_EQUAL(pacer_uber_step(&none, now - T, now, false), now);     /* next + T = now */
-    CU_ASSERT_EQUAL(pacer_uber_step(&none, now - T - 1, now, false), now); /* jumps to now */
-    CU_ASSERT_EQUAL(pacer_uber_step(&none, now - T + 1, now, false), now + 1);
-    CU_ASSERT_EQUAL(pacer_uber_step(&none, 0, now, false), now); /* the first Take */
+    CU_ASSERT_EQUAL(pacer_uber_step(&none, now - T, now, PACER_UBER_FIXED), now);     /* next + T = now */
+    CU_ASSERT_EQUAL(pacer_uber_step(&none, now - T - 1, now, PACER_UBER_FIXED), now); /* jumps to now */
+    CU_ASSERT_EQUAL(pacer_uber_step(&none, now - T + 1, now, PACER_UBER_FIXED), now + 1);
+    CU_ASSERT_EQUAL(pacer_uber_step(&none, 0, now, PACER_UBER_FIXED), now); /* the first Take */
 }
 
 RL_TEST_SUITE("uber_expectations",
