@@ -257,6 +257,20 @@ const struct rl_claim rl_claims[] = {
                 "--interval 1s --burst 11",
      .deterministic = true,
      .run = rl_claim_uber_idle},
+    {.id = "uber_noslack_no_block",
+     .source_title = "atomicInt64Limiter WithoutSlack doesn't block (uber-go/ratelimit issue 90); "
+                     "pull request 95, \"Fix no slack option for int64 based option\"",
+     .source_org = "Uber, uber-go/ratelimit (issue reporter and maintainers)",
+     .year = "2022",
+     .url = "https://github.com/uber-go/ratelimit/issues/90",
+     .claim = "In the atomic int64 limiter of PR 85, with WithoutSlack every later Take finds "
+              "now past the next permission by more than maxSlack = 0 and goes at once: Take "
+              "does not wait (New(100, WithoutSlack) gave waits of microseconds, not 10 ms).",
+     .experiment = "sim",
+     .command = "build/ratelab claims uber_noslack_no_block (shape calls on a virtual clock; "
+                "tests/algorithms/test_uber_expectations.c has the decision table)",
+     .deterministic = true,
+     .run = rl_claim_uber_noslack},
     {.id = "uber_slack_no_effect",
      .source_title = "The \"slack\" option doesn't make effect when use newAtomicInt64Based "
                      "version rate limit (uber-go/ratelimit issue 122)",

@@ -39,6 +39,7 @@ RL_CLAIM_RUNNER(rl_claim_guava);
 
 /* claims_shaping.c: shapers in virtual time, judged by the shaping checker */
 RL_CLAIM_RUNNER(rl_claim_uber_idle);
+RL_CLAIM_RUNNER(rl_claim_uber_noslack);
 RL_CLAIM_RUNNER(rl_claim_uber_slack);
 RL_CLAIM_RUNNER(rl_claim_uber_slack_observable);
 RL_CLAIM_RUNNER(rl_claim_go_cancelat);

@@ -176,6 +176,75 @@ void rl_claim_uber_idle(const struct rl_claim_env *env, struct rl_claim_outcome 
                      "pacer_uber_idle_bug); fixed by PR #120 in v0.3.1 (pacer_uber)");
 }
 
+/* ---- uber-go/ratelimit #90: WithoutSlack does not block ------------------------ */
+
+/* #90's Example: New(limit per I, WithoutSlack), one Take, then `takes`
+ * Takes in a loop, each work_ns after the previous one returned. Their
+ * mean wait in ns (the first Take never waits). */
+static int64_t uber_loop_wait(const char *name, uint64_t limit, uint64_t interval_ns,
+                              uint64_t work_ns, unsigned takes, struct rl_claim_outcome *o)
+{
+    struct shaper_run s;
+    if (shaper_open(&s, name, limit, interval_ns, 1, o) != 0)
+        return -1;
+    struct rl_reservation r;
+    uint64_t t = shaper_take(&s, 100 * SEC, 1, UINT64_MAX, &r) + work_ns, waited = 0;
+    for (unsigned i = 0; i < takes; i++) {
+        uint64_t release = shaper_take(&s, t, 1, UINT64_MAX, &r);
+        waited += release - t;
+        t = release + work_ns;
+    }
+    s.algo->destroy(s.state);
+    return (int64_t)(waited / takes);
+}
+
+void rl_claim_uber_noslack(const struct rl_claim_env *env, struct rl_claim_outcome *o)
+{
+    (void)env;
+    /* the Example: New(100, WithoutSlack), Takes in a loop (2 us of work) */
+    int64_t bug = uber_loop_wait("pacer_uber_noslack_bug", 100, SEC, 2000, 10, o);
+    int64_t fixed = uber_loop_wait("pacer_uber", 100, SEC, 2000, 10, o);
+    if (bug < 0 || fixed < 0)
+        return;
+    /* and on a trace: uniform at 10 L for 2 s, judged by the checker at B = 1 */
+    const struct rl_claim_sim sim = {.workload = "uniform",
+                                     .limit = 100,
+                                     .interval_ns = SEC,
+                                     .rate = 1000,
+                                     .duration_ns = 2 * SEC};
+    struct rl_trace trace = {0};
+    char err[256];
+    if (rl_claim_sim_trace(&sim, &trace, err, sizeof err) != 0) {
+        rl_claim_failed(o, "%s", err);
+        return;
+    }
+    struct rl_config cfg = {.limit = 100, .interval_ns = SEC, .burst = 1, .virtual_time = true};
+    struct rl_shape_result rf, rb;
+    int rc = shaped_judge("pacer_uber", &cfg, &trace, 1, &rf, o);
+    if (rc == 0)
+        rc = shaped_judge("pacer_uber_noslack_bug", &cfg, &trace, 1, &rb, o);
+    rl_trace_free(&trace);
+    if (rc != 0)
+        return;
+    FIGURE(o,
+           "#90's Example (New(100, WithoutSlack), one Take, then 10 in a loop, 2 us of work "
+           "between): "
+           "mean wait %lld ns with PR #85's rule (pacer_uber_noslack_bug), %lld ns in v0.3.1 "
+           "(pacer_uber); uniform at 10 L (L = 100 per 1 s, 2 s) judged by check --promise "
+           "shape at B = 1: the bug variant %llu releases over the curve (worst excess %.0f), "
+           "pacer_uber %llu",
+           (long long)bug, (long long)fixed, (unsigned long long)rb.curve_violations,
+           rb.worst_excess, (unsigned long long)rf.curve_violations);
+    rl_claim_verdict(o,
+                     bug == 0 && fixed == 10 * (int64_t)MS - 2000 && rb.curve_violations > 0 &&
+                             rf.curve_violations == 0
+                         ? RL_CLAIM_HOLDS
+                         : RL_CLAIM_FAILS,
+                     "for the atomic int64 limiter of PR #85 before PR #95 (ratelab's "
+                     "pacer_uber_noslack_bug): WithoutSlack, every Take after the word goes at "
+                     "once; PR #95 added the no-slack case (pacer_uber)");
+}
+
 /* ---- uber-go/ratelimit #122: the slack option has no effect -------------------- */
 
 void rl_claim_uber_slack(const struct rl_claim_env *env, struct rl_claim_outcome *o)

@@ -97,9 +97,9 @@ struct pacer {
     void *state;
 };
 
-static void pacer_open(struct pacer *p, const struct uber_limiter *l)
+static void pacer_open_algo(struct pacer *p, const char *name, const struct uber_limiter *l)
 {
-    p->algo = rl_registry_find("pacer_uber");
+    p->algo = rl_registry_find(name);
     CU_ASSERT_PTR_NOT_NULL_FATAL(p->algo);
     struct rl_config cfg = {.limit = l->rate,
                             .interval_ns = l->per_ns,
@@ -108,6 +108,11 @@ static void pacer_open(struct pacer *p, const struct uber_limiter *l)
     char err[256];
     p->state = p->algo->create(&cfg, err, sizeof err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(p->state);
+}
+
+static void pacer_open(struct pacer *p, const struct uber_limiter *l)
+{
+    pacer_open_algo(p, "pacer_uber", l);
 }
 
 /* Take at t (trace time): the release (trace time). */
@@ -245,6 +250,85 @@ static void test_uber_step_boundaries(void)
     CU_ASSERT_EQUAL(pacer_uber_step(&none, 0, now, PACER_UBER_FIXED), now); /* the first Take */
 }
 
+/* uber-go/ratelimit #90 (the rule of PR #85 before PR #95), as a decision
+ * table in virtual time: Takes at the given times (us) on New(100) and the
+ * releases each variant gives (us). */
+struct uber_table {
+    const char *algo;
+    int slack;
+    uint64_t at_us[5], want_us[5];
+};
+
+static const struct uber_table noslack_table[] = {
+    /* WithoutSlack, Takes 2 us apart: the fix paces them 10 ms apart */
+    {"pacer_uber", 0, {0, 2, 4, 6, 8}, {0, 10000, 20000, 30000, 40000}},
+    /* #90: each finds now past the word by more than maxSlack = 0: at once */
+    {"pacer_uber_noslack_bug", 0, {0, 2, 4, 6, 8}, {0, 2, 4, 6, 8}},
+    /* Takes at the word or before it are still paced (so TestInitial
+     * passes); the first later than the word escapes */
+    {"pacer_uber_noslack_bug", 0, {0, 0, 0, 25000, 25001}, {0, 10000, 20000, 25000, 25001}},
+    {"pacer_uber", 0, {0, 0, 0, 25000, 25001}, {0, 10000, 20000, 30000, 40000}},
+};
+
+static void test_uber_noslack_bug_90(void)
+{
+    for (size_t k = 0; k < sizeof noslack_table / sizeof noslack_table[0]; k++) {
+        const struct uber_table *c = &noslack_table[k];
+        struct pacer p;
+        const struct uber_limiter l = {100, S, c->slack};
+        pacer_open_algo(&p, c->algo, &l);
+        struct rl_clock clock;
+        char err[256];
+        rl_clock_init(&clock, "virtual", err, sizeof err);
+        for (int i = 0; i < 5; i++) {
+            uint64_t got = pacer_take(&p, &clock, c->at_us[i] * 1000);
+            EXPECT(got == c->want_us[i] * 1000,
+                   "%s, slack %d, row %zu: Take %d at %llu us released at %llu ns, want %llu us",
+                   c->algo, c->slack, k, i, (unsigned long long)c->at_us[i],
+                   (unsigned long long)got, (unsigned long long)c->want_us[i]);
+        }
+        p.algo->destroy(p.state);
+    }
+}
+
+/* With slack, #90's rule is #119's: the same step on a word behind, at, or
+ * ahead of now around maxSlack and maxSlack + per (slack 10, per 10 ms),
+ * where v0.3.1's differs. */
+static void test_uber_noslack_bug_with_slack(void)
+{
+    const int64_t T = 10 * (int64_t)MS, now = 1000 * (int64_t)MS;
+    const struct pacer_uber_state s = {.per_ns = T, .max_slack_ns = 10 * T};
+    static const int64_t behind[] = {-20, 0, 5, 100, 105, 110, 200}; /* ms, then ±1 ns */
+    for (size_t i = 0; i < sizeof behind / sizeof behind[0]; i++)
+        for (int64_t eps = -1; eps <= 1; eps++) {
+            int64_t next = now - (behind[i] * (int64_t)MS + eps);
+            int64_t bug90 = pacer_uber_step(&s, next, now, PACER_UBER_NOSLACK_BUG);
+            int64_t bug119 = pacer_uber_step(&s, next, now, PACER_UBER_IDLE_BUG);
+            EXPECT(bug90 == bug119, "word %lld ns behind, slack 10: #90's rule %lld, #119's %lld",
+                   (long long)(now - next), (long long)(bug90 - now), (long long)(bug119 - now));
+        }
+    /* and through the variants: a Take, 2 s idle, then 3 Takes 1 ms apart */
+    static const char *const algos[] = {"pacer_uber_noslack_bug", "pacer_uber_idle_bug"};
+    uint64_t got[2][4];
+    for (int a = 0; a < 2; a++) {
+        struct pacer p;
+        const struct uber_limiter l = {100, S, 10};
+        pacer_open_algo(&p, algos[a], &l);
+        struct rl_clock clock;
+        char err[256];
+        rl_clock_init(&clock, "virtual", err, sizeof err);
+        got[a][0] = pacer_take(&p, &clock, 0);
+        for (int i = 1; i < 4; i++)
+            got[a][i] = pacer_take(&p, &clock, 2 * S + (uint64_t)i * MS);
+        p.algo->destroy(p.state);
+    }
+    EXPECT(memcmp(got[0], got[1], sizeof got[0]) == 0,
+           "slack 10: #90's variant released at %llu, %llu, %llu ns; #119's at %llu, %llu, %llu",
+           (unsigned long long)got[0][1], (unsigned long long)got[0][2],
+           (unsigned long long)got[0][3], (unsigned long long)got[1][1],
+           (unsigned long long)got[1][2], (unsigned long long)got[1][3]);
+}
+
 RL_TEST_SUITE("uber_expectations",
               {"pacer_uber: ratelimit_test.go's counts (TestRateLimiter, TestDelayedRateLimiter, "
                "TestPer, TestSlack)",
@@ -252,4 +336,7 @@ RL_TEST_SUITE("uber_expectations",
               {"pacer_uber: TestInitial's first three Takes", test_uber_initial},
               {"pacer_uber: TestImmediateSlackReapply (#119's fix)",
                test_uber_immediate_slack_reapply},
-              {"pacer_uber: the step's regimes at their boundaries", test_uber_step_boundaries});
+              {"pacer_uber: the step's regimes at their boundaries", test_uber_step_boundaries},
+              {"pacer_uber_noslack_bug: #90's decision table, WithoutSlack",
+               test_uber_noslack_bug_90},
+              {"pacer_uber_noslack_bug: with slack, #119's rule", test_uber_noslack_bug_with_slack});

@@ -107,6 +107,7 @@ static const struct {
     {"gubernator_global", RL_CLAIM_HOLDS},
     {"doorman_lease_death", RL_CLAIM_HOLDS},
     {"uber_idle_no_limit", RL_CLAIM_HOLDS},
+    {"uber_noslack_no_block", RL_CLAIM_HOLDS},
     {"uber_slack_no_effect", RL_CLAIM_HOLDS},
     {"uber_slack_unobservable", RL_CLAIM_FAILS},
     {"go_cancelat_restore", RL_CLAIM_HOLDS},
