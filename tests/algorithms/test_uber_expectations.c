@@ -244,8 +244,10 @@ static void test_uber_step_boundaries(void)
         }
     /* without slack: more than T behind jumps to now */
     const struct pacer_uber_state none = {.per_ns = T};
-    CU_ASSERT_EQUAL(pacer_uber_step(&none, now - T, now, PACER_UBER_FIXED), now);     /* next + T = now */
-    CU_ASSERT_EQUAL(pacer_uber_step(&none, now - T - 1, now, PACER_UBER_FIXED), now); /* jumps to now */
+    CU_ASSERT_EQUAL(pacer_uber_step(&none, now - T, now, PACER_UBER_FIXED),
+                    now); /* next + T = now */
+    CU_ASSERT_EQUAL(pacer_uber_step(&none, now - T - 1, now, PACER_UBER_FIXED),
+                    now); /* jumps to now */
     CU_ASSERT_EQUAL(pacer_uber_step(&none, now - T + 1, now, PACER_UBER_FIXED), now + 1);
     CU_ASSERT_EQUAL(pacer_uber_step(&none, 0, now, PACER_UBER_FIXED), now); /* the first Take */
 }
@@ -329,14 +331,13 @@ static void test_uber_noslack_bug_with_slack(void)
            (unsigned long long)got[1][2], (unsigned long long)got[1][3]);
 }
 
-RL_TEST_SUITE("uber_expectations",
-              {"pacer_uber: ratelimit_test.go's counts (TestRateLimiter, TestDelayedRateLimiter, "
-               "TestPer, TestSlack)",
-               test_uber_counts},
-              {"pacer_uber: TestInitial's first three Takes", test_uber_initial},
-              {"pacer_uber: TestImmediateSlackReapply (#119's fix)",
-               test_uber_immediate_slack_reapply},
-              {"pacer_uber: the step's regimes at their boundaries", test_uber_step_boundaries},
-              {"pacer_uber_noslack_bug: #90's decision table, WithoutSlack",
-               test_uber_noslack_bug_90},
-              {"pacer_uber_noslack_bug: with slack, #119's rule", test_uber_noslack_bug_with_slack});
+RL_TEST_SUITE(
+    "uber_expectations",
+    {"pacer_uber: ratelimit_test.go's counts (TestRateLimiter, TestDelayedRateLimiter, "
+     "TestPer, TestSlack)",
+     test_uber_counts},
+    {"pacer_uber: TestInitial's first three Takes", test_uber_initial},
+    {"pacer_uber: TestImmediateSlackReapply (#119's fix)", test_uber_immediate_slack_reapply},
+    {"pacer_uber: the step's regimes at their boundaries", test_uber_step_boundaries},
+    {"pacer_uber_noslack_bug: #90's decision table, WithoutSlack", test_uber_noslack_bug_90},
+    {"pacer_uber_noslack_bug: with slack, #119's rule", test_uber_noslack_bug_with_slack});
