@@ -159,7 +159,7 @@ static int frame_choices(const struct search *s, struct frame *f)
             min2 = o->return_ns;
         }
     }
-    f->choices = malloc(3 * (last - first + 1) * sizeof *f->choices);
+    f->choices = malloc(4 * (last - first + 1) * sizeof *f->choices);
     if (f->choices == NULL)
         return -1;
     f->nchoices = f->next = 0;
@@ -173,9 +173,12 @@ static int frame_choices(const struct search *s, struct frame *f)
         uint64_t bound = i == arg1 ? min2 : min1;
         if (o->return_ns < bound)
             bound = o->return_ns;
-        uint64_t cand[3] = {o->has_witness ? o->witness_ns : UINT64_MAX,
-                            o->call_ns > f->time ? o->call_ns : f->time, o->return_ns};
-        for (int c = 0; c < 3; c++) {
+        uint64_t from = o->call_ns > f->time ? o->call_ns : f->time;
+        uint64_t cand[4] = {o->has_witness ? o->witness_ns : UINT64_MAX, from, o->return_ns,
+                            UINT64_MAX};
+        if (s->model->next_flip && from < bound)
+            cand[3] = s->model->next_flip(s->model->ctx, f->state, o->key, o->cost, from, bound);
+        for (int c = 0; c < 4; c++) {
             uint64_t t = cand[c];
             if (t < f->time || t < o->call_ns || t > bound || (c == 0 && !o->has_witness))
                 continue;
@@ -698,6 +701,8 @@ int rl_lin_check(const struct rl_history *h, const struct rl_lin_model *model,
             r->false_rejects += dropped;
         }
     }
+    r->only_false_rejects =
+        failed && r->overshoot_known && r->overshoot == 0 && r->false_rejects > 0;
     free(idx);
     free(scratch);
     free(start);

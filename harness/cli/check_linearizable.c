@@ -268,6 +268,10 @@ int rl_cmd_check_linearizable(int argc, char **argv)
     printf("algorithm %s, L=%llu per %s\n\n", algo->name, (unsigned long long)o.cfg.limit,
            rl_format_duration_ns(o.cfg.interval_ns, interval, sizeof interval));
     printf("%-16s %s\n", "verdict", rl_lin_verdict_name(r.verdict));
+    if (r.only_false_rejects)
+        printf("%-16s false rejects only: every admit is explained; %llu rejects no order "
+               "gives, overshoot 0\n",
+               "", (unsigned long long)r.false_rejects);
     printf("%-16s %s (%u of %u keys by witness replay)\n", "mode", r.mode, r.keys_witnessed,
            h.key_count);
     printf("%-16s %llu (budget %llu)\n", "states", (unsigned long long)r.states,
@@ -306,6 +310,7 @@ int rl_cmd_check_linearizable(int argc, char **argv)
     }
     int status = r.verdict == RL_LIN_YES ? 0 : r.verdict == RL_LIN_NO ? 1 : 3;
     rl_lin_result_free(&r);
+    rl_lin_model_free(&ctx);
     rl_history_free(&h);
     return status;
 }

@@ -63,6 +63,7 @@ static enum rl_lin_verdict record_and_check(const char *name, uint64_t limit, ui
     struct rl_lin_options o = {.budget = 2000000, .no_overshoot = true};
     struct rl_lin_result r;
     CU_ASSERT_FATAL(rl_lin_check(&h, &model, &o, &r, err, sizeof err) == 0);
+    rl_lin_model_free(&ctx);
     enum rl_lin_verdict v = r.verdict;
     rl_lin_result_free(&r);
     if (overlapped)
