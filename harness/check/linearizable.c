@@ -61,14 +61,16 @@ static void memo_free(struct memo *m, const struct rl_lin_model *model)
 
 static bool seen_equal(const struct seen *a, const struct seen *b, const struct rl_lin_model *model)
 {
-    return a->hash == b->hash && a->time == b->time && a->dropped == b->dropped && a->p == b->p &&
-           a->nextra == b->nextra &&
+    return a->hash == b->hash && a->time == b->time && a->p == b->p && a->nextra == b->nextra &&
            memcmp(a->extra, b->extra, a->nextra * sizeof *a->extra) == 0 &&
            model->equal(model->ctx, a->state, b->state);
 }
 
-/* 1 when s was seen, 0 when it is now remembered (the table owns its state
- * and extra then), -1 on ENOMEM. */
+/* 1 when s was seen with as few rejects dropped or fewer (what can follow
+ * it was searched with at least as many drops to spare), 0 when it is now
+ * remembered (the table owns its state and extra then; a copy seen with
+ * more drops is replaced: no frame holds it, since a placed set is only
+ * ever at one depth and that depth's earlier frame is gone), -1 on ENOMEM. */
 static int memo_visit(struct memo *m, const struct rl_lin_model *model, struct seen *s)
 {
     if (m->used * 2 >= (m->slots ? m->mask + 1 : 0)) {
@@ -89,8 +91,14 @@ static int memo_visit(struct memo *m, const struct rl_lin_model *model, struct s
     }
     size_t j = s->hash & m->mask;
     for (; m->slots[j].state; j = (j + 1) & m->mask)
-        if (seen_equal(&m->slots[j], s, model))
-            return 1;
+        if (seen_equal(&m->slots[j], s, model)) {
+            if (m->slots[j].dropped <= s->dropped)
+                return 1;
+            model->destroy(model->ctx, m->slots[j].state);
+            free(m->slots[j].extra);
+            m->slots[j] = *s;
+            return 0;
+        }
     m->slots[j] = *s;
     m->used++;
     return 0;
@@ -344,7 +352,7 @@ static enum rl_lin_verdict search_key(struct search *s)
             break;
         }
         if (remember) {
-            uint64_t h = mix(mix(mix(child.p, child.time), child.dropped), m->hash(m->ctx, state));
+            uint64_t h = mix(mix(child.p, child.time), m->hash(m->ctx, state));
             for (uint32_t e = 0; e < child.nextra; e++)
                 h = mix(h, child.extra[e]);
             struct seen seen = {h,           child.time,   child.dropped, child.p,

@@ -275,9 +275,9 @@ static void test_agrees_with_oracle(void)
                    ctx.kind == 2   ? registry[(round / 4) % 4]
                    : ctx.kind == 1 ? "gcra"
                                    : "window",
-                   (unsigned long long)ctx.limit,
-                   (unsigned long long)ctx.interval, h.len, mode ? "search" : "witness first",
-                   want ? "yes" : "no", rl_lin_verdict_name(r.verdict));
+                   (unsigned long long)ctx.limit, (unsigned long long)ctx.interval, h.len,
+                   mode ? "search" : "witness first", want ? "yes" : "no",
+                   rl_lin_verdict_name(r.verdict));
             by_witness += mode == 0 && strcmp(r.mode, "witness") == 0;
             if (r.verdict == RL_LIN_NO) {
                 /* the counterexample fails on its own, and is 1-minimal */
@@ -401,13 +401,11 @@ static void test_fw_cas_false_reject(void)
     struct rl_lin_algo actx;
     struct rl_lin_model m;
     char err[256];
-    EXPECT_FATAL(rl_lin_model_of(rl_registry_find("fw_cas"), &cfg, &actx, &m, err, sizeof err) ==
-                     0,
+    EXPECT_FATAL(rl_lin_model_of(rl_registry_find("fw_cas"), &cfg, &actx, &m, err, sizeof err) == 0,
                  "%s", err);
     struct rl_history h = {.key_count = 1};
-    struct rl_hist_op ops[] = {op(0, 100, 101, true), op(0, 102, 103, true),
-                               op(0, 104, 105, false), op(0, 130, 140, true),
-                               op(1, 131, 139, false)};
+    struct rl_hist_op ops[] = {op(0, 100, 101, true), op(0, 102, 103, true), op(0, 104, 105, false),
+                               op(0, 130, 140, true), op(1, 131, 139, false)};
     for (size_t i = 0; i < 5; i++)
         rl_history_push(&h, &ops[i]);
     struct rl_lin_options o = {.budget = 100000};
