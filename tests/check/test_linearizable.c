@@ -434,6 +434,42 @@ static void test_fw_cas_false_reject(void)
     rl_lin_model_free(&actx);
 }
 
+/* A recorded 2-thread fw_cas history (tests/check/fw_cas_race.history.csv:
+ * `stress --algo fw_cas --threads 2 --duration 10ms --limit 2 --interval
+ * 20us --history-max 2500`, kept because its lost restart CAS showed):
+ * decided within `check`'s default budget of 10^6 states, as a false reject
+ * only, and the verdict alone in states linear in its length. Copied by
+ * replaying steps, its search spent that budget after placing 387 of its
+ * 4753 operations. */
+static void test_recorded_fw_cas_decided(void)
+{
+    struct rl_history h;
+    char err[256];
+    EXPECT_FATAL(rl_history_read("tests/check/fw_cas_race.history.csv", &h, err, sizeof err) == 0,
+                 "%s", err);
+    struct rl_config cfg = {.limit = 2, .interval_ns = 20000u, .epoch_ns = h.epoch_ns};
+    struct rl_lin_algo actx;
+    struct rl_lin_model m;
+    EXPECT_FATAL(rl_lin_model_of(rl_registry_find("fw_cas"), &cfg, &actx, &m, err, sizeof err) == 0,
+                 "%s", err);
+    struct rl_lin_options o = {.budget = 1000000, .no_shrink = true, .no_overshoot = true};
+    struct rl_lin_result r;
+    EXPECT_FATAL(rl_lin_check(&h, &m, &o, &r, err, sizeof err) == 0, "%s", err);
+    EXPECT(h.len > 4000 && r.verdict == RL_LIN_NO && r.states <= 20 * (uint64_t)h.len,
+           "%zu operations: %s after %llu states", h.len, rl_lin_verdict_name(r.verdict),
+           (unsigned long long)r.states);
+    rl_lin_result_free(&r);
+    o = (struct rl_lin_options){.budget = 1000000};
+    EXPECT_FATAL(rl_lin_check(&h, &m, &o, &r, err, sizeof err) == 0, "%s", err);
+    EXPECT_EQ(r.verdict, RL_LIN_NO);
+    EXPECT(r.overshoot_known && r.overshoot == 0 && r.false_rejects == 1 && r.only_false_rejects,
+           "overshoot %s %llu, false rejects %llu", r.overshoot_known ? "known" : "unknown",
+           (unsigned long long)r.overshoot, (unsigned long long)r.false_rejects);
+    rl_lin_result_free(&r);
+    rl_lin_model_free(&actx);
+    rl_history_free(&h);
+}
+
 /* Overlapping operations that need 40 states to place: a budget of 5 says
  * unknown, never a verdict, with how far it got. */
 static void test_budget_gives_unknown(void)
@@ -666,6 +702,7 @@ RL_TEST_SUITE("linearizable", {"agrees with a brute-force oracle", test_agrees_w
               {"overshoot, false rejects and real-time order", test_overshoot_and_order},
               {"flip times explain what call and return cannot", test_flip_times_explain},
               {"fw_cas's lost restart CAS: false rejects only", test_fw_cas_false_reject},
+              {"a recorded fw_cas history is decided", test_recorded_fw_cas_decided},
               {"a spent budget says unknown", test_budget_gives_unknown},
               {"sim runs are linearizable, broken ones caught", test_sim_runs_are_linearizable},
               {"history reader refusals", test_reader}, {"the command", test_command})
