@@ -589,6 +589,7 @@ static void test_sim_runs_are_linearizable(void)
                     rl_lin_result_free(&r);
                 }
                 rl_history_free(&h);
+                rl_lin_model_free(&ctx);
             }
         }
         rl_trace_free(&trace);
