@@ -198,7 +198,8 @@ struct rl_algo {
      * more); two states of one rl_config with equal snapshots decide alike
      * from then on, whatever the times and costs. restore makes a state
      * fresh from create (same rl_config) into the snapshotted one: 0, or -1
-     * on ENOMEM. Single-threaded, virtual time (harness/run/lin_model.c). */
+     * on ENOMEM. buf is aligned for uint64_t. Single-threaded, virtual time
+     * (harness/run/lin_model.c). */
     size_t (*snapshot)(const void *state, void *buf, size_t cap);
     int (*restore)(void *state, const void *buf, size_t len);
 
