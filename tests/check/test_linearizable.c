@@ -313,6 +313,64 @@ static void test_agrees_with_oracle(void)
            agree_yes, agree_no, by_witness, registry_rounds);
 }
 
+/* The flip lin_model finds by bisection is the first time in (from, to]
+ * at which a copy of the state answers otherwise than at from, found by
+ * trying every time (the oracle test above trusts it for registry
+ * models), over random states of each registry model with a snapshot. */
+static void test_bisected_flips_are_first(void)
+{
+    static const char *const names[] = {
+        "fw_cas",      "fw_expiry", "sliding_log_sweeper", "fw_trylock", "fw_mutex",
+        "sliding_log", "freq_ctr",  "wheel_atomic",        "tb_cas",     "gcra_cas"};
+    uint64_t rng = 0xF11Bull;
+    unsigned flips = 0;
+    for (size_t a = 0; a < sizeof names / sizeof *names; a++) {
+        for (int round = 0; round < 300; round++) {
+            struct rl_config cfg = {.limit = 1 + rl_test_xorshift64(&rng) % 3,
+                                    .interval_ns = 10 + 10 * (rl_test_xorshift64(&rng) % 2)};
+            if (strcmp(names[a], "wheel_atomic") == 0)
+                cfg.slots = 5;
+            struct rl_lin_algo actx;
+            struct rl_lin_model m;
+            char err[256];
+            EXPECT_FATAL(rl_lin_model_of(rl_registry_find(names[a]), &cfg, &actx, &m, err,
+                                         sizeof err) == 0 &&
+                             m.next_flip,
+                         "%s: %s", names[a], err);
+            void *state = m.create(m.ctx, 0);
+            uint64_t t = rl_test_xorshift64(&rng) % 20;
+            for (int i = rl_test_xorshift64(&rng) % 6; i > 0; i--) {
+                t += rl_test_xorshift64(&rng) % 8;
+                m.step(m.ctx, state, t, 0, 1 + rl_test_xorshift64(&rng) % 2);
+            }
+            uint64_t cost = 1 + rl_test_xorshift64(&rng) % 2;
+            uint64_t from = t + rl_test_xorshift64(&rng) % 5;
+            uint64_t to = from + rl_test_xorshift64(&rng) % 40;
+            uint64_t want = UINT64_MAX;
+            bool first = false;
+            for (uint64_t u = from; u <= to && want == UINT64_MAX; u++) {
+                void *c = m.clone(m.ctx, state);
+                bool v = m.step(m.ctx, c, u, 0, cost);
+                m.destroy(m.ctx, c);
+                if (u == from)
+                    first = v;
+                else if (v != first)
+                    want = u;
+            }
+            uint64_t got = m.next_flip(m.ctx, state, 0, cost, from, to);
+            EXPECT(got == want,
+                   "%s L=%llu I=%llu: flip in (%llu, %llu] at %llu, bisection says %llu", names[a],
+                   (unsigned long long)cfg.limit, (unsigned long long)cfg.interval_ns,
+                   (unsigned long long)from, (unsigned long long)to, (unsigned long long)want,
+                   (unsigned long long)got);
+            flips += want != UINT64_MAX;
+            m.destroy(m.ctx, state);
+            rl_lin_model_free(&actx);
+        }
+    }
+    EXPECT(flips > 300, "only %u states had a flip in range", flips);
+}
+
 /* ---- hand-made histories --------------------------------------------------- */
 
 static struct rl_hist_op op(uint32_t thread, uint64_t call, uint64_t ret, bool admitted)
@@ -705,6 +763,7 @@ static void test_command(void)
 RL_TEST_SUITE("linearizable", {"agrees with a brute-force oracle", test_agrees_with_oracle},
               {"overshoot, false rejects and real-time order", test_overshoot_and_order},
               {"flip times explain what call and return cannot", test_flip_times_explain},
+              {"bisected flips are the first change", test_bisected_flips_are_first},
               {"fw_cas's lost restart CAS: false rejects only", test_fw_cas_false_reject},
               {"a recorded fw_cas history is decided", test_recorded_fw_cas_decided},
               {"a spent budget says unknown", test_budget_gives_unknown},
