@@ -185,7 +185,8 @@ static int frame_choices(const struct search *s, struct frame *f)
         uint64_t cand[4] = {o->has_witness ? o->witness_ns : UINT64_MAX, from, o->return_ns,
                             UINT64_MAX};
         if (s->model->next_flip && from < bound)
-            cand[3] = s->model->next_flip(s->model->ctx, f->state, o->key, o->cost, from, bound);
+            cand[3] = s->model->next_flip(s->model->ctx, f->state, o->key, o->cost, o->admitted,
+                                          from, bound);
         for (int c = 0; c < 4; c++) {
             uint64_t t = cand[c];
             if (t < f->time || t < o->call_ns || t > bound || (c == 0 && !o->has_witness))
@@ -536,7 +537,8 @@ static void shrink(const struct rl_lin_model *m, const struct rl_hist_op *ops, s
  * larger limit makes the recorded rejects look false. */
 static bool key_overshoot(const struct rl_lin_model *m, const struct rl_hist_op *ops,
                           const size_t *idx, size_t n, uint64_t cap, uint64_t *budget,
-                          uint64_t *states, uint64_t *k_out, uint64_t *dropped_out)
+                          uint64_t *states, uint64_t *k_out, uint64_t *dropped_out,
+                          bool *dropped_exact)
 {
     struct search s = {.model = m,
                        .ops = ops,
@@ -546,6 +548,7 @@ static bool key_overshoot(const struct rl_lin_model *m, const struct rl_hist_op 
                        .budget = budget,
                        .states = states};
     *k_out = *dropped_out = 0;
+    *dropped_exact = true;
     enum rl_lin_verdict v = search_key(&s);
     if (v == RL_LIN_UNKNOWN)
         return false;
@@ -554,8 +557,10 @@ static bool key_overshoot(const struct rl_lin_model *m, const struct rl_hist_op 
         while (hi - lo > 1) {
             s.max_dropped = lo + (hi - lo) / 2;
             v = search_key(&s);
-            if (v == RL_LIN_UNKNOWN)
-                return false;
+            if (v == RL_LIN_UNKNOWN) { /* k = 0 stands; hi drops are enough */
+                *dropped_exact = false;
+                break;
+            }
             if (v == RL_LIN_YES)
                 hi = s.max_dropped;
             else
@@ -600,6 +605,7 @@ int rl_lin_check(const struct rl_history *h, const struct rl_lin_model *model,
 {
     memset(r, 0, sizeof *r);
     r->overshoot_known = true;
+    r->false_rejects_exact = true;
     size_t n = h->len;
     uint32_t keys = h->key_count;
     for (size_t i = 0; i < n; i++)
@@ -697,16 +703,18 @@ int rl_lin_check(const struct rl_history *h, const struct rl_lin_model *model,
             if (verdicts[k] == RL_LIN_YES)
                 continue;
             uint64_t cap = 0, kk = 0, dropped = 0;
+            bool exact = true;
             for (size_t i = 0; i < len; i++)
                 cap += h->ops[idx[b + i]].cost;
             if (!key_overshoot(model, h->ops, idx + b, len, cap, &over_budget, &r->states, &kk,
-                               &dropped)) {
+                               &dropped, &exact)) {
                 r->overshoot_known = false;
                 break;
             }
             if (kk > r->overshoot)
                 r->overshoot = kk;
             r->false_rejects += dropped;
+            r->false_rejects_exact &= exact;
         }
     }
     r->only_false_rejects =

@@ -283,8 +283,10 @@ int rl_cmd_check_linearizable(int argc, char **argv)
     if (r.overshoot_known) {
         printf("%-16s %llu (linearizable against L + %llu)\n", "overshoot",
                (unsigned long long)r.overshoot, (unsigned long long)r.overshoot);
-        printf("%-16s %llu (the fewest rejects no order explains; keys at overshoot 0)\n",
-               "false_rejects", (unsigned long long)r.false_rejects);
+        printf("%-16s %s%llu (the fewest rejects no order explains; keys at overshoot 0%s)\n",
+               "false_rejects", r.false_rejects_exact ? "" : "at most ",
+               (unsigned long long)r.false_rejects,
+               r.false_rejects_exact ? "" : "; the budget ran out before fewer were ruled out");
     } else {
         printf("%-16s unknown (the budget ran out, or no L + k explains the admits)\n",
                "overshoot");

@@ -266,14 +266,14 @@ static int answer_at(struct rl_lin_algo *a, const void *state, uint32_t key, uin
     return admit;
 }
 
-/* The first time in (from, to] whose answer differs from from's, by
- * bisection (lin_model.h: one flip at most); UINT64_MAX when to answers
- * as from does. */
+/* When from does not answer want, the first time in (from, to] that does,
+ * by bisection (lin_model.h: one flip at most); UINT64_MAX when from
+ * answers want or to does not. One copy when from already answers want. */
 static uint64_t model_next_flip(void *ctx, const void *state, uint32_t key, uint64_t cost,
-                                uint64_t from, uint64_t to)
+                                bool want, uint64_t from, uint64_t to)
 {
     int first = answer_at(ctx, state, key, cost, from);
-    if (first < 0 || to <= from || answer_at(ctx, state, key, cost, to) == first)
+    if (first < 0 || first == want || to <= from || answer_at(ctx, state, key, cost, to) == first)
         return UINT64_MAX;
     uint64_t lo = from, hi = to; /* lo answers as from, hi otherwise */
     while (hi - lo > 1) {
