@@ -424,6 +424,26 @@ static void test_overshoot_and_order(void)
     EXPECT(!h.ops[r.culprit].admitted, "the marked answer is the reject");
     rl_lin_result_free(&r);
     rl_history_free(&h);
+
+    /* one admit, then 19 rejects each alone in a fresh window: 19 false
+     * rejects; a budget too small to rule out fewer keeps 19 as an upper
+     * bound, overshoot 0 still known */
+    h = (struct rl_history){.key_count = 1};
+    for (uint64_t i = 0; i < 20; i++) {
+        struct rl_hist_op x = op(0, 100 * i, 100 * i + 1, i == 0);
+        rl_history_push(&h, &x);
+    }
+    for (int small = 0; small < 2; small++) {
+        o.budget = small ? 25 : 1000;
+        EXPECT_FATAL(rl_lin_check(&h, &m, &o, &r, err, sizeof err) == 0, "%s", err);
+        EXPECT(r.verdict == RL_LIN_NO && r.overshoot_known && r.overshoot == 0 &&
+                   r.false_rejects == 19 && r.false_rejects_exact == !small && r.only_false_rejects,
+               "budget %llu: overshoot %d/%llu, false rejects %llu (exact %d)",
+               (unsigned long long)o.budget, r.overshoot_known, (unsigned long long)r.overshoot,
+               (unsigned long long)r.false_rejects, r.false_rejects_exact);
+        rl_lin_result_free(&r);
+    }
+    rl_history_free(&h);
 }
 
 /* A time that neither call, witness nor return gives: L = 1 per 10, one
