@@ -190,6 +190,18 @@ struct rl_algo {
      * key and runs acquire on a per-thread copy, committing the word with its
      * own CAS (harness/keyed/keyed.c, docs/keys.md). */
     size_t one_word_state;
+    /* Optional, both or neither (NULL: the linearizability checker copies
+     * the state by replaying the steps that made it): the state's
+     * sequential meaning as bytes, for a state that is not one word.
+     * snapshot writes at most cap bytes of what every later decision
+     * depends on and returns the length it needs (> cap: call again with
+     * more); two states of one rl_config with equal snapshots decide alike
+     * from then on, whatever the times and costs. restore makes a state
+     * fresh from create (same rl_config) into the snapshotted one: 0, or -1
+     * on ENOMEM. buf is aligned for uint64_t. Single-threaded, virtual time
+     * (harness/run/lin_model.c). */
+    size_t (*snapshot)(const void *state, void *buf, size_t cap);
+    int (*restore)(void *state, const void *buf, size_t len);
 
     /* Shapers only (NULL for the others, which then answer admit-now or
      * reject through acquire alone; docs/design.md, Shaping). Decides one

@@ -52,6 +52,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct freq_ctr_state {
     _Alignas(RL_CACHE_LINE) _Atomic uint64_t tick; /* k << 1 | rotation lock */
@@ -164,6 +165,29 @@ static enum rl_decision freq_ctr_acquire(void *state, struct rl_clock *clock, ui
     }
 }
 
+/* The checker's copy (rl_algo.snapshot): the tick and both periods' counts. */
+static size_t freq_ctr_snapshot(const void *state, void *buf, size_t cap)
+{
+    const struct freq_ctr_state *s = state;
+    uint64_t w[3] = {atomic_load(&s->tick), atomic_load(&s->curr), atomic_load(&s->prev)};
+    if (cap >= sizeof w)
+        memcpy(buf, w, sizeof w);
+    return sizeof w;
+}
+
+static int freq_ctr_restore(void *state, const void *buf, size_t len)
+{
+    struct freq_ctr_state *s = state;
+    uint64_t w[3];
+    if (len != sizeof w)
+        return -1;
+    memcpy(w, buf, sizeof w);
+    atomic_store(&s->tick, w[0]);
+    atomic_store(&s->curr, w[1]);
+    atomic_store(&s->prev, w[2]);
+    return 0;
+}
+
 const struct rl_algo rl_freq_ctr_algo = {
     .name = "freq_ctr",
     .family = "sliding_counter",
@@ -174,4 +198,6 @@ const struct rl_algo rl_freq_ctr_algo = {
     .create = freq_ctr_create,
     .destroy = free,
     .acquire = freq_ctr_acquire,
+    .snapshot = freq_ctr_snapshot,
+    .restore = freq_ctr_restore,
 };

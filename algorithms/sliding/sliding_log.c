@@ -100,6 +100,42 @@ static enum rl_decision sliding_log_acquire(void *state, struct rl_clock *clock,
     return d;
 }
 
+/* The checker's copy (rl_algo.snapshot): whether started, the newest
+ * time, then the logged (time, cost) stamps oldest first. */
+static size_t sliding_log_snapshot(const void *state, void *buf, size_t cap)
+{
+    const struct sliding_log_state *s = state;
+    const struct rl_stamp_ring *r = &s->log;
+    size_t len = (2 + 2 * r->len) * sizeof(uint64_t);
+    if (cap < len)
+        return len;
+    uint64_t *out = buf; /* the scratch is malloc'd: aligned for words */
+    out[0] = s->started;
+    out[1] = s->newest_ns;
+    for (size_t i = 0; i < r->len; i++) {
+        const struct rl_stamp *e = &r->entries[(r->head + i) % r->cap];
+        out[2 + 2 * i] = e->t_ns;
+        out[3 + 2 * i] = e->n;
+    }
+    return len;
+}
+
+static int sliding_log_restore(void *state, const void *buf, size_t len)
+{
+    struct sliding_log_state *s = state;
+    if (len < 2 * sizeof(uint64_t) || len % (2 * sizeof(uint64_t)) != 0)
+        return -1;
+    const uint64_t *in = buf;
+    s->started = in[0] != 0;
+    s->newest_ns = in[1];
+    s->log.head = s->log.len = 0; /* emptied, its storage kept */
+    s->log.sum = 0;
+    for (size_t i = 2; i < len / sizeof(uint64_t); i += 2)
+        if (rl_stamp_ring_push(&s->log, in[i], in[i + 1]) != 0)
+            return -1;
+    return 0;
+}
+
 const struct rl_algo rl_sliding_log_algo = {
     .name = "sliding_log",
     .family = "sliding_log",
@@ -110,4 +146,6 @@ const struct rl_algo rl_sliding_log_algo = {
     .create = sliding_log_create,
     .destroy = sliding_log_destroy,
     .acquire = sliding_log_acquire,
+    .snapshot = sliding_log_snapshot,
+    .restore = sliding_log_restore,
 };

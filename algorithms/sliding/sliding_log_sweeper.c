@@ -216,6 +216,52 @@ static enum rl_decision sweeper_acquire(void *state, struct rl_clock *clock, uin
     return d;
 }
 
+/* The checker's copy (rl_algo.snapshot), in virtual time where no thread
+ * sweeps: the mode, whether started, the newest time, the latest sweep
+ * applied, then the listed (time, cost) stamps oldest first. */
+static size_t sweeper_snapshot(const void *state, void *buf, size_t cap)
+{
+    const struct sweeper_state *s = state;
+    const struct rl_stamp_ring *r = &s->list;
+    size_t len = (4 + 2 * r->len) * sizeof(uint64_t);
+    if (cap < len)
+        return len;
+    uint64_t head[4] = {(uint64_t)s->mode, s->started, s->newest_ns, s->last_sweep};
+    unsigned char *out = buf;
+    memcpy(out, head, sizeof head);
+    out += sizeof head;
+    for (size_t i = 0; i < r->len; i++) {
+        const struct rl_stamp *e = &r->entries[(r->head + i) % r->cap];
+        uint64_t w[2] = {e->t_ns, e->n};
+        memcpy(out, w, sizeof w);
+        out += sizeof w;
+    }
+    return len;
+}
+
+static int sweeper_restore(void *state, const void *buf, size_t len)
+{
+    struct sweeper_state *s = state;
+    uint64_t head[4];
+    if (len < sizeof head || (len - sizeof head) % (2 * sizeof(uint64_t)) != 0)
+        return -1;
+    const unsigned char *in = buf;
+    memcpy(head, in, sizeof head);
+    s->mode = (enum sweeper_mode)head[0];
+    s->started = head[1] != 0;
+    s->newest_ns = head[2];
+    s->last_sweep = head[3];
+    s->list.head = s->list.len = 0; /* emptied, its storage kept */
+    s->list.sum = 0;
+    for (size_t off = sizeof head; off < len; off += 2 * sizeof(uint64_t)) {
+        uint64_t w[2];
+        memcpy(w, in + off, sizeof w);
+        if (rl_stamp_ring_push(&s->list, w[0], w[1]) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 const struct rl_algo rl_sliding_log_sweeper_algo = {
     .name = "sliding_log_sweeper",
     .family = "sliding_log",
@@ -226,4 +272,6 @@ const struct rl_algo rl_sliding_log_sweeper_algo = {
     .create = sweeper_create,
     .destroy = sweeper_destroy,
     .acquire = sweeper_acquire,
+    .snapshot = sweeper_snapshot,
+    .restore = sweeper_restore,
 };

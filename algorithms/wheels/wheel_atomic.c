@@ -187,6 +187,34 @@ static enum rl_decision wheel_atomic_acquire(void *state, struct rl_clock *clock
     }
 }
 
+/* The checker's copy (rl_algo.snapshot): anchor, newest, every slot word. */
+static size_t wheel_atomic_snapshot(const void *state, void *buf, size_t cap)
+{
+    const struct wheel_atomic_state *s = state;
+    size_t len = (2 + (size_t)s->slot_count) * sizeof(uint64_t);
+    if (cap < len)
+        return len;
+    uint64_t *out = buf; /* the scratch is malloc'd: aligned for words */
+    out[0] = atomic_load(&s->anchor);
+    out[1] = atomic_load(&s->newest);
+    for (uint32_t i = 0; i < s->slot_count; i++)
+        out[2 + i] = atomic_load(&s->slots[i]);
+    return len;
+}
+
+static int wheel_atomic_restore(void *state, const void *buf, size_t len)
+{
+    struct wheel_atomic_state *s = state;
+    if (len != (2 + (size_t)s->slot_count) * sizeof(uint64_t))
+        return -1;
+    const uint64_t *in = buf;
+    atomic_store(&s->anchor, in[0]);
+    atomic_store(&s->newest, in[1]);
+    for (uint32_t i = 0; i < s->slot_count; i++)
+        atomic_store(&s->slots[i], in[2 + i]);
+    return 0;
+}
+
 const struct rl_algo rl_wheel_atomic_algo = {
     .name = "wheel_atomic",
     .family = "time_wheel",
@@ -197,4 +225,6 @@ const struct rl_algo rl_wheel_atomic_algo = {
     .create = wheel_atomic_create,
     .destroy = free,
     .acquire = wheel_atomic_acquire,
+    .snapshot = wheel_atomic_snapshot,
+    .restore = wheel_atomic_restore,
 };

@@ -3,6 +3,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 void *fw_article_create(const struct rl_config *cfg, char *err, size_t err_len)
 {
@@ -18,4 +19,25 @@ void *fw_article_create(const struct rl_config *cfg, char *err, size_t err_len)
     s->limit = cfg->limit;
     s->interval_ns = (int64_t)cfg->interval_ns;
     return s;
+}
+
+size_t fw_article_snapshot(const void *state, void *buf, size_t cap)
+{
+    const struct fw_article_state *s = state;
+    uint64_t w[2] = {atomic_load(&s->count), atomic_load(&s->timestamp_ns)};
+    if (cap >= sizeof w)
+        memcpy(buf, w, sizeof w);
+    return sizeof w;
+}
+
+int fw_article_restore(void *state, const void *buf, size_t len)
+{
+    struct fw_article_state *s = state;
+    uint64_t w[2];
+    if (len != sizeof w)
+        return -1;
+    memcpy(w, buf, sizeof w);
+    atomic_store(&s->count, w[0]);
+    atomic_store(&s->timestamp_ns, w[1]);
+    return 0;
 }

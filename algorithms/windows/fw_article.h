@@ -113,4 +113,9 @@ fw_cas_acquire_ordered(struct fw_article_state *s, struct rl_clock *clock, uint6
  * NULL with a reason in err for an interval past INT64_MAX ns, or on ENOMEM. */
 void *fw_article_create(const struct rl_config *cfg, char *err, size_t err_len);
 
+/* The checker's copy of a state (rl_algo.snapshot/restore): count and
+ * window start, the whole of what the steps decide on. */
+size_t fw_article_snapshot(const void *state, void *buf, size_t cap);
+int fw_article_restore(void *state, const void *buf, size_t len);
+
 #endif

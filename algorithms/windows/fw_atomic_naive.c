@@ -56,6 +56,8 @@ const struct rl_algo rl_fw_atomic_naive_algo = {
     .flags = RL_THREAD_SAFE,
     .orders = "seq_cst",
     .create = fw_article_create,
+    .snapshot = fw_article_snapshot,
+    .restore = fw_article_restore,
     .destroy = free,
     .acquire = fw_atomic_naive_acquire,
 };

@@ -39,6 +39,8 @@ const struct rl_algo rl_fw_cas_acqrel_algo = {
     .flags = RL_THREAD_SAFE,
     .orders = "acq_rel",
     .create = fw_article_create,
+    .snapshot = fw_article_snapshot,
+    .restore = fw_article_restore,
     .destroy = free,
     .acquire = fw_cas_acqrel_acquire,
 };

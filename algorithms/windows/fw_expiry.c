@@ -31,6 +31,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct fw_expiry_state {
     _Alignas(RL_CACHE_LINE) pthread_mutex_t lock;
@@ -80,6 +81,30 @@ static enum rl_decision fw_expiry_acquire(void *state, struct rl_clock *clock, u
     return admit ? RL_ADMIT : RL_REJECT;
 }
 
+/* The checker's copy (rl_algo.snapshot): whether started, the window's
+ * start and the cost admitted in it. */
+static size_t fw_expiry_snapshot(const void *state, void *buf, size_t cap)
+{
+    const struct fw_expiry_state *s = state;
+    uint64_t w[3] = {s->started, s->started ? s->window_start_ns : 0, s->used};
+    if (cap >= sizeof w)
+        memcpy(buf, w, sizeof w);
+    return sizeof w;
+}
+
+static int fw_expiry_restore(void *state, const void *buf, size_t len)
+{
+    struct fw_expiry_state *s = state;
+    uint64_t w[3];
+    if (len != sizeof w)
+        return -1;
+    memcpy(w, buf, sizeof w);
+    s->started = w[0] != 0;
+    s->window_start_ns = w[1];
+    s->used = w[2];
+    return 0;
+}
+
 const struct rl_algo rl_fw_expiry_algo = {
     .name = "fw_expiry",
     .family = "fixed_window",
@@ -91,4 +116,6 @@ const struct rl_algo rl_fw_expiry_algo = {
     .create = fw_expiry_create,
     .destroy = fw_expiry_destroy,
     .acquire = fw_expiry_acquire,
+    .snapshot = fw_expiry_snapshot,
+    .restore = fw_expiry_restore,
 };

@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct fw_mutex_state {
     _Alignas(RL_CACHE_LINE) pthread_mutex_t lock;
@@ -64,6 +65,28 @@ static enum rl_decision fw_mutex_acquire(void *state, struct rl_clock *clock, ui
     return d;
 }
 
+/* The checker's copy (rl_algo.snapshot): count and window start. */
+static size_t fw_mutex_snapshot(const void *state, void *buf, size_t cap)
+{
+    const struct fw_mutex_state *s = state;
+    uint64_t w[2] = {s->count, s->timestamp_ns};
+    if (cap >= sizeof w)
+        memcpy(buf, w, sizeof w);
+    return sizeof w;
+}
+
+static int fw_mutex_restore(void *state, const void *buf, size_t len)
+{
+    struct fw_mutex_state *s = state;
+    uint64_t w[2];
+    if (len != sizeof w)
+        return -1;
+    memcpy(w, buf, sizeof w);
+    s->count = w[0];
+    s->timestamp_ns = w[1];
+    return 0;
+}
+
 const struct rl_algo rl_fw_mutex_algo = {
     .name = "fw_mutex",
     .family = "fixed_window",
@@ -74,4 +97,6 @@ const struct rl_algo rl_fw_mutex_algo = {
     .create = fw_mutex_create,
     .destroy = fw_mutex_destroy,
     .acquire = fw_mutex_acquire,
+    .snapshot = fw_mutex_snapshot,
+    .restore = fw_mutex_restore,
 };

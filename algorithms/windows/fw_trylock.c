@@ -49,6 +49,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct fw_trylock_state {
     _Alignas(RL_CACHE_LINE) _Atomic bool busy; /* the trylock: true while held */
@@ -102,6 +103,30 @@ static enum rl_decision fw_trylock_acquire(void *state, struct rl_clock *clock, 
     return admit ? RL_ADMIT : RL_REJECT;
 }
 
+/* The checker's copy (rl_algo.snapshot): whether started, the window's
+ * start and the cost admitted in it. */
+static size_t fw_trylock_snapshot(const void *state, void *buf, size_t cap)
+{
+    const struct fw_trylock_state *s = state;
+    uint64_t w[3] = {s->started, s->started ? s->begin_ns : 0, s->used};
+    if (cap >= sizeof w)
+        memcpy(buf, w, sizeof w);
+    return sizeof w;
+}
+
+static int fw_trylock_restore(void *state, const void *buf, size_t len)
+{
+    struct fw_trylock_state *s = state;
+    uint64_t w[3];
+    if (len != sizeof w)
+        return -1;
+    memcpy(w, buf, sizeof w);
+    s->started = w[0] != 0;
+    s->begin_ns = w[1];
+    s->used = w[2];
+    return 0;
+}
+
 const struct rl_algo rl_fw_trylock_algo = {
     .name = "fw_trylock",
     .family = "fixed_window",
@@ -112,4 +137,6 @@ const struct rl_algo rl_fw_trylock_algo = {
     .create = fw_trylock_create,
     .destroy = free,
     .acquire = fw_trylock_acquire,
+    .snapshot = fw_trylock_snapshot,
+    .restore = fw_trylock_restore,
 };

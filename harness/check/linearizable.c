@@ -61,14 +61,16 @@ static void memo_free(struct memo *m, const struct rl_lin_model *model)
 
 static bool seen_equal(const struct seen *a, const struct seen *b, const struct rl_lin_model *model)
 {
-    return a->hash == b->hash && a->time == b->time && a->dropped == b->dropped && a->p == b->p &&
-           a->nextra == b->nextra &&
+    return a->hash == b->hash && a->time == b->time && a->p == b->p && a->nextra == b->nextra &&
            memcmp(a->extra, b->extra, a->nextra * sizeof *a->extra) == 0 &&
            model->equal(model->ctx, a->state, b->state);
 }
 
-/* 1 when s was seen, 0 when it is now remembered (the table owns its state
- * and extra then), -1 on ENOMEM. */
+/* 1 when s was seen with as few rejects dropped or fewer (what can follow
+ * it was searched with at least as many drops to spare), 0 when it is now
+ * remembered (the table owns its state and extra then; a copy seen with
+ * more drops is replaced: no frame holds it, since a placed set is only
+ * ever at one depth and that depth's earlier frame is gone), -1 on ENOMEM. */
 static int memo_visit(struct memo *m, const struct rl_lin_model *model, struct seen *s)
 {
     if (m->used * 2 >= (m->slots ? m->mask + 1 : 0)) {
@@ -89,8 +91,14 @@ static int memo_visit(struct memo *m, const struct rl_lin_model *model, struct s
     }
     size_t j = s->hash & m->mask;
     for (; m->slots[j].state; j = (j + 1) & m->mask)
-        if (seen_equal(&m->slots[j], s, model))
-            return 1;
+        if (seen_equal(&m->slots[j], s, model)) {
+            if (m->slots[j].dropped <= s->dropped)
+                return 1;
+            model->destroy(model->ctx, m->slots[j].state);
+            free(m->slots[j].extra);
+            m->slots[j] = *s;
+            return 0;
+        }
     m->slots[j] = *s;
     m->used++;
     return 0;
@@ -159,7 +167,7 @@ static int frame_choices(const struct search *s, struct frame *f)
             min2 = o->return_ns;
         }
     }
-    f->choices = malloc(3 * (last - first + 1) * sizeof *f->choices);
+    f->choices = malloc(4 * (last - first + 1) * sizeof *f->choices);
     if (f->choices == NULL)
         return -1;
     f->nchoices = f->next = 0;
@@ -173,9 +181,13 @@ static int frame_choices(const struct search *s, struct frame *f)
         uint64_t bound = i == arg1 ? min2 : min1;
         if (o->return_ns < bound)
             bound = o->return_ns;
-        uint64_t cand[3] = {o->has_witness ? o->witness_ns : UINT64_MAX,
-                            o->call_ns > f->time ? o->call_ns : f->time, o->return_ns};
-        for (int c = 0; c < 3; c++) {
+        uint64_t from = o->call_ns > f->time ? o->call_ns : f->time;
+        uint64_t cand[4] = {o->has_witness ? o->witness_ns : UINT64_MAX, from, o->return_ns,
+                            UINT64_MAX};
+        if (s->model->next_flip && from < bound)
+            cand[3] = s->model->next_flip(s->model->ctx, f->state, o->key, o->cost, o->admitted,
+                                          from, bound);
+        for (int c = 0; c < 4; c++) {
             uint64_t t = cand[c];
             if (t < f->time || t < o->call_ns || t > bound || (c == 0 && !o->has_witness))
                 continue;
@@ -341,7 +353,7 @@ static enum rl_lin_verdict search_key(struct search *s)
             break;
         }
         if (remember) {
-            uint64_t h = mix(mix(mix(child.p, child.time), child.dropped), m->hash(m->ctx, state));
+            uint64_t h = mix(mix(child.p, child.time), m->hash(m->ctx, state));
             for (uint32_t e = 0; e < child.nextra; e++)
                 h = mix(h, child.extra[e]);
             struct seen seen = {h,           child.time,   child.dropped, child.p,
@@ -525,7 +537,8 @@ static void shrink(const struct rl_lin_model *m, const struct rl_hist_op *ops, s
  * larger limit makes the recorded rejects look false. */
 static bool key_overshoot(const struct rl_lin_model *m, const struct rl_hist_op *ops,
                           const size_t *idx, size_t n, uint64_t cap, uint64_t *budget,
-                          uint64_t *states, uint64_t *k_out, uint64_t *dropped_out)
+                          uint64_t *states, uint64_t *k_out, uint64_t *dropped_out,
+                          bool *dropped_exact)
 {
     struct search s = {.model = m,
                        .ops = ops,
@@ -535,6 +548,7 @@ static bool key_overshoot(const struct rl_lin_model *m, const struct rl_hist_op 
                        .budget = budget,
                        .states = states};
     *k_out = *dropped_out = 0;
+    *dropped_exact = true;
     enum rl_lin_verdict v = search_key(&s);
     if (v == RL_LIN_UNKNOWN)
         return false;
@@ -543,8 +557,10 @@ static bool key_overshoot(const struct rl_lin_model *m, const struct rl_hist_op 
         while (hi - lo > 1) {
             s.max_dropped = lo + (hi - lo) / 2;
             v = search_key(&s);
-            if (v == RL_LIN_UNKNOWN)
-                return false;
+            if (v == RL_LIN_UNKNOWN) { /* k = 0 stands; hi drops are enough */
+                *dropped_exact = false;
+                break;
+            }
             if (v == RL_LIN_YES)
                 hi = s.max_dropped;
             else
@@ -589,6 +605,7 @@ int rl_lin_check(const struct rl_history *h, const struct rl_lin_model *model,
 {
     memset(r, 0, sizeof *r);
     r->overshoot_known = true;
+    r->false_rejects_exact = true;
     size_t n = h->len;
     uint32_t keys = h->key_count;
     for (size_t i = 0; i < n; i++)
@@ -686,18 +703,22 @@ int rl_lin_check(const struct rl_history *h, const struct rl_lin_model *model,
             if (verdicts[k] == RL_LIN_YES)
                 continue;
             uint64_t cap = 0, kk = 0, dropped = 0;
+            bool exact = true;
             for (size_t i = 0; i < len; i++)
                 cap += h->ops[idx[b + i]].cost;
             if (!key_overshoot(model, h->ops, idx + b, len, cap, &over_budget, &r->states, &kk,
-                               &dropped)) {
+                               &dropped, &exact)) {
                 r->overshoot_known = false;
                 break;
             }
             if (kk > r->overshoot)
                 r->overshoot = kk;
             r->false_rejects += dropped;
+            r->false_rejects_exact &= exact;
         }
     }
+    r->only_false_rejects =
+        failed && r->overshoot_known && r->overshoot == 0 && r->false_rejects > 0;
     free(idx);
     free(scratch);
     free(start);

@@ -8,8 +8,11 @@
  * follows: an operation that returned before another was called gets an
  * earlier time. An operation's candidates, once the operations of its key
  * before it are placed at times up to T: max(T, its call), its witness, its
- * return — each kept only when it lies in [T, return]. "not linearizable" therefore means
- * no order at any candidate time explains the answers.
+ * return and, when the model says where and the answer at max(T, call) is
+ * not the recorded one, the first time after it at which the sequential
+ * answer flips to the recorded one — each kept only when it lies in
+ * [T, return]. "not linearizable" therefore means no order at any candidate
+ * time explains the answers.
  *
  * Keys are independent limiters (the keyed container gives each key its
  * own), so each key's operations are checked on their own
@@ -52,6 +55,14 @@ struct rl_lin_model {
     void *(*mark)(void *ctx, const void *state);
     void *(*rebuild)(void *ctx, const void *mark);
     void (*release)(void *ctx, void *mark);
+    /* Optional (NULL: none): when step from this state would not answer
+     * (key, cost) with want at from, the earliest time in (from, to] at
+     * which it would — for a window, the boundary; for a bucket or GCRA,
+     * when enough has accrued — else UINT64_MAX. The search then also
+     * tries the operation there, a time call, witness and return can all
+     * miss. */
+    uint64_t (*next_flip)(void *ctx, const void *state, uint32_t key, uint64_t cost, bool want,
+                          uint64_t from, uint64_t to);
 };
 
 enum rl_lin_verdict { RL_LIN_YES, RL_LIN_NO, RL_LIN_UNKNOWN };
@@ -88,6 +99,14 @@ struct rl_lin_result {
     bool overshoot_known;
     uint64_t overshoot;
     uint64_t false_rejects;
+    /* false when the budget ran out before fewer forgiven rejects were ruled
+     * out: false_rejects is then the fewest found, an upper bound (k = 0
+     * itself is known) */
+    bool false_rejects_exact;
+    /* RL_LIN_NO with overshoot 0 and false_rejects > 0: every admit is
+     * explained and only rejects no order gives are not — the limiter
+     * broke no bound, it refused more than its sequential self would */
+    bool only_false_rejects;
 };
 
 /* Judges h against model: 0 with result filled, -1 with one line in err

@@ -46,24 +46,27 @@ static void lin_help(void)
            "           (mode: witness, streamed); anything else is read whole\n"
            "  search   otherwise (or when the replay disagrees, or with --search): Wing &\n"
            "           Gong's search as Lowe refined it, remembering states already seen,\n"
-           "           each operation tried at max(previous time, its call), its witness and\n"
-           "           its return. not linearizable: no order at those times explains it\n\n"
+           "           each operation tried at max(previous time, its call), its witness,\n"
+           "           its return and where the sequential answer flips (a window's end,\n"
+           "           enough tokens accrued). not linearizable: no order at those times\n"
+           "           explains it\n\n"
            "  --algo NAME       the algorithm the history was recorded with (ratelab list)\n"
            "  --limit L, --interval DUR, --burst B, --slots S   its configuration\n"
            "  --budget STATES   search states the check may visit (default %u, >= 1);\n"
            "                    shrinking and the overshoot score get as many again each.\n"
-           "                    An algorithm whose state is not one flat word is copied\n"
-           "                    by replaying its steps, and each copy costs its depth\n"
+           "                    An algorithm whose state is neither one flat word nor\n"
+           "                    given a snapshot is copied by replaying its steps, and\n"
+           "                    each copy costs its depth\n"
            "  --search          search every key, even where witness replay would do\n"
            "  --svg FILE        also draw the counterexample as SVG\n"
            "  --force           check a history whose header names another algorithm\n\n"
            "Prints the verdict, the mode, the states visited and the overshoot score: the\n"
            "least k for which the history is linearizable against L + k (and B + k), with\n"
            "recorded rejects that no order explains forgiven and counted as false_rejects\n"
-           "(a reject breaks no bound: its overshoot is 0). Not linearizable: a\n"
-           "counterexample shrunk until dropping any operation makes it linearizable,\n"
-           "drawn with threads as rows and calls as spans, ! on the answer no order\n"
-           "explains.\n\n"
+           "(a reject breaks no bound: its overshoot is 0; when those are the only fault\n"
+           "it says false rejects only). Not linearizable: a counterexample shrunk until\n"
+           "dropping any operation makes it linearizable, drawn with threads as rows and\n"
+           "calls as spans, ! on the answer no order explains.\n\n"
            "Exit status: 0 linearizable, 1 not linearizable (or the check failed: one line\n"
            "on stderr), 2 bad input, 3 unknown (the budget ran out: never a pass).\n",
            DEFAULT_BUDGET);
@@ -268,6 +271,10 @@ int rl_cmd_check_linearizable(int argc, char **argv)
     printf("algorithm %s, L=%llu per %s\n\n", algo->name, (unsigned long long)o.cfg.limit,
            rl_format_duration_ns(o.cfg.interval_ns, interval, sizeof interval));
     printf("%-16s %s\n", "verdict", rl_lin_verdict_name(r.verdict));
+    if (r.only_false_rejects)
+        printf("%-16s false rejects only: every admit is explained; %llu rejects no order "
+               "gives, overshoot 0\n",
+               "", (unsigned long long)r.false_rejects);
     printf("%-16s %s (%u of %u keys by witness replay)\n", "mode", r.mode, r.keys_witnessed,
            h.key_count);
     printf("%-16s %llu (budget %llu)\n", "states", (unsigned long long)r.states,
@@ -276,8 +283,10 @@ int rl_cmd_check_linearizable(int argc, char **argv)
     if (r.overshoot_known) {
         printf("%-16s %llu (linearizable against L + %llu)\n", "overshoot",
                (unsigned long long)r.overshoot, (unsigned long long)r.overshoot);
-        printf("%-16s %llu (the fewest rejects no order explains; keys at overshoot 0)\n",
-               "false_rejects", (unsigned long long)r.false_rejects);
+        printf("%-16s %s%llu (the fewest rejects no order explains; keys at overshoot 0%s)\n",
+               "false_rejects", r.false_rejects_exact ? "" : "at most ",
+               (unsigned long long)r.false_rejects,
+               r.false_rejects_exact ? "" : "; the budget ran out before fewer were ruled out");
     } else {
         printf("%-16s unknown (the budget ran out, or no L + k explains the admits)\n",
                "overshoot");
@@ -306,6 +315,7 @@ int rl_cmd_check_linearizable(int argc, char **argv)
     }
     int status = r.verdict == RL_LIN_YES ? 0 : r.verdict == RL_LIN_NO ? 1 : 3;
     rl_lin_result_free(&r);
+    rl_lin_model_free(&ctx);
     rl_history_free(&h);
     return status;
 }

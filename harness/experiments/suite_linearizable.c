@@ -120,7 +120,7 @@ static int record_once(const struct rl_lin_trial_params *p, const struct rl_algo
     }
     struct rl_config cfg = sp.cfg;
     cfg.epoch_ns = h->epoch_ns;
-    struct rl_lin_algo ctx;
+    struct rl_lin_algo ctx = {0};
     struct rl_lin_model model;
     struct rl_lin_options o = {.budget = p->budget};
     uint64_t t0 = rl_monotonic_ns();
@@ -128,6 +128,7 @@ static int record_once(const struct rl_lin_trial_params *p, const struct rl_algo
     int failed = rl_lin_model_of(algo, &cfg, &ctx, &model, err, err_len) != 0 ||
                  rl_lin_check(h, &model, &o, r, err, err_len) != 0;
     rl_race_mute(false);
+    rl_lin_model_free(&ctx);
     if (failed) {
         rl_history_free(h);
         return -1;

@@ -71,7 +71,7 @@ static bool model_step(void *ctx, void *state, uint64_t t, uint32_t key, uint64_
 {
     struct rl_lin_algo *a = ctx;
     struct model_state *s = state;
-    if (a->algo->one_word_state == 0 && !a->never_cloned) {
+    if (a->algo->one_word_state == 0 && a->algo->snapshot == NULL && !a->never_cloned) {
         struct step *st = malloc(sizeof *st);
         if (st == NULL)
             abort(); /* step has no way to say it: out of memory */
@@ -161,6 +161,21 @@ static void model_release(void *ctx, void *mark)
     free(m);
 }
 
+/* algo's snapshot of state in ctx's scratch slot i; its length, 0 on ENOMEM */
+static size_t snap_of(struct rl_lin_algo *a, int i, const void *limiter)
+{
+    for (;;) {
+        size_t len = a->algo->snapshot(limiter, a->snap[i], a->snap_cap[i]);
+        if (len <= a->snap_cap[i])
+            return len;
+        unsigned char *b = realloc(a->snap[i], 2 * len);
+        if (b == NULL)
+            return 0;
+        a->snap[i] = b;
+        a->snap_cap[i] = 2 * len;
+    }
+}
+
 static void *model_clone(void *ctx, const void *state)
 {
     struct rl_lin_algo *a = ctx;
@@ -170,7 +185,14 @@ static void *model_clone(void *ctx, const void *state)
         return NULL;
     s->extra = from->extra;
     size_t size = a->algo->one_word_state;
-    if (size) {
+    if (size == 0 && a->algo->snapshot) {
+        size_t len = snap_of(a, 0, from->limiter);
+        s->limiter = len ? limiter_create(a, from->extra) : NULL;
+        if (s->limiter && a->algo->restore(s->limiter, a->snap[0], len) != 0) {
+            a->algo->destroy(s->limiter);
+            s->limiter = NULL;
+        }
+    } else if (size) {
         char err[256];
         s->limiter = rl_state_alloc(size, err, sizeof err);
         if (s->limiter)
@@ -206,19 +228,74 @@ static void *model_clone(void *ctx, const void *state)
 
 static uint64_t model_hash(void *ctx, const void *state)
 {
-    const struct rl_lin_algo *a = ctx;
+    struct rl_lin_algo *a = ctx;
     const unsigned char *b = ((const struct model_state *)state)->limiter;
+    size_t len = a->algo->one_word_state;
+    if (len == 0) {
+        len = snap_of(a, 0, b);
+        b = a->snap[0];
+    }
     uint64_t h = 0xCBF29CE484222325ull;
-    for (size_t i = 0; i < a->algo->one_word_state; i++)
+    for (size_t i = 0; i < len; i++)
         h = (h ^ b[i]) * 0x100000001B3ull;
     return h;
 }
 
+/* Out of memory for a snapshot compares unequal: the state is searched
+ * again, never wrongly skipped. */
 static bool model_equal(void *ctx, const void *x, const void *y)
 {
-    const struct rl_lin_algo *a = ctx;
-    return memcmp(((const struct model_state *)x)->limiter,
-                  ((const struct model_state *)y)->limiter, a->algo->one_word_state) == 0;
+    struct rl_lin_algo *a = ctx;
+    const void *lx = ((const struct model_state *)x)->limiter;
+    const void *ly = ((const struct model_state *)y)->limiter;
+    if (a->algo->one_word_state)
+        return memcmp(lx, ly, a->algo->one_word_state) == 0;
+    size_t nx = snap_of(a, 0, lx), ny = snap_of(a, 1, ly);
+    return nx != 0 && nx == ny && memcmp(a->snap[0], a->snap[1], nx) == 0;
+}
+
+/* The answer to (key, cost) at t from a copy of state; -1 when no copy. */
+static int answer_at(struct rl_lin_algo *a, const void *state, uint32_t key, uint64_t cost,
+                     uint64_t t)
+{
+    struct model_state *c = model_clone(a, state);
+    if (c == NULL)
+        return -1;
+    bool admit = decide(a, c->limiter, t, key, cost);
+    model_destroy(a, c);
+    return admit;
+}
+
+/* When from does not answer want, the first time in (from, to] that does,
+ * by bisection (lin_model.h: one flip at most); UINT64_MAX when from
+ * answers want or to does not. One copy when from already answers want. */
+static uint64_t model_next_flip(void *ctx, const void *state, uint32_t key, uint64_t cost,
+                                bool want, uint64_t from, uint64_t to)
+{
+    int first = answer_at(ctx, state, key, cost, from);
+    if (first < 0 || first == want || to <= from || answer_at(ctx, state, key, cost, to) == first)
+        return UINT64_MAX;
+    uint64_t lo = from, hi = to; /* lo answers as from, hi otherwise */
+    while (hi - lo > 1) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        int v = answer_at(ctx, state, key, cost, mid);
+        if (v < 0)
+            return UINT64_MAX;
+        if (v == first)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return hi;
+}
+
+void rl_lin_model_free(struct rl_lin_algo *ctx)
+{
+    for (int i = 0; i < 2; i++) {
+        free(ctx->snap[i]);
+        ctx->snap[i] = NULL;
+        ctx->snap_cap[i] = 0;
+    }
 }
 
 int rl_lin_model_of(const struct rl_algo *algo, const struct rl_config *cfg,
@@ -234,7 +311,7 @@ int rl_lin_model_of(const struct rl_algo *algo, const struct rl_config *cfg,
     if (probe == NULL)
         return -1;
     algo->destroy(probe);
-    bool flat = algo->one_word_state != 0;
+    bool flat = algo->one_word_state != 0 || (algo->snapshot && algo->restore);
     *model = (struct rl_lin_model){.ctx = ctx,
                                    .create = model_create,
                                    .step = model_step,
@@ -245,6 +322,7 @@ int rl_lin_model_of(const struct rl_algo *algo, const struct rl_config *cfg,
                                    .clone_replays = !flat,
                                    .mark = flat ? NULL : model_mark,
                                    .rebuild = flat ? NULL : model_rebuild,
-                                   .release = flat ? NULL : model_release};
+                                   .release = flat ? NULL : model_release,
+                                   .next_flip = flat ? model_next_flip : NULL};
     return 0;
 }

@@ -15,14 +15,25 @@ struct rl_lin_algo {
      * (the streamed witness replay, check/lin_stream.h): steps are not kept
      * for replaying, so memory does not grow with the history. */
     bool never_cloned;
+    /* Scratch for two snapshots (rl_algo.snapshot), grown as needed */
+    unsigned char *snap[2];
+    size_t snap_cap[2];
 };
 
 /* Fills model for algo with cfg (cfg.epoch_ns: the history's t = 0). -1 with
  * the algorithm's complaint in err when it refuses cfg. A state is copied
  * byte for byte (and remembered by the search) when the algorithm declares
- * its state one flat word (rl_algo.one_word_state); any other is copied by
- * replaying the steps that made it, and the search remembers none. */
+ * its state one flat word (rl_algo.one_word_state), through its snapshot
+ * (and remembered by it) when it has rl_algo.snapshot; any other is copied
+ * by replaying the steps that made it, and the search remembers none.
+ * Models with cheap copies also say where the answer flips (next_flip):
+ * by bisection on copies, assuming at most one flip in the span asked
+ * about (true of every window and bucket: the answer changes when a window
+ * ends or enough accrues). Free with rl_lin_model_free. */
 int rl_lin_model_of(const struct rl_algo *algo, const struct rl_config *cfg,
                     struct rl_lin_algo *ctx, struct rl_lin_model *model, char *err, size_t err_len);
+
+/* Frees what rl_lin_model_of allocated in ctx (the snapshot scratch). */
+void rl_lin_model_free(struct rl_lin_algo *ctx);
 
 #endif

@@ -110,6 +110,7 @@ static void judge(const char *algo_name, const char *path, int *streamed, int *w
     *whole = (int)r.verdict;
     rl_lin_result_free(&r);
     rl_history_free(&h);
+    rl_lin_model_free(&ctx);
 }
 
 static void test_streams_or_falls_back(void)

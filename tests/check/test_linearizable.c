@@ -22,7 +22,8 @@
 #define MAX_KEYS 2
 
 /* kind 0: a fixed window aligned at 0 (count per window of length I);
- * kind 1: GCRA (theoretical arrival time, burst L). */
+ * kind 1: GCRA (theoretical arrival time, burst L); kind 2: a registry
+ * limiter through lin_model (the oracle test). */
 struct toy_ctx {
     int kind;
     uint64_t limit, interval;
@@ -94,19 +95,38 @@ static bool toy_equal(void *ctx, const void *x, const void *y)
     return memcmp(x, y, sizeof(struct toy_state)) == 0;
 }
 
+/* Where the answer flips to want, from the definitions: the next window's
+ * start (a fresh window admits cost <= L), or when GCRA's theoretical
+ * arrival time has come close enough. */
+static uint64_t toy_next_flip(void *ctx, const void *state, uint32_t key, uint64_t cost, bool want,
+                              uint64_t from, uint64_t to)
+{
+    const struct toy_ctx *c = ctx;
+    const struct toy_state *s = state;
+    uint64_t flip = UINT64_MAX;
+    if (c->kind == 0) {
+        uint64_t w = from / c->interval * c->interval, next = w + c->interval;
+        bool now = w != s->a[key] ? cost <= s->limit : s->b[key] + cost <= s->limit;
+        if (now != want && want == (cost <= s->limit))
+            flip = next;
+    } else {
+        uint64_t e = c->interval / s->limit, reach = s->a[key] + cost * e;
+        if (want && cost <= s->limit && reach > s->limit * e && from < reach - s->limit * e)
+            flip = reach - s->limit * e; /* rejected before, admitted from here */
+    }
+    return flip > from && flip <= to ? flip : UINT64_MAX;
+}
+
 static struct rl_lin_model toy_model(struct toy_ctx *ctx, bool remember)
 {
-    return (struct rl_lin_model){ctx,
-                                 toy_create,
-                                 toy_step,
-                                 toy_clone,
-                                 toy_destroy,
-                                 remember ? toy_hash : NULL,
-                                 remember ? toy_equal : NULL,
-                                 false,
-                                 NULL,
-                                 NULL,
-                                 NULL};
+    return (struct rl_lin_model){.ctx = ctx,
+                                 .create = toy_create,
+                                 .step = toy_step,
+                                 .clone = toy_clone,
+                                 .destroy = toy_destroy,
+                                 .hash = remember ? toy_hash : NULL,
+                                 .equal = remember ? toy_equal : NULL,
+                                 .next_flip = toy_next_flip};
 }
 
 /* ---- the oracle ----------------------------------------------------------- */
@@ -125,9 +145,13 @@ static bool oracle_from(const struct rl_history *h, const struct rl_lin_model *m
             continue;
         const struct rl_hist_op *o = &h->ops[j];
         uint64_t now = now_of[o->key];
-        uint64_t cand[3] = {o->call_ns > now ? o->call_ns : now, o->return_ns,
-                            o->has_witness ? o->witness_ns : o->return_ns};
-        for (int c = 0; c < 3; c++) {
+        uint64_t from = o->call_ns > now ? o->call_ns : now;
+        uint64_t cand[4] = {
+            from, o->return_ns, o->has_witness ? o->witness_ns : o->return_ns,
+            m->next_flip && from < o->return_ns
+                ? m->next_flip(m->ctx, state, o->key, o->cost, o->admitted, from, o->return_ns)
+                : UINT64_MAX};
+        for (int c = 0; c < 4; c++) {
             uint64_t t = cand[c];
             if (t < now || t < o->call_ns || t > o->return_ns)
                 continue;
@@ -154,16 +178,17 @@ static bool oracle(const struct rl_history *h, const struct rl_lin_model *m)
     return ok;
 }
 
-/* A random tiny history: 2–3 threads, up to 6 operations, 1–2 keys. Its
+/* A random tiny history: 2–3 threads, up to 6 operations, 1 to max_keys keys. Its
  * answers come from a random sequential run at times inside the calls
  * (linearizable by construction) and then, half the time, one is flipped.
  * Witnesses: the run's times, random times in the call, or none. */
-static void random_history(uint64_t *rng, const struct rl_lin_model *m, struct rl_history *h)
+static void random_history(uint64_t *rng, const struct rl_lin_model *m, uint32_t max_keys,
+                           struct rl_history *h)
 {
     memset(h, 0, sizeof *h);
     unsigned threads = 2 + rl_test_xorshift64(rng) % 2;
     size_t n = 1 + rl_test_xorshift64(rng) % 6;
-    uint32_t keys = 1 + rl_test_xorshift64(rng) % MAX_KEYS;
+    uint32_t keys = 1 + rl_test_xorshift64(rng) % max_keys;
     int witnesses = (int)(rl_test_xorshift64(rng) % 3);
     uint64_t free_at[3] = {0, 0, 0};
     uint64_t at[6];
@@ -213,13 +238,36 @@ static void test_agrees_with_oracle(void)
 {
     uint64_t rng = 0x1D2C3B4A59687ull;
     unsigned agree_yes = 0, agree_no = 0, by_witness = 0;
-    for (int round = 0; round < 6000; round++) {
-        struct toy_ctx ctx = {.kind = round % 2,
+    /* registry limiters whose state is not one word: copied through their
+     * snapshot, their flips found by bisection (lin_model.h); one key, since
+     * one instance is one key's limiter */
+    static const char *const registry[] = {"fw_cas",     "fw_expiry",   "sliding_log_sweeper",
+                                           "fw_trylock", "fw_mutex",    "sliding_log",
+                                           "freq_ctr",   "wheel_atomic"};
+    unsigned registry_rounds = 0;
+    for (int round = 0; round < 8000; round++) {
+        struct toy_ctx ctx = {.kind = round % 4 < 2 ? round % 2 : 2,
                               .limit = 1 + rl_test_xorshift64(&rng) % 3,
                               .interval = 10 + 10 * (rl_test_xorshift64(&rng) % 2)};
         struct rl_lin_model m = toy_model(&ctx, round % 3 != 0);
+        struct rl_lin_algo actx = {0};
+        if (ctx.kind == 2) {
+            const struct rl_algo *algo = rl_registry_find(registry[(round / 4) % 8]);
+            struct rl_config cfg = {.limit = ctx.limit, .interval_ns = ctx.interval};
+            if (strcmp(registry[(round / 4) % 8], "wheel_atomic") == 0)
+                cfg.slots = 5; /* slots of 2 or 4 ns: boundaries inside the calls */
+            char err[256];
+            EXPECT_FATAL(algo && algo->snapshot &&
+                             rl_lin_model_of(algo, &cfg, &actx, &m, err, sizeof err) == 0,
+                         "%s", registry[(round / 4) % 8]);
+            EXPECT_FATAL(m.hash && m.next_flip && !m.clone_replays,
+                         "%s: copied by replaying, not by its snapshot", algo->name);
+            if (round % 3 == 0)
+                m.hash = NULL, m.equal = NULL;
+            registry_rounds++;
+        }
         struct rl_history h;
-        random_history(&rng, &m, &h);
+        random_history(&rng, &m, ctx.kind == 2 ? 1 : MAX_KEYS, &h);
         bool want = oracle(&h, &m);
         for (int mode = 0; mode < 2; mode++) {
             struct rl_lin_options o = {.budget = 100000, .no_witness = mode == 1};
@@ -228,9 +276,12 @@ static void test_agrees_with_oracle(void)
             EXPECT_FATAL(rl_lin_check(&h, &m, &o, &r, err, sizeof err) == 0, "%s", err);
             EXPECT(r.verdict == (want ? RL_LIN_YES : RL_LIN_NO),
                    "round %d (%s, L=%llu, I=%llu, %zu ops, %s): oracle says %s, checker %s", round,
-                   ctx.kind ? "gcra" : "window", (unsigned long long)ctx.limit,
-                   (unsigned long long)ctx.interval, h.len, mode ? "search" : "witness first",
-                   want ? "yes" : "no", rl_lin_verdict_name(r.verdict));
+                   ctx.kind == 2   ? registry[(round / 4) % 8]
+                   : ctx.kind == 1 ? "gcra"
+                                   : "window",
+                   (unsigned long long)ctx.limit, (unsigned long long)ctx.interval, h.len,
+                   mode ? "search" : "witness first", want ? "yes" : "no",
+                   rl_lin_verdict_name(r.verdict));
             by_witness += mode == 0 && strcmp(r.mode, "witness") == 0;
             if (r.verdict == RL_LIN_NO) {
                 /* the counterexample fails on its own, and is 1-minimal */
@@ -254,11 +305,72 @@ static void test_agrees_with_oracle(void)
         agree_yes += want;
         agree_no += !want;
         rl_history_free(&h);
+        rl_lin_model_free(&actx);
     }
     /* the random histories reach both answers and the witness path, often */
-    EXPECT(agree_yes > 1000 && agree_no > 1000 && by_witness > 500,
-           "%u linearizable, %u not, %u by witness: the generator lost its spread", agree_yes,
-           agree_no, by_witness);
+    EXPECT(agree_yes > 1000 && agree_no > 1000 && by_witness > 500 && registry_rounds == 4000,
+           "%u linearizable, %u not, %u by witness, %u registry rounds: the generator lost its "
+           "spread",
+           agree_yes, agree_no, by_witness, registry_rounds);
+}
+
+/* The flip lin_model finds by bisection is, when from does not give the
+ * wanted answer, the first time in (from, to] at which a copy of the state
+ * does, found by trying every time (the oracle test above trusts it for
+ * registry models), over random states of each registry model with a
+ * snapshot. */
+static void test_bisected_flips_are_first(void)
+{
+    static const char *const names[] = {
+        "fw_cas",      "fw_expiry", "sliding_log_sweeper", "fw_trylock", "fw_mutex",
+        "sliding_log", "freq_ctr",  "wheel_atomic",        "tb_cas",     "gcra_cas"};
+    uint64_t rng = 0xF11Bull;
+    unsigned flips = 0;
+    for (size_t a = 0; a < sizeof names / sizeof *names; a++) {
+        for (int round = 0; round < 300; round++) {
+            struct rl_config cfg = {.limit = 1 + rl_test_xorshift64(&rng) % 3,
+                                    .interval_ns = 10 + 10 * (rl_test_xorshift64(&rng) % 2)};
+            if (strcmp(names[a], "wheel_atomic") == 0)
+                cfg.slots = 5;
+            struct rl_lin_algo actx;
+            struct rl_lin_model m;
+            char err[256];
+            EXPECT_FATAL(rl_lin_model_of(rl_registry_find(names[a]), &cfg, &actx, &m, err,
+                                         sizeof err) == 0 &&
+                             m.next_flip,
+                         "%s: %s", names[a], err);
+            void *state = m.create(m.ctx, 0);
+            uint64_t t = rl_test_xorshift64(&rng) % 20;
+            for (int i = rl_test_xorshift64(&rng) % 6; i > 0; i--) {
+                t += rl_test_xorshift64(&rng) % 8;
+                m.step(m.ctx, state, t, 0, 1 + rl_test_xorshift64(&rng) % 2);
+            }
+            uint64_t cost = 1 + rl_test_xorshift64(&rng) % 2;
+            uint64_t from = t + rl_test_xorshift64(&rng) % 5;
+            uint64_t to = from + rl_test_xorshift64(&rng) % 40;
+            bool answer = rl_test_xorshift64(&rng) % 2;
+            uint64_t want = UINT64_MAX;
+            for (uint64_t u = from; u <= to && want == UINT64_MAX; u++) {
+                void *c = m.clone(m.ctx, state);
+                bool v = m.step(m.ctx, c, u, 0, cost);
+                m.destroy(m.ctx, c);
+                if (v == answer && u == from)
+                    break; /* no flip wanted */
+                if (v == answer)
+                    want = u;
+            }
+            uint64_t got = m.next_flip(m.ctx, state, 0, cost, answer, from, to);
+            EXPECT(got == want,
+                   "%s L=%llu I=%llu: flip in (%llu, %llu] at %llu, bisection says %llu", names[a],
+                   (unsigned long long)cfg.limit, (unsigned long long)cfg.interval_ns,
+                   (unsigned long long)from, (unsigned long long)to, (unsigned long long)want,
+                   (unsigned long long)got);
+            flips += want != UINT64_MAX;
+            m.destroy(m.ctx, state);
+            rl_lin_model_free(&actx);
+        }
+    }
+    EXPECT(flips > 200, "only %u states had a flip in range", flips);
 }
 
 /* ---- hand-made histories --------------------------------------------------- */
@@ -311,6 +423,133 @@ static void test_overshoot_and_order(void)
     EXPECT_EQ(r.false_rejects, 1);
     EXPECT(!h.ops[r.culprit].admitted, "the marked answer is the reject");
     rl_lin_result_free(&r);
+    rl_history_free(&h);
+
+    /* one admit, then 19 rejects each alone in a fresh window: 19 false
+     * rejects; a budget too small to rule out fewer keeps 19 as an upper
+     * bound, overshoot 0 still known */
+    h = (struct rl_history){.key_count = 1};
+    for (uint64_t i = 0; i < 20; i++) {
+        struct rl_hist_op x = op(0, 100 * i, 100 * i + 1, i == 0);
+        rl_history_push(&h, &x);
+    }
+    for (int small = 0; small < 2; small++) {
+        o.budget = small ? 25 : 1000;
+        EXPECT_FATAL(rl_lin_check(&h, &m, &o, &r, err, sizeof err) == 0, "%s", err);
+        EXPECT(r.verdict == RL_LIN_NO && r.overshoot_known && r.overshoot == 0 &&
+                   r.false_rejects == 19 && r.false_rejects_exact == !small && r.only_false_rejects,
+               "budget %llu: overshoot %d/%llu, false rejects %llu (exact %d)",
+               (unsigned long long)o.budget, r.overshoot_known, (unsigned long long)r.overshoot,
+               (unsigned long long)r.false_rejects, r.false_rejects_exact);
+        rl_lin_result_free(&r);
+    }
+    rl_history_free(&h);
+}
+
+/* A time that neither call, witness nor return gives: L = 1 per 10, one
+ * admit in [0, 10); the admit spanning [5, 15] fits only in [10, 12] (the
+ * reject returned at 12 must come after it), which only the window's
+ * start, where the answer flips, offers. */
+static void test_flip_times_explain(void)
+{
+    struct toy_ctx ctx = {.kind = 0, .limit = 1, .interval = 10};
+    struct rl_lin_model m = toy_model(&ctx, true);
+    struct rl_history h = {.key_count = 1};
+    struct rl_hist_op ops[] = {op(0, 1, 2, true), op(1, 5, 15, true), op(0, 11, 12, false)};
+    for (size_t i = 0; i < 3; i++)
+        rl_history_push(&h, &ops[i]);
+    struct rl_lin_options o = {.budget = 1000};
+    struct rl_lin_result r;
+    char err[256];
+    EXPECT_FATAL(rl_lin_check(&h, &m, &o, &r, err, sizeof err) == 0, "%s", err);
+    EXPECT_EQ(r.verdict, RL_LIN_YES);
+    rl_lin_result_free(&r);
+    EXPECT(oracle(&h, &m), "the oracle, with flip times, finds the order");
+    m.next_flip = NULL; /* call, witness and return alone cannot */
+    EXPECT_FATAL(rl_lin_check(&h, &m, &o, &r, err, sizeof err) == 0, "%s", err);
+    EXPECT_EQ(r.verdict, RL_LIN_NO);
+    rl_lin_result_free(&r);
+    rl_history_free(&h);
+}
+
+/* fw_cas's accepted race, by hand (L = 2 per 20): the window of 100 is
+ * full; at 130 thread 0 restarts it (admit) while thread 1, whose call
+ * spans the restart, lost the CAS (reject). In any order thread 1 comes
+ * after the window of 100 ended, finds room (or restarts it itself) and
+ * admits: a reject no order explains. Every admit is explained, so the
+ * verdict is not linearizable with overshoot 0 and one false reject. */
+static void test_fw_cas_false_reject(void)
+{
+    struct rl_config cfg = {.limit = 2, .interval_ns = 20};
+    struct rl_lin_algo actx;
+    struct rl_lin_model m;
+    char err[256];
+    EXPECT_FATAL(rl_lin_model_of(rl_registry_find("fw_cas"), &cfg, &actx, &m, err, sizeof err) == 0,
+                 "%s", err);
+    struct rl_history h = {.key_count = 1};
+    struct rl_hist_op ops[] = {op(0, 100, 101, true), op(0, 102, 103, true), op(0, 104, 105, false),
+                               op(0, 130, 140, true), op(1, 131, 139, false)};
+    for (size_t i = 0; i < 5; i++)
+        rl_history_push(&h, &ops[i]);
+    struct rl_lin_options o = {.budget = 100000};
+    struct rl_lin_result r;
+    EXPECT_FATAL(rl_lin_check(&h, &m, &o, &r, err, sizeof err) == 0, "%s", err);
+    EXPECT_EQ(r.verdict, RL_LIN_NO);
+    EXPECT_EQ(r.overshoot_known, 1);
+    EXPECT_EQ(r.overshoot, 0);
+    EXPECT_EQ(r.false_rejects, 1);
+    EXPECT_EQ(r.only_false_rejects, 1);
+    EXPECT_EQ(h.ops[r.culprit].thread, 1); /* the reject that lost the CAS */
+    rl_lin_result_free(&r);
+    /* the same reject turned into the admit it should have been: linearizable */
+    h.ops[4].admitted = true;
+    EXPECT_FATAL(rl_lin_check(&h, &m, &o, &r, err, sizeof err) == 0, "%s", err);
+    EXPECT_EQ(r.verdict, RL_LIN_YES);
+    rl_lin_result_free(&r);
+    /* and an extra admit in the full window is an overshoot, not a false reject */
+    h.ops[2].admitted = true;
+    EXPECT_FATAL(rl_lin_check(&h, &m, &o, &r, err, sizeof err) == 0, "%s", err);
+    EXPECT_EQ(r.verdict, RL_LIN_NO);
+    EXPECT_EQ(r.overshoot, 1);
+    EXPECT_EQ(r.only_false_rejects, 0);
+    rl_lin_result_free(&r);
+    rl_history_free(&h);
+    rl_lin_model_free(&actx);
+}
+
+/* A recorded 2-thread fw_cas history (tests/check/fw_cas_race.history.csv:
+ * `stress --algo fw_cas --threads 2 --duration 10ms --limit 2 --interval
+ * 20us --history-max 2500`, kept because its lost restart CAS showed):
+ * decided within `check`'s default budget of 10^6 states, as a false reject
+ * only, and the verdict alone in states linear in its length. Copied by
+ * replaying steps, its search spent that budget after placing 387 of its
+ * 4753 operations. */
+static void test_recorded_fw_cas_decided(void)
+{
+    struct rl_history h;
+    char err[256];
+    EXPECT_FATAL(rl_history_read("tests/check/fw_cas_race.history.csv", &h, err, sizeof err) == 0,
+                 "%s", err);
+    struct rl_config cfg = {.limit = 2, .interval_ns = 20000u, .epoch_ns = h.epoch_ns};
+    struct rl_lin_algo actx;
+    struct rl_lin_model m;
+    EXPECT_FATAL(rl_lin_model_of(rl_registry_find("fw_cas"), &cfg, &actx, &m, err, sizeof err) == 0,
+                 "%s", err);
+    struct rl_lin_options o = {.budget = 1000000, .no_shrink = true, .no_overshoot = true};
+    struct rl_lin_result r;
+    EXPECT_FATAL(rl_lin_check(&h, &m, &o, &r, err, sizeof err) == 0, "%s", err);
+    EXPECT(h.len > 4000 && r.verdict == RL_LIN_NO && r.states <= 20 * (uint64_t)h.len,
+           "%zu operations: %s after %llu states", h.len, rl_lin_verdict_name(r.verdict),
+           (unsigned long long)r.states);
+    rl_lin_result_free(&r);
+    o = (struct rl_lin_options){.budget = 1000000};
+    EXPECT_FATAL(rl_lin_check(&h, &m, &o, &r, err, sizeof err) == 0, "%s", err);
+    EXPECT_EQ(r.verdict, RL_LIN_NO);
+    EXPECT(r.overshoot_known && r.overshoot == 0 && r.false_rejects == 1 && r.only_false_rejects,
+           "overshoot %s %llu, false rejects %llu", r.overshoot_known ? "known" : "unknown",
+           (unsigned long long)r.overshoot, (unsigned long long)r.false_rejects);
+    rl_lin_result_free(&r);
+    rl_lin_model_free(&actx);
     rl_history_free(&h);
 }
 
@@ -433,6 +672,7 @@ static void test_sim_runs_are_linearizable(void)
                     rl_lin_result_free(&r);
                 }
                 rl_history_free(&h);
+                rl_lin_model_free(&ctx);
             }
         }
         rl_trace_free(&trace);
@@ -544,6 +784,10 @@ static void test_command(void)
 
 RL_TEST_SUITE("linearizable", {"agrees with a brute-force oracle", test_agrees_with_oracle},
               {"overshoot, false rejects and real-time order", test_overshoot_and_order},
+              {"flip times explain what call and return cannot", test_flip_times_explain},
+              {"bisected flips are the first change", test_bisected_flips_are_first},
+              {"fw_cas's lost restart CAS: false rejects only", test_fw_cas_false_reject},
+              {"a recorded fw_cas history is decided", test_recorded_fw_cas_decided},
               {"a spent budget says unknown", test_budget_gives_unknown},
               {"sim runs are linearizable, broken ones caught", test_sim_runs_are_linearizable},
               {"history reader refusals", test_reader}, {"the command", test_command})

@@ -86,6 +86,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                    rl_lin_verdict_name(r[0].verdict), rl_lin_verdict_name(r[1].verdict));
     rl_lin_result_free(&r[0]);
     rl_lin_result_free(&r[1]);
+    rl_lin_model_free(&ctx);
     rl_history_free(&h);
     return 0;
 }

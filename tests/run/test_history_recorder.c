@@ -63,6 +63,7 @@ static enum rl_lin_verdict record_and_check(const char *name, uint64_t limit, ui
     struct rl_lin_options o = {.budget = 2000000, .no_overshoot = true};
     struct rl_lin_result r;
     CU_ASSERT_FATAL(rl_lin_check(&h, &model, &o, &r, err, sizeof err) == 0);
+    rl_lin_model_free(&ctx);
     enum rl_lin_verdict v = r.verdict;
     rl_lin_result_free(&r);
     if (overlapped)
@@ -137,6 +138,53 @@ static void test_cas_nofirst_caught(void)
     expect_caught("fw_cas_nofirst");
 }
 
+/* fw_cas's count and window start are two words, copied through its
+ * snapshot and remembered by the search: a recorded 2-thread history of a
+ * few thousand operations (its fast path reads no clock, so it goes to the
+ * search) gets an answer within `check`'s default budget of 10^6 states,
+ * overshoot score included, and in states about linear in its length.
+ * Copied by replaying its steps, the same history spent the budget. */
+static void test_fw_cas_decided(void)
+{
+    struct rl_history h;
+    bool overlapped = false;
+    for (int run = 0; run < 20 && !overlapped; run++) {
+        if (run > 0)
+            rl_history_free(&h);
+        record_and_check("fw_cas", 2, 20000u, 2500, &h, &overlapped);
+    }
+    if (!overlapped)
+        printf("\n    (the two threads never ran at once in 20 runs: one thread's history) ");
+    const struct rl_algo *algo = rl_registry_find("fw_cas");
+    struct rl_config cfg = {.limit = 2, .interval_ns = 20000u, .epoch_ns = h.epoch_ns};
+    struct rl_lin_algo ctx;
+    struct rl_lin_model model;
+    char err[256];
+    CU_ASSERT_FATAL(rl_lin_model_of(algo, &cfg, &ctx, &model, err, sizeof err) == 0);
+    struct rl_lin_options o = {.budget = 1000000};
+    struct rl_lin_result r;
+    CU_ASSERT_FATAL(rl_lin_check(&h, &model, &o, &r, err, sizeof err) == 0);
+    EXPECT(h.len >= 2500, "%zu operations recorded", h.len);
+    EXPECT(r.verdict != RL_LIN_UNKNOWN && r.overshoot_known,
+           "%zu operations: %s, overshoot %s after %llu states", h.len,
+           rl_lin_verdict_name(r.verdict), r.overshoot_known ? "known" : "unknown",
+           (unsigned long long)r.states);
+    printf("\n    %zu operations: %s, %llu states ", h.len, rl_lin_verdict_name(r.verdict),
+           (unsigned long long)r.states);
+    rl_lin_result_free(&r);
+    /* the verdict alone (no shrinking, no overshoot): states linear in the
+     * operations, where copies by replay were charged their depth */
+    o = (struct rl_lin_options){.budget = 1000000, .no_shrink = true, .no_overshoot = true};
+    CU_ASSERT_FATAL(rl_lin_check(&h, &model, &o, &r, err, sizeof err) == 0);
+    EXPECT(r.verdict != RL_LIN_UNKNOWN && r.states <= 20 * (uint64_t)h.len,
+           "%s after %llu states for %zu operations", rl_lin_verdict_name(r.verdict),
+           (unsigned long long)r.states, h.len);
+    printf("(%llu for the verdict alone) ", (unsigned long long)r.states);
+    rl_lin_result_free(&r);
+    rl_lin_model_free(&ctx);
+    rl_history_free(&h);
+}
+
 /* Every operation of every thread until the cut, none after: each thread's
  * operations follow one another, witnesses lie in their calls, and no
  * thread kept more than its cap. */
@@ -165,4 +213,6 @@ RL_TEST_SUITE("history_recorder",
                test_sound_are_linearizable},
               {"fw_atomic_naive's reset race is caught", test_atomic_naive_caught},
               {"fw_cas_nofirst's first window is caught", test_cas_nofirst_caught},
-              {"the window is complete and bounded", test_window_is_complete})
+              {"the window is complete and bounded", test_window_is_complete},
+              {"a recorded fw_cas history is decided within the default budget",
+               test_fw_cas_decided})
