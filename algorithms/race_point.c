@@ -28,15 +28,21 @@ static uint64_t race_spin_ns(void)
 }
 
 static _Thread_local bool muted;
+static bool muted_all; /* read and written with __atomic builtins */
 
 void rl_race_mute(bool on)
 {
     muted = on;
 }
 
+void rl_race_mute_all(bool on)
+{
+    __atomic_store_n(&muted_all, on, __ATOMIC_RELAXED);
+}
+
 void rl_race_widen(void)
 {
-    if (muted)
+    if (muted || __atomic_load_n(&muted_all, __ATOMIC_RELAXED))
         return;
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -110,7 +110,10 @@ static int record_once(const struct rl_lin_trial_params *p, const struct rl_algo
     sp.cfg.limit = p->limit;
     sp.cfg.interval_ns = p->interval_ns;
     struct rl_stress_outcome out;
-    if (rl_stress_run(&sp, &out, err, err_len) != 0)
+    rl_race_mute_all(p->plain_races);
+    int ran = rl_stress_run(&sp, &out, err, err_len);
+    rl_race_mute_all(false);
+    if (ran != 0)
         return -1;
     int rc = rl_hist_log_to_history(&out.history, algo->name, h);
     rl_stress_outcome_free(&out);

@@ -36,6 +36,10 @@ struct rl_lin_trial_params {
     size_t max_ops; /* a thread's --history-max */
     uint64_t budget;
     unsigned tries;
+    /* the teaching build: record with its widened race points muted (they
+     * stretch every call of a broken step past the interval, and then any
+     * order explains every answer); nothing in other builds */
+    bool plain_races;
 };
 
 /* The kept run and what it took to get it. */
