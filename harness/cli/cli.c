@@ -574,6 +574,15 @@ struct rl_redis_cluster *rl_cli_cluster(void)
     return &cluster;
 }
 
+uint32_t rl_cli_nodes_option(const char *cmd, const char *arg)
+{
+    char *end;
+    unsigned long long nodes = strtoull(arg, &end, 10);
+    if (arg[0] < '0' || arg[0] > '9' || *end != '\0' || nodes == 0 || nodes > UINT32_MAX)
+        rl_cli_usage_error(cmd, "--nodes must be a whole number of nodes >= 1, not '%s'", arg);
+    return (uint32_t)nodes;
+}
+
 void rl_cli_redis_cluster_option(const char *cmd, const char *spec)
 {
     unsigned primaries, replicas;

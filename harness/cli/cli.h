@@ -239,6 +239,10 @@ bool rl_cli_parse_on_error(const char *cmd, const char *arg);
  * existing one), checked now (exit 2) and used by rl_cli_prepare_remote. */
 void rl_cli_redis_cluster_option(const char *cmd, const char *spec);
 
+/* --nodes N (sim and stress): a whole number from 1 to 2^32 − 1, or one
+ * line and exit 2. */
+uint32_t rl_cli_nodes_option(const char *cmd, const char *arg);
+
 struct rl_faults;
 struct rl_redis_cluster;
 

@@ -124,11 +124,7 @@ static bool parse_options(const char *cmd, int argc, char **argv, struct nodes_p
             plan->trace_path = optarg;
             break;
         case OPT_NODES:
-            plan->nodes = strtoull(optarg, &end, 10);
-            if (optarg[0] < '0' || optarg[0] > '9' || *end != '\0' || plan->nodes == 0 ||
-                plan->nodes > UINT32_MAX)
-                rl_cli_usage_error(cmd, "--nodes must be a whole number of nodes >= 1, not '%s'",
-                                   optarg);
+            plan->nodes = rl_cli_nodes_option(cmd, optarg);
             break;
         case OPT_COORD:
             plan->coord_list = optarg;

@@ -94,7 +94,7 @@ static void parse_options(const char *cmd, int argc, char **argv, struct nodes_p
         {"decisions", required_argument, NULL, OPT_DECISIONS},
         {0}};
     int code;
-    char *end, err[512];
+    char err[512];
     while ((code = rl_cli_getopt(cmd, argc, argv, options)) != -1) {
         switch (code) {
         case OPT_HELP:
@@ -104,11 +104,7 @@ static void parse_options(const char *cmd, int argc, char **argv, struct nodes_p
             plan->trace_path = optarg;
             break;
         case OPT_NODES:
-            plan->nodes = strtoull(optarg, &end, 10);
-            if (optarg[0] < '0' || optarg[0] > '9' || *end != '\0' || plan->nodes == 0 ||
-                plan->nodes > UINT32_MAX)
-                rl_cli_usage_error(cmd, "--nodes must be a whole number of nodes >= 1, not '%s'",
-                                   optarg);
+            plan->nodes = rl_cli_nodes_option(cmd, optarg);
             break;
         case OPT_COORD:
             plan->coord_spec = optarg;
