@@ -30,7 +30,7 @@ do for [k = 1:n_rows] {
         legend = legend.sprintf("\n%d  %s%s", k, word(line, 1), word(line, 8) + 0 > 0 ? sprintf('  (curve left on %s of %s)', word(line, 8), word(line, 9)) : '')
     }
 }
-set label 2 'shapers:'.legend at graph 0.62, graph 0.80 left front boxed font ',10'
+set label 2 'shapers:'.legend at graph 0.02, graph 0.74 left front boxed font ',10'
 set style textbox opaque noborder margins 2, 2
 plot data using ($5 == $5 ? $2 : NaN):6:3:4 with xerrorbars pt 7 ps 1.4 lc rgb '#0072b2' title 'late p99', \
      data using ($5 == $5 ? $2 : NaN):7 with points pt 6 ps 2.2 lw 2 lc rgb '#0072b2' title 'late max', \
