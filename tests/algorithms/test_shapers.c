@@ -2,6 +2,7 @@
  * times included), the uber-go pacer's documented idle bug, and the
  * spacer judged by the shaping checker as its own ideal. */
 #include "tests/support/random_trace.h"
+#include "tests/support/shape_steps.h"
 #include "tests/support/test_util.h"
 #include "harness/check/shape_check.h"
 #include "harness/run/sim.h"
@@ -13,70 +14,26 @@
 #define MS 1000000ull
 #define S  1000000000ull
 
-/* One shaped attempt: arrival, cost, the max wait, and what is expected:
- * 'A' with the release (trace time) or 'R'. */
-struct shape_step {
-    uint64_t t_ns, n, max_wait_ns;
-    char expect;
-    uint64_t release_ns;
-};
-
-#define WAIT_ANY UINT64_MAX
-
-static void expect_shaped(const char *name, uint64_t limit, uint64_t interval_ns, uint64_t burst,
-                          const struct shape_step *steps, size_t count)
-{
-    const struct rl_algo *algo = rl_registry_find(name);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(algo);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(algo->shape);
-    struct rl_config cfg = {.limit = limit,
-                            .interval_ns = interval_ns,
-                            .burst = burst,
-                            .epoch_ns = RL_VIRTUAL_ORIGIN_NS};
-    char err[256];
-    void *state = algo->create(&cfg, err, sizeof err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(state);
-    struct rl_clock clock;
-    rl_clock_init(&clock, "virtual", err, sizeof err);
-    for (size_t i = 0; i < count; i++) {
-        const struct shape_step *s = &steps[i];
-        rl_clock_set_virtual(&clock, RL_VIRTUAL_ORIGIN_NS + s->t_ns);
-        struct rl_reservation r = {0};
-        enum rl_decision d = algo->shape(state, &clock, 0, s->n, s->max_wait_ns, &r);
-        uint64_t release = r.release_ns;
-        char got = d == RL_ADMIT ? 'A' : d == RL_REJECT ? 'R' : 'E';
-        uint64_t at = release - RL_VIRTUAL_ORIGIN_NS;
-        EXPECT(got == s->expect && (got != 'A' || at == s->release_ns),
-               "%s step %zu (t=%llu n=%llu): expected %c at %llu, got %c at %llu", name, i,
-               (unsigned long long)s->t_ns, (unsigned long long)s->n, s->expect,
-               (unsigned long long)s->release_ns, got, (unsigned long long)at);
-    }
-    algo->destroy(state);
-}
-
-#define SHAPE_STEPS(...)                                                                           \
-    ((const struct shape_step[]){__VA_ARGS__}),                                                    \
-        sizeof((const struct shape_step[]){__VA_ARGS__}) / sizeof(struct shape_step)
-
 static void test_spacer_table(void)
 {
     /* T = 100 ms, τ = T (B = 2): two at once, then one per T; a wait past
      * the max is rejected and changes nothing; n > B never fits */
-    expect_shaped("gcra_spacer", 10, S, 2,
-                  SHAPE_STEPS({0, 1, WAIT_ANY, 'A', 0}, {0, 1, WAIT_ANY, 'A', 0},
-                              {0, 1, WAIT_ANY, 'A', 100 * MS}, {0, 1, WAIT_ANY, 'A', 200 * MS},
-                              {0, 1, 250 * MS, 'R', 0}, {0, 3, WAIT_ANY, 'R', 0},
-                              {0, 1, 300 * MS, 'A', 300 * MS}, {1 * S, 1, 0, 'A', 1 * S},
-                              {1 * S, 2, WAIT_ANY, 'A', 1 * S + 100 * MS}));
+    rl_expect_shaped("gcra_spacer", 10, S, 2,
+                     RL_SHAPE_STEPS({0, 1, WAIT_ANY, 'A', 0}, {0, 1, WAIT_ANY, 'A', 0},
+                                    {0, 1, WAIT_ANY, 'A', 100 * MS},
+                                    {0, 1, WAIT_ANY, 'A', 200 * MS}, {0, 1, 250 * MS, 'R', 0},
+                                    {0, 3, WAIT_ANY, 'R', 0}, {0, 1, 300 * MS, 'A', 300 * MS},
+                                    {1 * S, 1, 0, 'A', 1 * S},
+                                    {1 * S, 2, WAIT_ANY, 'A', 1 * S + 100 * MS}));
 }
 
 static void test_spacer_fractions(void)
 {
     /* T = 1/3 s is no whole ns: releases are the exact times rounded up */
-    expect_shaped("gcra_spacer", 3, S, 1,
-                  SHAPE_STEPS({0, 1, WAIT_ANY, 'A', 0}, {0, 1, WAIT_ANY, 'A', 333333334},
-                              {0, 1, WAIT_ANY, 'A', 666666667}, {0, 1, WAIT_ANY, 'A', 1 * S},
-                              {3 * S + 1, 1, WAIT_ANY, 'A', 3 * S + 1}));
+    rl_expect_shaped("gcra_spacer", 3, S, 1,
+                     RL_SHAPE_STEPS({0, 1, WAIT_ANY, 'A', 0}, {0, 1, WAIT_ANY, 'A', 333333334},
+                                    {0, 1, WAIT_ANY, 'A', 666666667}, {0, 1, WAIT_ANY, 'A', 1 * S},
+                                    {3 * S + 1, 1, WAIT_ANY, 'A', 3 * S + 1}));
 }
 
 static void test_spacer_acquire_is_gcra(void)
@@ -116,11 +73,11 @@ static void test_guava_bursty_next_pays(void)
     /* tb_debt's worked sequence (L = 3 per 3000 ns, T = 1000 ns), delayed
      * instead of refused: the 10 go at once and the next caller waits for
      * them; a timeout shorter than the wait gives up and changes nothing */
-    expect_shaped("guava_bursty", 3, 3000, 0,
-                  SHAPE_STEPS({0, 10, WAIT_ANY, 'A', 0}, {0, 1, WAIT_ANY, 'A', 10000},
-                              {5000, 1, 1000, 'R', 0}, {5000, 1, WAIT_ANY, 'A', 11000},
-                              {30000, 5, 0, 'A', 30000}, {30000, 3, WAIT_ANY, 'A', 32000},
-                              {30000, 1, 4999, 'R', 0}, {30000, 1, 5000, 'A', 35000}));
+    rl_expect_shaped("guava_bursty", 3, 3000, 0,
+                     RL_SHAPE_STEPS({0, 10, WAIT_ANY, 'A', 0}, {0, 1, WAIT_ANY, 'A', 10000},
+                                    {5000, 1, 1000, 'R', 0}, {5000, 1, WAIT_ANY, 'A', 11000},
+                                    {30000, 5, 0, 'A', 30000}, {30000, 3, WAIT_ANY, 'A', 32000},
+                                    {30000, 1, 4999, 'R', 0}, {30000, 1, 5000, 'A', 35000}));
 }
 
 static void test_guava_bursty_acquire_is_tb_debt(void)
@@ -152,23 +109,17 @@ static void test_guava_bursty_acquire_is_tb_debt(void)
     }
 }
 
-/* gcra_spacer at T = 100 ms, B = 1, one instance: shape and cancel at t. */
-struct spacer {
-    const struct rl_algo *algo;
-    void *state;
-    struct rl_clock clock;
-};
-
-static struct rl_reservation spacer_shape(struct spacer *sp, uint64_t t)
+/* gcra_spacer: one of 1 at trace time t, admitted, its release in trace
+ * time; and cancel at t of what it returned. */
+static struct rl_reservation spacer_shape(struct rl_test_shaper *sp, uint64_t t)
 {
-    rl_clock_set_virtual(&sp->clock, RL_VIRTUAL_ORIGIN_NS + t);
-    struct rl_reservation r = {0};
-    CU_ASSERT_EQUAL(sp->algo->shape(sp->state, &sp->clock, 0, 1, WAIT_ANY, &r), RL_ADMIT);
+    struct rl_reservation r;
+    CU_ASSERT_EQUAL(rl_test_shaper_take(sp, t, 1, WAIT_ANY, &r), 'A');
     r.release_ns -= RL_VIRTUAL_ORIGIN_NS;
     return r;
 }
 
-static bool spacer_cancel(struct spacer *sp, uint64_t t, struct rl_reservation r)
+static bool spacer_cancel(struct rl_test_shaper *sp, uint64_t t, struct rl_reservation r)
 {
     rl_clock_set_virtual(&sp->clock, RL_VIRTUAL_ORIGIN_NS + t);
     r.release_ns += RL_VIRTUAL_ORIGIN_NS;
@@ -177,14 +128,11 @@ static bool spacer_cancel(struct spacer *sp, uint64_t t, struct rl_reservation r
 
 static void test_spacer_cancel(void)
 {
-    struct spacer sp = {.algo = rl_registry_find("gcra_spacer")};
+    /* T = 100 ms, B = 1, one instance */
+    struct rl_test_shaper sp;
+    rl_test_shaper_open(&sp, "gcra_spacer",
+                        &(const struct rl_config){.limit = 10, .interval_ns = S, .burst = 1});
     CU_ASSERT_PTR_NOT_NULL_FATAL(sp.algo->cancel);
-    struct rl_config cfg = {
-        .limit = 10, .interval_ns = S, .burst = 1, .epoch_ns = RL_VIRTUAL_ORIGIN_NS};
-    char err[256];
-    sp.state = sp.algo->create(&cfg, err, sizeof err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(sp.state);
-    rl_clock_init(&sp.clock, "virtual", err, sizeof err);
     struct rl_reservation a = spacer_shape(&sp, 0), b = spacer_shape(&sp, 0);
     CU_ASSERT_EQUAL(a.release_ns, 0);
     CU_ASSERT_EQUAL(b.release_ns, 100 * MS);
@@ -202,34 +150,34 @@ static void test_spacer_cancel(void)
     struct rl_reservation e = spacer_shape(&sp, 70 * MS);
     CU_ASSERT_EQUAL(e.release_ns, 400 * MS);
     CU_ASSERT_FALSE(spacer_cancel(&sp, 400 * MS, e));
-    sp.algo->destroy(sp.state);
+    rl_test_shaper_close(&sp);
 }
 
 static void test_uber_slack_after_idle(void)
 {
     /* per = 100 ms, slack 2 (B = 3): the first Take goes at once, the next
      * are paced; after an idle gap slack + 1 = 3 go at once, then paced */
-    expect_shaped("pacer_uber", 10, S, 3,
-                  SHAPE_STEPS({0, 1, 0, 'A', 0}, {0, 1, 0, 'A', 100 * MS}, {0, 1, 0, 'A', 200 * MS},
-                              {10 * S, 1, 0, 'A', 10 * S},
-                              {10 * S + 1 * MS, 1, 0, 'A', 10 * S + MS},
-                              {10 * S + 2 * MS, 1, 0, 'A', 10 * S + 2 * MS},
-                              {10 * S + 3 * MS, 1, 0, 'A', 10 * S + 100 * MS},
-                              {10 * S + 4 * MS, 1, 0, 'A', 10 * S + 200 * MS}));
+    rl_expect_shaped("pacer_uber", 10, S, 3,
+                     RL_SHAPE_STEPS({0, 1, 0, 'A', 0}, {0, 1, 0, 'A', 100 * MS},
+                                    {0, 1, 0, 'A', 200 * MS}, {10 * S, 1, 0, 'A', 10 * S},
+                                    {10 * S + 1 * MS, 1, 0, 'A', 10 * S + MS},
+                                    {10 * S + 2 * MS, 1, 0, 'A', 10 * S + 2 * MS},
+                                    {10 * S + 3 * MS, 1, 0, 'A', 10 * S + 100 * MS},
+                                    {10 * S + 4 * MS, 1, 0, 'A', 10 * S + 200 * MS}));
 }
 
 static void test_uber_default_and_without_slack(void)
 {
     /* default slack 10: after idle, 11 at once and the 12th a per later */
-    struct shape_step steps[13] = {{0, 1, 0, 'A', 0}};
+    struct rl_shape_step steps[13] = {{0, 1, 0, 'A', 0}};
     for (int i = 1; i <= 12; i++)
-        steps[i] = (struct shape_step){5 * S, 1, 0, 'A', i <= 11 ? 5 * S : 5 * S + 100 * MS};
-    expect_shaped("pacer_uber", 10, S, 0, steps, 13);
+        steps[i] = (struct rl_shape_step){5 * S, 1, 0, 'A', i <= 11 ? 5 * S : 5 * S + 100 * MS};
+    rl_expect_shaped("pacer_uber", 10, S, 0, steps, 13);
     /* WithoutSlack (B = 1): nothing saved, late callers restart the pace */
-    expect_shaped("pacer_uber", 10, S, 1,
-                  SHAPE_STEPS({0, 1, 0, 'A', 0}, {50 * MS, 1, 0, 'A', 100 * MS},
-                              {1 * S, 1, 0, 'A', 1 * S}, {1 * S, 1, 0, 'A', 1 * S + 100 * MS},
-                              {1 * S, 2, 0, 'A', 1 * S + 300 * MS}));
+    rl_expect_shaped("pacer_uber", 10, S, 1,
+                     RL_SHAPE_STEPS({0, 1, 0, 'A', 0}, {50 * MS, 1, 0, 'A', 100 * MS},
+                                    {1 * S, 1, 0, 'A', 1 * S}, {1 * S, 1, 0, 'A', 1 * S + 100 * MS},
+                                    {1 * S, 2, 0, 'A', 1 * S + 300 * MS}));
 }
 
 static void test_uber_acquire_rejects_what_would_sleep(void)

@@ -4,6 +4,7 @@
  * #3552 polled below the rate, idle-then-burst) and nginx_delay (limit_req
  * burst= delay=: at once, delayed on the ms clock, rejected). */
 #include "tests/support/random_trace.h"
+#include "tests/support/shape_steps.h"
 #include "tests/support/test_util.h"
 #include "harness/sys/clock.h"
 
@@ -12,48 +13,6 @@
 
 #define MS 1000000ull
 #define S  1000000000ull
-
-#define WAIT_ANY UINT64_MAX
-
-/* One shaped attempt: arrival, cost, max wait, and 'A' with the release
- * (trace time) or 'R'. */
-struct delay_step {
-    uint64_t t_ns, n, max_wait_ns;
-    char expect;
-    uint64_t release_ns;
-};
-
-static void expect_delays(const char *name, const struct rl_config *base,
-                          const struct delay_step *steps, size_t count)
-{
-    const struct rl_algo *algo = rl_registry_find(name);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(algo);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(algo->shape);
-    struct rl_config cfg = *base;
-    cfg.epoch_ns = RL_VIRTUAL_ORIGIN_NS;
-    char err[256];
-    void *state = algo->create(&cfg, err, sizeof err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(state);
-    struct rl_clock clock;
-    rl_clock_init(&clock, "virtual", err, sizeof err);
-    for (size_t i = 0; i < count; i++) {
-        const struct delay_step *s = &steps[i];
-        rl_clock_set_virtual(&clock, RL_VIRTUAL_ORIGIN_NS + s->t_ns);
-        struct rl_reservation r = {0};
-        enum rl_decision d = algo->shape(state, &clock, 0, s->n, s->max_wait_ns, &r);
-        char got = d == RL_ADMIT ? 'A' : d == RL_REJECT ? 'R' : 'E';
-        uint64_t at = r.release_ns - RL_VIRTUAL_ORIGIN_NS;
-        EXPECT(got == s->expect && (got != 'A' || at == s->release_ns),
-               "%s step %zu (t=%llu n=%llu): expected %c at %llu, got %c at %llu", name, i,
-               (unsigned long long)s->t_ns, (unsigned long long)s->n, s->expect,
-               (unsigned long long)s->release_ns, got, (unsigned long long)at);
-    }
-    algo->destroy(state);
-}
-
-#define DELAY_STEPS(...)                                                                           \
-    ((const struct delay_step[]){__VA_ARGS__}),                                                    \
-        sizeof((const struct delay_step[]){__VA_ARGS__}) / sizeof(struct delay_step)
 
 /* RateLimiter.create(10, 500 ms): T = 100 ms, maxPermits 5 (B), threshold
  * 2.5, cold interval 300 ms. */
@@ -66,11 +25,12 @@ static void test_warmup_cold_start(void)
      * 100 + 2·100·1·(5 − 1)/5 = 260 (the trapezoid from 2.5 to 1.5 above
      * the threshold), the second 180, the third 110 (half a permit above),
      * then T each: warm. */
-    expect_delays("guava_warmup", &warmup_10_per_s,
-                  DELAY_STEPS({0, 1, WAIT_ANY, 'A', 0}, {0, 1, WAIT_ANY, 'A', 260 * MS},
-                              {0, 1, WAIT_ANY, 'A', 440 * MS}, {0, 1, WAIT_ANY, 'A', 550 * MS},
-                              {0, 1, WAIT_ANY, 'A', 650 * MS}, {0, 1, WAIT_ANY, 'A', 750 * MS},
-                              {0, 1, WAIT_ANY, 'A', 850 * MS}));
+    rl_expect_shaped_cfg(
+        "guava_warmup", &warmup_10_per_s,
+        RL_SHAPE_STEPS({0, 1, WAIT_ANY, 'A', 0}, {0, 1, WAIT_ANY, 'A', 260 * MS},
+                       {0, 1, WAIT_ANY, 'A', 440 * MS}, {0, 1, WAIT_ANY, 'A', 550 * MS},
+                       {0, 1, WAIT_ANY, 'A', 650 * MS}, {0, 1, WAIT_ANY, 'A', 750 * MS},
+                       {0, 1, WAIT_ANY, 'A', 850 * MS}));
 }
 
 static void test_warmup_timeout_and_idle_burst(void)
@@ -80,13 +40,13 @@ static void test_warmup_timeout_and_idle_burst(void)
      * again, the first goes at once and the next pays 260 ms. A cost of 3
      * from cold: the trapezoid from 2.5 to 0 above the threshold (2.5·(300 +
      * 100)/2 = 500) plus 0.5 permit below it (50 ms): 550 ms. */
-    expect_delays(
+    rl_expect_shaped_cfg(
         "guava_warmup", &warmup_10_per_s,
-        DELAY_STEPS({0, 1, WAIT_ANY, 'A', 0}, {0, 1, 259 * MS, 'R', 0},
-                    {0, 1, 260 * MS, 'A', 260 * MS}, {0, 1, 0, 'R', 0},
-                    {0, 3, WAIT_ANY, 'A', 440 * MS}, {0, 1, WAIT_ANY, 'A', 750 * MS},
-                    {10 * S, 1, 0, 'A', 10 * S}, {10 * S, 1, WAIT_ANY, 'A', 10 * S + 260 * MS},
-                    {30 * S, 3, 0, 'A', 30 * S}, {30 * S, 1, WAIT_ANY, 'A', 30 * S + 550 * MS}));
+        RL_SHAPE_STEPS({0, 1, WAIT_ANY, 'A', 0}, {0, 1, 259 * MS, 'R', 0},
+                       {0, 1, 260 * MS, 'A', 260 * MS}, {0, 1, 0, 'R', 0},
+                       {0, 3, WAIT_ANY, 'A', 440 * MS}, {0, 1, WAIT_ANY, 'A', 750 * MS},
+                       {10 * S, 1, 0, 'A', 10 * S}, {10 * S, 1, WAIT_ANY, 'A', 10 * S + 260 * MS},
+                       {30 * S, 3, 0, 'A', 30 * S}, {30 * S, 1, WAIT_ANY, 'A', 30 * S + 550 * MS}));
 }
 
 static void test_warmup_polled_below_rate_3552(void)
@@ -172,17 +132,17 @@ static void test_nginx_delay_table(void)
      * (idle-then-burst); a request at 10.0007 s is delayed from its ms tick,
      * to 10.2 s exactly. */
     const struct rl_config cfg = {.limit = 10, .interval_ns = S, .burst = 5, .slots = 2};
-    expect_delays(
+    rl_expect_shaped_cfg(
         "nginx_delay", &cfg,
-        DELAY_STEPS({0, 1, WAIT_ANY, 'A', 0}, {0, 1, WAIT_ANY, 'A', 0}, {0, 1, WAIT_ANY, 'A', 0},
-                    {0, 1, WAIT_ANY, 'A', 100 * MS}, {0, 1, WAIT_ANY, 'A', 200 * MS},
-                    {0, 1, WAIT_ANY, 'A', 300 * MS}, {0, 1, WAIT_ANY, 'R', 0},
-                    {250 * MS, 1, 100 * MS, 'R', 0}, {250 * MS, 1, WAIT_ANY, 'A', 400 * MS},
-                    {250 * MS + 500000, 1, WAIT_ANY, 'A', 500 * MS}, {10 * S, 1, 0, 'A', 10 * S},
-                    {10 * S, 1, 0, 'A', 10 * S}, {10 * S, 1, 0, 'A', 10 * S},
-                    {10 * S, 1, 0, 'R', 0}, {10 * S, 1, WAIT_ANY, 'A', 10 * S + 100 * MS},
-                    {10 * S + 700000, 1, WAIT_ANY, 'A', 10 * S + 200 * MS},
-                    {10 * S + 700000, 2, WAIT_ANY, 'R', 0}, {11 * S, 7, WAIT_ANY, 'R', 0}));
+        RL_SHAPE_STEPS({0, 1, WAIT_ANY, 'A', 0}, {0, 1, WAIT_ANY, 'A', 0}, {0, 1, WAIT_ANY, 'A', 0},
+                       {0, 1, WAIT_ANY, 'A', 100 * MS}, {0, 1, WAIT_ANY, 'A', 200 * MS},
+                       {0, 1, WAIT_ANY, 'A', 300 * MS}, {0, 1, WAIT_ANY, 'R', 0},
+                       {250 * MS, 1, 100 * MS, 'R', 0}, {250 * MS, 1, WAIT_ANY, 'A', 400 * MS},
+                       {250 * MS + 500000, 1, WAIT_ANY, 'A', 500 * MS}, {10 * S, 1, 0, 'A', 10 * S},
+                       {10 * S, 1, 0, 'A', 10 * S}, {10 * S, 1, 0, 'A', 10 * S},
+                       {10 * S, 1, 0, 'R', 0}, {10 * S, 1, WAIT_ANY, 'A', 10 * S + 100 * MS},
+                       {10 * S + 700000, 1, WAIT_ANY, 'A', 10 * S + 200 * MS},
+                       {10 * S + 700000, 2, WAIT_ANY, 'R', 0}, {11 * S, 7, WAIT_ANY, 'R', 0}));
 }
 
 static void test_nginx_delay_default_delay_zero(void)
@@ -190,11 +150,11 @@ static void test_nginx_delay_default_delay_zero(void)
     /* delay unset (nginx's default 0): every request beyond the first
      * waits; burst=2 rejects the fourth; two at once (n = 2) wait for both */
     const struct rl_config cfg = {.limit = 10, .interval_ns = S, .burst = 2};
-    expect_delays("nginx_delay", &cfg,
-                  DELAY_STEPS({0, 1, WAIT_ANY, 'A', 0}, {0, 1, WAIT_ANY, 'A', 100 * MS},
-                              {0, 1, WAIT_ANY, 'A', 200 * MS}, {0, 1, WAIT_ANY, 'R', 0},
-                              {5 * S, 2, WAIT_ANY, 'A', 5 * S + 100 * MS},
-                              {5 * S, 1, WAIT_ANY, 'A', 5 * S + 200 * MS}));
+    rl_expect_shaped_cfg("nginx_delay", &cfg,
+                         RL_SHAPE_STEPS({0, 1, WAIT_ANY, 'A', 0}, {0, 1, WAIT_ANY, 'A', 100 * MS},
+                                        {0, 1, WAIT_ANY, 'A', 200 * MS}, {0, 1, WAIT_ANY, 'R', 0},
+                                        {5 * S, 2, WAIT_ANY, 'A', 5 * S + 100 * MS},
+                                        {5 * S, 1, WAIT_ANY, 'A', 5 * S + 200 * MS}));
 }
 
 static void test_nginx_delay_nodelay_is_leaky_nginx(void)

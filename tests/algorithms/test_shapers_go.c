@@ -3,6 +3,7 @@
  * cancel table the conformance driver runs through the real package) and
  * juju_wait (juju/ratelimit's whole-tick Take / TakeMaxDuration). */
 #include "tests/support/random_trace.h"
+#include "tests/support/shape_steps.h"
 #include "tests/support/test_util.h"
 #include "harness/sys/clock.h"
 
@@ -15,68 +16,6 @@
 #define MS 1000000ull
 #define S  1000000000ull
 
-#define WAIT_ANY UINT64_MAX
-
-/* One limiter of a shaper, driven at trace times (ns after the origin). */
-struct shaper {
-    const struct rl_algo *algo;
-    void *state;
-    struct rl_clock clock;
-};
-
-static void shaper_open(struct shaper *sh, const char *name, uint64_t limit, uint64_t interval_ns,
-                        uint64_t burst)
-{
-    sh->algo = rl_registry_find(name);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(sh->algo);
-    struct rl_config cfg = {.limit = limit,
-                            .interval_ns = interval_ns,
-                            .burst = burst,
-                            .epoch_ns = RL_VIRTUAL_ORIGIN_NS};
-    char err[256];
-    sh->state = sh->algo->create(&cfg, err, sizeof err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(sh->state);
-    rl_clock_init(&sh->clock, "virtual", err, sizeof err);
-}
-
-/* 'A' with *release (trace time) filled, 'R' or 'E'. */
-static char shaper_take(struct shaper *sh, uint64_t t, uint64_t n, uint64_t max_wait,
-                        struct rl_reservation *r)
-{
-    rl_clock_set_virtual(&sh->clock, RL_VIRTUAL_ORIGIN_NS + t);
-    *r = (struct rl_reservation){0};
-    enum rl_decision d = sh->algo->shape(sh->state, &sh->clock, 0, n, max_wait, r);
-    return d == RL_ADMIT ? 'A' : d == RL_REJECT ? 'R' : 'E';
-}
-
-struct step {
-    uint64_t t_ns, n, max_wait_ns;
-    char expect;
-    uint64_t release_ns;
-};
-
-static void expect_steps(const char *name, uint64_t limit, uint64_t interval_ns, uint64_t burst,
-                         const struct step *steps, size_t count)
-{
-    struct shaper sh;
-    shaper_open(&sh, name, limit, interval_ns, burst);
-    for (size_t i = 0; i < count; i++) {
-        const struct step *s = &steps[i];
-        struct rl_reservation r;
-        char got = shaper_take(&sh, s->t_ns, s->n, s->max_wait_ns, &r);
-        uint64_t at = r.release_ns - RL_VIRTUAL_ORIGIN_NS;
-        EXPECT(got == s->expect && (got != 'A' || at == s->release_ns),
-               "%s step %zu (t=%llu n=%llu): expected %c at %llu, got %c at %llu", name, i,
-               (unsigned long long)s->t_ns, (unsigned long long)s->n, s->expect,
-               (unsigned long long)s->release_ns, got, (unsigned long long)at);
-    }
-    sh.algo->destroy(sh.state);
-}
-
-#define STEPS(...)                                                                                 \
-    ((const struct step[]){__VA_ARGS__}),                                                          \
-        sizeof((const struct step[]){__VA_ARGS__}) / sizeof(struct step)
-
 /* ---- xrate_wait ---- */
 
 static void test_xrate_table(void)
@@ -84,17 +23,18 @@ static void test_xrate_table(void)
     /* T = 100 ms, B = 3. Idle then burst: B at once, then one per T (tokens
      * negative); a deadline shorter than the wait refuses and changes
      * nothing; n > B is refused even with no deadline */
-    expect_steps("xrate_wait", 10, S, 3,
-                 STEPS({5 * S, 1, WAIT_ANY, 'A', 5 * S}, {5 * S, 2, 0, 'A', 5 * S},
-                       {5 * S, 1, WAIT_ANY, 'A', 5 * S + 100 * MS}, {5 * S, 1, 199 * MS, 'R', 0},
-                       {5 * S, 4, WAIT_ANY, 'R', 0}, {5 * S, 1, 200 * MS, 'A', 5 * S + 200 * MS},
-                       {5 * S + 50 * MS, 2, WAIT_ANY, 'A', 5 * S + 400 * MS},
-                       /* idle again: the bucket refills to B, not beyond */
-                       {60 * S, 3, 0, 'A', 60 * S}, {60 * S, 1, 0, 'R', 0}));
+    rl_expect_shaped("xrate_wait", 10, S, 3,
+                     RL_SHAPE_STEPS({5 * S, 1, WAIT_ANY, 'A', 5 * S}, {5 * S, 2, 0, 'A', 5 * S},
+                                    {5 * S, 1, WAIT_ANY, 'A', 5 * S + 100 * MS},
+                                    {5 * S, 1, 199 * MS, 'R', 0}, {5 * S, 4, WAIT_ANY, 'R', 0},
+                                    {5 * S, 1, 200 * MS, 'A', 5 * S + 200 * MS},
+                                    {5 * S + 50 * MS, 2, WAIT_ANY, 'A', 5 * S + 400 * MS},
+                                    /* idle again: the bucket refills to B, not beyond */
+                                    {60 * S, 3, 0, 'A', 60 * S}, {60 * S, 1, 0, 'R', 0}));
     /* T = 1/3 s is no whole ns: releases are the exact times rounded up */
-    expect_steps("xrate_wait", 3, S, 1,
-                 STEPS({0, 1, WAIT_ANY, 'A', 0}, {0, 1, WAIT_ANY, 'A', 333333334},
-                       {0, 1, 666666666, 'R', 0}, {0, 1, 666666667, 'A', 666666667}));
+    rl_expect_shaped("xrate_wait", 3, S, 1,
+                     RL_SHAPE_STEPS({0, 1, WAIT_ANY, 'A', 0}, {0, 1, WAIT_ANY, 'A', 333333334},
+                                    {0, 1, 666666666, 'R', 0}, {0, 1, 666666667, 'A', 666666667}));
 }
 
 static void test_xrate_decides_as_gcra_spacer(void)
@@ -175,7 +115,7 @@ static void test_xrate_cancel_table(void)
 {
     FILE *f = open_cancel_table();
     EXPECT_FATAL(f != NULL, "tests/conformance/go_wait/cancel_table.csv not found");
-    struct shaper sh = {0};
+    struct rl_test_shaper sh = {0};
     char ids[TABLE_IDS][16];
     struct rl_reservation held[TABLE_IDS];
     uint64_t held_n[TABLE_IDS];
@@ -195,9 +135,11 @@ static void test_xrate_cancel_table(void)
         }
         if (strcmp(field[0], "limiter") == 0) {
             if (sh.state)
-                sh.algo->destroy(sh.state);
-            shaper_open(&sh, "xrate_wait", strtoull(field[1], NULL, 10),
-                        strtoull(field[2], NULL, 10), strtoull(field[3], NULL, 10));
+                rl_test_shaper_close(&sh);
+            const struct rl_config cfg = {.limit = strtoull(field[1], NULL, 10),
+                                          .interval_ns = strtoull(field[2], NULL, 10),
+                                          .burst = strtoull(field[3], NULL, 10)};
+            rl_test_shaper_open(&sh, "xrate_wait", &cfg);
             n_ids = 0;
             continue;
         }
@@ -212,7 +154,7 @@ static void test_xrate_cancel_table(void)
             uint64_t n = strtoull(field[3], NULL, 10);
             uint64_t wait = field[4][0] ? strtoull(field[4], NULL, 10) : WAIT_ANY;
             struct rl_reservation r;
-            char got = shaper_take(&sh, t, n, wait, &r);
+            char got = rl_test_shaper_take(&sh, t, n, wait, &r);
             uint64_t at = r.release_ns - RL_VIRTUAL_ORIGIN_NS;
             EXPECT(got == field[5][0] && (got != 'A' || at == strtoull(field[6], NULL, 10)),
                    "cancel_table.csv:%u: expected %s at %s, xrate_wait gave %c at %llu", lineno,
@@ -238,24 +180,25 @@ static void test_xrate_cancel_table(void)
     }
     fclose(f);
     if (sh.state)
-        sh.algo->destroy(sh.state);
+        rl_test_shaper_close(&sh);
     EXPECT(rows >= 20, "cancel_table.csv: only %zu rows", rows);
 }
 
 static void test_xrate_cancel_returns(void)
 {
     /* cancel says whether it gave something back */
-    struct shaper sh;
-    shaper_open(&sh, "xrate_wait", 10, S, 1);
+    struct rl_test_shaper sh;
+    rl_test_shaper_open(&sh, "xrate_wait",
+                        &(const struct rl_config){.limit = 10, .interval_ns = S, .burst = 1});
     struct rl_reservation a, b, c;
-    CU_ASSERT_EQUAL(shaper_take(&sh, 0, 1, WAIT_ANY, &a), 'A');
-    CU_ASSERT_EQUAL(shaper_take(&sh, 0, 1, WAIT_ANY, &b), 'A');
-    CU_ASSERT_EQUAL(shaper_take(&sh, 0, 1, WAIT_ANY, &c), 'A');
+    CU_ASSERT_EQUAL(rl_test_shaper_take(&sh, 0, 1, WAIT_ANY, &a), 'A');
+    CU_ASSERT_EQUAL(rl_test_shaper_take(&sh, 0, 1, WAIT_ANY, &b), 'A');
+    CU_ASSERT_EQUAL(rl_test_shaper_take(&sh, 0, 1, WAIT_ANY, &c), 'A');
     rl_clock_set_virtual(&sh.clock, RL_VIRTUAL_ORIGIN_NS + 10 * MS);
     CU_ASSERT_FALSE(sh.algo->cancel(sh.state, &sh.clock, 0, 1, &b)); /* c came after it */
     CU_ASSERT_TRUE(sh.algo->cancel(sh.state, &sh.clock, 0, 1, &c));
     CU_ASSERT_FALSE(sh.algo->cancel(sh.state, &sh.clock, 0, 1, &a)); /* released at 0 */
-    sh.algo->destroy(sh.state);
+    rl_test_shaper_close(&sh);
 }
 
 /* ---- juju_wait ---- */
@@ -265,21 +208,22 @@ static void test_juju_ticks(void)
     /* L = 3 per s: quantum 3 every 1 s tick (g = gcd(3, 1e9) = 1), B = 3.
      * Tokens arrive whole ticks at a time: a wait ends on a tick; a max
      * wait below it takes nothing; n = 0 goes untouched */
-    expect_steps("juju_wait", 3, S, 3,
-                 STEPS({0, 3, 0, 'A', 0}, {100 * MS, 1, WAIT_ANY, 'A', 1 * S},
+    rl_expect_shaped(
+        "juju_wait", 3, S, 3,
+        RL_SHAPE_STEPS({0, 3, 0, 'A', 0}, {100 * MS, 1, WAIT_ANY, 'A', 1 * S},
                        {200 * MS, 2, 0, 'R', 0}, {200 * MS, 0, 0, 'A', 200 * MS},
                        {200 * MS, 2, 799 * MS, 'R', 0}, {200 * MS, 2, 800 * MS, 'A', 1 * S},
                        {1 * S + 1, 1, WAIT_ANY, 'A', 2 * S}, {1 * S + 2, 2, 0, 'R', 0}));
     /* L = 10 per s: quantum 1 every 100 ms; idle then burst: B at once, then
      * one a tick; n > B goes into debt (Take never refuses) */
-    expect_steps("juju_wait", 10, S, 4,
-                 STEPS({30 * S + 50 * MS, 4, 0, 'A', 30 * S + 50 * MS},
-                       {30 * S + 50 * MS, 1, WAIT_ANY, 'A', 30 * S + 100 * MS},
-                       {30 * S + 50 * MS, 1, WAIT_ANY, 'A', 30 * S + 200 * MS},
-                       {30 * S + 250 * MS, 6, WAIT_ANY, 'A', 30 * S + 800 * MS},
-                       {30 * S + 250 * MS, 1, 649 * MS, 'R', 0},
-                       {30 * S + 250 * MS, 1, 650 * MS, 'A', 30 * S + 900 * MS},
-                       {90 * S, 4, 0, 'A', 90 * S}, {90 * S, 1, 0, 'R', 0}));
+    rl_expect_shaped("juju_wait", 10, S, 4,
+                     RL_SHAPE_STEPS({30 * S + 50 * MS, 4, 0, 'A', 30 * S + 50 * MS},
+                                    {30 * S + 50 * MS, 1, WAIT_ANY, 'A', 30 * S + 100 * MS},
+                                    {30 * S + 50 * MS, 1, WAIT_ANY, 'A', 30 * S + 200 * MS},
+                                    {30 * S + 250 * MS, 6, WAIT_ANY, 'A', 30 * S + 800 * MS},
+                                    {30 * S + 250 * MS, 1, 649 * MS, 'R', 0},
+                                    {30 * S + 250 * MS, 1, 650 * MS, 'A', 30 * S + 900 * MS},
+                                    {90 * S, 4, 0, 'A', 90 * S}, {90 * S, 1, 0, 'R', 0}));
 }
 
 static void test_juju_no_bonus_tokens(void)
@@ -287,18 +231,19 @@ static void test_juju_no_bonus_tokens(void)
     /* juju/ratelimit #30: a bucket full for many ticks, then emptied,
      * must not refill by the ticks it spent full (1.0.1 does: its second
      * Take at the same tick is admitted at once) */
-    expect_steps("juju_wait", 10, S, 5,
-                 STEPS({5 * S, 5, 0, 'A', 5 * S}, {5 * S, 1, 0, 'R', 0},
-                       {5 * S, 1, WAIT_ANY, 'A', 5 * S + 100 * MS}));
+    rl_expect_shaped("juju_wait", 10, S, 5,
+                     RL_SHAPE_STEPS({5 * S, 5, 0, 'A', 5 * S}, {5 * S, 1, 0, 'R', 0},
+                                    {5 * S, 1, WAIT_ANY, 'A', 5 * S + 100 * MS}));
 }
 
 static void test_juju_stale_read(void)
 {
     /* a read before the latest tick gains nothing, takes nothing back and
      * is never released before its own time or the bucket's next tick */
-    expect_steps("juju_wait", 10, S, 2,
-                 STEPS({1 * S, 2, 0, 'A', 1 * S}, {950 * MS, 1, WAIT_ANY, 'A', 1 * S + 100 * MS},
-                       {1 * S + 100 * MS, 1, WAIT_ANY, 'A', 1 * S + 200 * MS}));
+    rl_expect_shaped("juju_wait", 10, S, 2,
+                     RL_SHAPE_STEPS({1 * S, 2, 0, 'A', 1 * S},
+                                    {950 * MS, 1, WAIT_ANY, 'A', 1 * S + 100 * MS},
+                                    {1 * S + 100 * MS, 1, WAIT_ANY, 'A', 1 * S + 200 * MS}));
 }
 
 RL_TEST_SUITE("shapers_go",

@@ -3,61 +3,11 @@
  * (x/time's SetLimitAt, Guava SmoothBursty's and SmoothWarmingUp's
  * setRate, the spacer's debt kept in tokens), and the algorithms that
  * claim no set_rate. */
+#include "tests/support/shape_steps.h"
 #include "tests/support/test_util.h"
-#include "harness/sys/clock.h"
 
-#define MS       1000000ull
-#define S        1000000000ull
-#define WAIT_ANY UINT64_MAX
-
-/* A step: a shaped attempt (kind 'T': cost n, max wait, expected 'A' with
- * its release or 'R') or a rate change (kind 'S': n is the new L per
- * interval_ns). Times are trace times. */
-struct rate_step {
-    char kind;
-    uint64_t t_ns, n, arg; /* arg: the max wait ('T') or the new interval ('S') */
-    char expect;
-    uint64_t release_ns;
-};
-
-static void expect_steps(const char *name, uint64_t limit, uint64_t interval_ns, uint64_t burst,
-                         const struct rate_step *steps, size_t count)
-{
-    const struct rl_algo *algo = rl_registry_find(name);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(algo);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(algo->set_rate);
-    struct rl_config cfg = {.limit = limit,
-                            .interval_ns = interval_ns,
-                            .burst = burst,
-                            .epoch_ns = RL_VIRTUAL_ORIGIN_NS};
-    char err[256];
-    void *state = algo->create(&cfg, err, sizeof err);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(state);
-    struct rl_clock clock;
-    rl_clock_init(&clock, "virtual", err, sizeof err);
-    for (size_t i = 0; i < count; i++) {
-        const struct rate_step *s = &steps[i];
-        rl_clock_set_virtual(&clock, RL_VIRTUAL_ORIGIN_NS + s->t_ns);
-        if (s->kind == 'S') {
-            EXPECT(algo->set_rate(state, &clock, s->n, s->arg), "%s step %zu: set_rate refused",
-                   name, i);
-            continue;
-        }
-        struct rl_reservation r = {0};
-        enum rl_decision d = algo->shape(state, &clock, 0, s->n, s->arg, &r);
-        char got = d == RL_ADMIT ? 'A' : d == RL_REJECT ? 'R' : 'E';
-        uint64_t at = r.release_ns - RL_VIRTUAL_ORIGIN_NS;
-        EXPECT(got == s->expect && (got != 'A' || at == s->release_ns),
-               "%s step %zu (t=%llu n=%llu): expected %c at %llu, got %c at %llu", name, i,
-               (unsigned long long)s->t_ns, (unsigned long long)s->n, s->expect,
-               (unsigned long long)s->release_ns, got, (unsigned long long)at);
-    }
-    algo->destroy(state);
-}
-
-#define STEPS(...)                                                                                 \
-    ((const struct rate_step[]){__VA_ARGS__}),                                                     \
-        sizeof((const struct rate_step[]){__VA_ARGS__}) / sizeof(struct rate_step)
+#define MS 1000000ull
+#define S  1000000000ull
 
 /* 10 per s, B = 1 (T = 100 ms): three at 0 go at 0, 100, 200 ms. At 50 ms
  * the rate drops to 1 per s: tokens then 1 − 3 + 0.5 = −1.5, kept, so the
@@ -67,26 +17,26 @@ static void expect_steps(const char *name, uint64_t limit, uint64_t interval_ns,
  * 0.55 s at 1 per s = 0.55 tokens, is 55 ms at the new rate, so one goes at
  * 3.055 s and the next would wait 155 ms (over a max wait of 100 ms: no,
  * and nothing changes), 3.155 s without one. */
-static const struct rate_step debt_kept[] = {
-    {'T', 0, 1, WAIT_ANY, 'A', 0},
-    {'T', 0, 1, WAIT_ANY, 'A', 100 * MS},
-    {'T', 0, 1, WAIT_ANY, 'A', 200 * MS},
-    {'S', 50 * MS, 1, S, 0, 0},
-    {'T', 50 * MS, 1, WAIT_ANY, 'A', 2550 * MS},
-    {'S', 3 * S, 10, S, 0, 0},
-    {'T', 3 * S, 1, WAIT_ANY, 'A', 3055 * MS},
-    {'T', 3 * S, 1, 100 * MS, 'R', 0},
-    {'T', 3 * S, 1, WAIT_ANY, 'A', 3155 * MS},
+static const struct rl_shape_step debt_kept[] = {
+    {0, 1, WAIT_ANY, 'A', 0},
+    {0, 1, WAIT_ANY, 'A', 100 * MS},
+    {0, 1, WAIT_ANY, 'A', 200 * MS},
+    RL_SET_RATE(50 * MS, 1, S),
+    {50 * MS, 1, WAIT_ANY, 'A', 2550 * MS},
+    RL_SET_RATE(3 * S, 10, S),
+    {3 * S, 1, WAIT_ANY, 'A', 3055 * MS},
+    {3 * S, 1, 100 * MS, 'R', 0},
+    {3 * S, 1, WAIT_ANY, 'A', 3155 * MS},
 };
 
 static void test_xrate_set_limit_at(void)
 {
-    expect_steps("xrate_wait", 10, S, 1, debt_kept, sizeof debt_kept / sizeof debt_kept[0]);
+    rl_expect_shaped("xrate_wait", 10, S, 1, debt_kept, sizeof debt_kept / sizeof debt_kept[0]);
 }
 
 static void test_spacer_set_rate(void)
 {
-    expect_steps("gcra_spacer", 10, S, 1, debt_kept, sizeof debt_kept / sizeof debt_kept[0]);
+    rl_expect_shaped("gcra_spacer", 10, S, 1, debt_kept, sizeof debt_kept / sizeof debt_kept[0]);
 }
 
 static void test_xrate_set_limit_at_interval(void)
@@ -94,10 +44,11 @@ static void test_xrate_set_limit_at_interval(void)
     /* a change of interval alone: 10 per s to 10 per 100 ms at 0 with one
      * token owed (B = 1, one taken at 0): 1 token at T' = 10 ms, so the
      * next goes at 10 ms, then 20 ms; 1/3 per ms then (T = 3 ms exactly) */
-    expect_steps("xrate_wait", 10, S, 1,
-                 STEPS({'T', 0, 1, WAIT_ANY, 'A', 0}, {'S', 0, 10, 100 * MS, 0, 0},
-                       {'T', 0, 1, WAIT_ANY, 'A', 10 * MS}, {'T', 0, 1, WAIT_ANY, 'A', 20 * MS},
-                       {'S', 20 * MS, 1, 3 * MS, 0, 0}, {'T', 20 * MS, 1, WAIT_ANY, 'A', 23 * MS}));
+    rl_expect_shaped("xrate_wait", 10, S, 1,
+                     RL_SHAPE_STEPS({0, 1, WAIT_ANY, 'A', 0}, RL_SET_RATE(0, 10, 100 * MS),
+                                    {0, 1, WAIT_ANY, 'A', 10 * MS}, {0, 1, WAIT_ANY, 'A', 20 * MS},
+                                    RL_SET_RATE(20 * MS, 1, 3 * MS),
+                                    {20 * MS, 1, WAIT_ANY, 'A', 23 * MS}));
 }
 
 /* Guava SmoothBursty, 10 per s (stores up to 10): three at 0 go at 0,
@@ -110,15 +61,15 @@ static void test_xrate_set_limit_at_interval(void)
  * and one second, so the next goes at 21 s. */
 static void test_guava_bursty_set_rate(void)
 {
-    expect_steps(
+    rl_expect_shaped(
         "guava_bursty", 10, S, 0,
-        STEPS({'T', 0, 1, WAIT_ANY, 'A', 0}, {'T', 0, 1, WAIT_ANY, 'A', 100 * MS},
-              {'T', 0, 1, WAIT_ANY, 'A', 200 * MS}, {'S', 50 * MS, 1, S, 0, 0},
-              {'T', 50 * MS, 1, WAIT_ANY, 'A', 300 * MS},
-              {'T', 50 * MS, 1, WAIT_ANY, 'A', 1300 * MS}, {'S', 10 * S, 10, S, 0, 0},
-              {'T', 10 * S, 10, WAIT_ANY, 'A', 10 * S}, {'T', 10 * S, 1, WAIT_ANY, 'A', 10 * S},
-              {'T', 10 * S, 1, WAIT_ANY, 'A', 10 * S + 100 * MS}, {'S', 20 * S, 1, S, 0, 0},
-              {'T', 20 * S, 2, WAIT_ANY, 'A', 20 * S}, {'T', 20 * S, 1, WAIT_ANY, 'A', 21 * S}));
+        RL_SHAPE_STEPS({0, 1, WAIT_ANY, 'A', 0}, {0, 1, WAIT_ANY, 'A', 100 * MS},
+                       {0, 1, WAIT_ANY, 'A', 200 * MS}, RL_SET_RATE(50 * MS, 1, S),
+                       {50 * MS, 1, WAIT_ANY, 'A', 300 * MS},
+                       {50 * MS, 1, WAIT_ANY, 'A', 1300 * MS}, RL_SET_RATE(10 * S, 10, S),
+                       {10 * S, 10, WAIT_ANY, 'A', 10 * S}, {10 * S, 1, WAIT_ANY, 'A', 10 * S},
+                       {10 * S, 1, WAIT_ANY, 'A', 10 * S + 100 * MS}, RL_SET_RATE(20 * S, 1, S),
+                       {20 * S, 2, WAIT_ANY, 'A', 20 * S}, {20 * S, 1, WAIT_ANY, 'A', 21 * S}));
 }
 
 static void test_guava_bursty_set_rate_scales_stored(void)
@@ -126,9 +77,9 @@ static void test_guava_bursty_set_rate_scales_stored(void)
     /* 10 per s idle for 1 s stores its maximum, 10 permits (1 s of them);
      * setRate(3/s) scales them to 3: three at once, one more at once
      * charging 1/3 s, so the next goes at 1.333333334 s (rounded up) */
-    expect_steps("guava_bursty", 10, S, 0,
-                 STEPS({'S', S, 3, S, 0, 0}, {'T', S, 3, WAIT_ANY, 'A', S},
-                       {'T', S, 1, WAIT_ANY, 'A', S}, {'T', S, 1, WAIT_ANY, 'A', 1333333334}));
+    rl_expect_shaped("guava_bursty", 10, S, 0,
+                     RL_SHAPE_STEPS(RL_SET_RATE(S, 3, S), {S, 3, WAIT_ANY, 'A', S},
+                                    {S, 1, WAIT_ANY, 'A', S}, {S, 1, WAIT_ANY, 'A', 1333333334}));
 }
 
 /* Guava SmoothWarmingUp, 10 per s, B = 10 (warm-up W = 1 s, threshold
@@ -140,9 +91,10 @@ static void test_guava_bursty_set_rate_scales_stored(void)
  * 405 ms (at 10/s it would charge 240 ms: 520 ms). */
 static void test_guava_warmup_set_rate(void)
 {
-    expect_steps("guava_warmup", 10, S, 10,
-                 STEPS({'T', 0, 1, WAIT_ANY, 'A', 0}, {'S', 0, 20, S, 0, 0},
-                       {'T', 0, 1, WAIT_ANY, 'A', 280 * MS}, {'T', 0, 1, WAIT_ANY, 'A', 405 * MS}));
+    rl_expect_shaped("guava_warmup", 10, S, 10,
+                     RL_SHAPE_STEPS({0, 1, WAIT_ANY, 'A', 0}, RL_SET_RATE(0, 20, S),
+                                    {0, 1, WAIT_ANY, 'A', 280 * MS},
+                                    {0, 1, WAIT_ANY, 'A', 405 * MS}));
 }
 
 static void test_who_has_set_rate(void)
