@@ -36,36 +36,49 @@ static void test_spacer_fractions(void)
                                     {3 * S + 1, 1, WAIT_ANY, 'A', 3 * S + 1}));
 }
 
-static void test_spacer_acquire_is_gcra(void)
+/* Over 40 seeded random traces of shape, name's acquire decides every
+ * attempt as twin's. refusals_ok: a configuration either refuses is
+ * skipped; otherwise both must accept every one. */
+static void expect_acquire_as(const char *name, const char *twin,
+                              const struct rl_test_trace_shape *shape, bool refusals_ok)
 {
-    /* acquire is the max wait 0: gcra_cas's decisions, nothing reserved */
-    const struct rl_algo *spacer = rl_registry_find("gcra_spacer");
-    const struct rl_algo *gcra = rl_registry_find("gcra_cas");
+    const struct rl_algo *algo = rl_registry_find(name);
+    const struct rl_algo *other = rl_registry_find(twin);
     for (uint64_t seed = 1; seed <= 40; seed++) {
         struct rl_config cfg;
         struct rl_trace trace;
-        const struct rl_test_trace_shape shape = {.salt = 25, .burst = true, .odd_intervals = true};
-        rl_test_random_trace(seed, &shape, &cfg, &trace, NULL);
+        rl_test_random_trace(seed, shape, &cfg, &trace, NULL);
         cfg.epoch_ns = RL_VIRTUAL_ORIGIN_NS;
         char err[256];
-        void *a = spacer->create(&cfg, err, sizeof err), *b = gcra->create(&cfg, err, sizeof err);
+        void *a = algo->create(&cfg, err, sizeof err), *b = other->create(&cfg, err, sizeof err);
+        if (!refusals_ok) {
+            CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+        }
         if (a && b) {
             struct rl_clock clock;
             rl_clock_init(&clock, "virtual", err, sizeof err);
             for (size_t i = 0; i < trace.len; i++) {
                 rl_clock_set_virtual(&clock, RL_VIRTUAL_ORIGIN_NS + trace.attempts[i].t_ns);
-                enum rl_decision x = spacer->acquire(a, &clock, 0, trace.attempts[i].n);
-                enum rl_decision y = gcra->acquire(b, &clock, 0, trace.attempts[i].n);
-                EXPECT_FATAL(x == y, "seed %llu attempt %zu: gcra_spacer %d, gcra_cas %d",
-                             (unsigned long long)seed, i, (int)x, (int)y);
+                enum rl_decision x = algo->acquire(a, &clock, 0, trace.attempts[i].n);
+                enum rl_decision y = other->acquire(b, &clock, 0, trace.attempts[i].n);
+                EXPECT_FATAL(x == y, "seed %llu attempt %zu: %s %d, %s %d",
+                             (unsigned long long)seed, i, name, (int)x, twin, (int)y);
             }
         }
         if (a)
-            spacer->destroy(a);
+            algo->destroy(a);
         if (b)
-            gcra->destroy(b);
+            other->destroy(b);
         rl_trace_free(&trace);
     }
+}
+
+static void test_spacer_acquire_is_gcra(void)
+{
+    /* acquire is the max wait 0: gcra_cas's decisions, nothing reserved */
+    const struct rl_test_trace_shape shape = {.salt = 25, .burst = true, .odd_intervals = true};
+    expect_acquire_as("gcra_spacer", "gcra_cas", &shape, true);
 }
 
 static void test_guava_bursty_next_pays(void)
@@ -82,31 +95,8 @@ static void test_guava_bursty_next_pays(void)
 
 static void test_guava_bursty_acquire_is_tb_debt(void)
 {
-    const struct rl_algo *shaper = rl_registry_find("guava_bursty");
-    const struct rl_algo *debt = rl_registry_find("tb_debt");
-    for (uint64_t seed = 1; seed <= 40; seed++) {
-        struct rl_config cfg;
-        struct rl_trace trace;
-        const struct rl_test_trace_shape shape = {.salt = 26, .odd_intervals = true};
-        rl_test_random_trace(seed, &shape, &cfg, &trace, NULL);
-        cfg.epoch_ns = RL_VIRTUAL_ORIGIN_NS;
-        char err[256];
-        void *a = shaper->create(&cfg, err, sizeof err), *b = debt->create(&cfg, err, sizeof err);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(a);
-        CU_ASSERT_PTR_NOT_NULL_FATAL(b);
-        struct rl_clock clock;
-        rl_clock_init(&clock, "virtual", err, sizeof err);
-        for (size_t i = 0; i < trace.len; i++) {
-            rl_clock_set_virtual(&clock, RL_VIRTUAL_ORIGIN_NS + trace.attempts[i].t_ns);
-            enum rl_decision x = shaper->acquire(a, &clock, 0, trace.attempts[i].n);
-            enum rl_decision y = debt->acquire(b, &clock, 0, trace.attempts[i].n);
-            EXPECT_FATAL(x == y, "seed %llu attempt %zu: guava_bursty %d, tb_debt %d",
-                         (unsigned long long)seed, i, (int)x, (int)y);
-        }
-        shaper->destroy(a);
-        debt->destroy(b);
-        rl_trace_free(&trace);
-    }
+    const struct rl_test_trace_shape shape = {.salt = 26, .odd_intervals = true};
+    expect_acquire_as("guava_bursty", "tb_debt", &shape, false);
 }
 
 /* gcra_spacer: one of 1 at trace time t, admitted, its release in trace
