@@ -7,6 +7,7 @@
  * Hand-worked sequences use L = 3 per I = 3000 ns: a token every 1000 ns,
  * one tick a ns (tb_ticks.h). */
 #include "tests/support/bucket_window.h"
+#include "tests/support/decide.h"
 #include "tests/support/random_trace.h"
 #include "tests/support/test_util.h"
 #include "harness/check/checker.h"
@@ -16,64 +17,28 @@
 
 #include <string.h>
 
-struct step {
-    uint64_t t_ns, n;
-    char expect; /* 'A' admit, 'R' reject */
-};
-
-/* Feeds steps to one new tb_sharded instance (L, I, B, k) on this thread
- * and asserts each decision; returns the clock reads it made. */
-static uint64_t expect_decisions(uint64_t limit, uint64_t interval_ns, uint64_t burst,
-                                 uint32_t batch, const struct step *steps, size_t count)
-{
-    const struct rl_algo *algo = rl_registry_find("tb_sharded");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(algo);
-    struct rl_config cfg = {.limit = limit,
-                            .interval_ns = interval_ns,
-                            .burst = burst,
-                            .slots = batch,
-                            .epoch_ns = RL_VIRTUAL_ORIGIN_NS};
-    char err[256];
-    void *state = algo->create(&cfg, err, sizeof err);
-    EXPECT_FATAL(state != NULL, "create: %s", err);
-    struct rl_clock clock;
-    CU_ASSERT_EQUAL_FATAL(rl_clock_init(&clock, "virtual", err, sizeof err), 0);
-    for (size_t i = 0; i < count; i++) {
-        rl_clock_set_virtual(&clock, RL_VIRTUAL_ORIGIN_NS + steps[i].t_ns);
-        enum rl_decision d = algo->acquire(state, &clock, 0, steps[i].n);
-        char got = d == RL_ADMIT ? 'A' : d == RL_REJECT ? 'R' : 'E';
-        EXPECT(got == steps[i].expect, "k=%u step %zu (t=%llu n=%llu): expected %c, got %c", batch,
-               i, (unsigned long long)steps[i].t_ns, (unsigned long long)steps[i].n,
-               steps[i].expect, got);
-    }
-    algo->destroy(state);
-    return clock.reads;
-}
-
-#define STEPS(...)                                                                                 \
-    ((const struct step[]){__VA_ARGS__}),                                                          \
-        sizeof((const struct step[]){__VA_ARGS__}) / sizeof(struct step)
-
 /* k = 3, B = 3. Cache contents after each step in (); the bucket's in []. A
  * hit reads no clock; a refill takes a whole batch when the bucket has one,
  * what it holds (≥ need) when not, and nothing when it holds less than
  * need; n > B is refused without a read. */
 static void test_decisions_by_hand(void)
 {
-    uint64_t reads =
-        expect_decisions(3, 3000, 3, 3,
-                         STEPS({0, 1, 'A'},      /* takes 3, pays 1 (2) [0]      read 1 */
-                               {0, 1, 'A'},      /* hit (1) */
-                               {0, 1, 'A'},      /* hit (0) */
-                               {0, 1, 'R'},      /* bucket empty              read 2 */
-                               {1000, 1, 'A'},   /* one token: takes 1 (0)    read 3 */
-                               {100000, 2, 'A'}, /* full: takes 3, pays 2 (1) [0] read 4 */
-                               {100000, 2, 'R'}, /* needs 1 more, none (1)    read 5 */
-                               {100000, 1, 'A'}, /* hit (0) */
-                               {200000, 4, 'R'}, /* n > B: no read */
-                               {200000, 3, 'A'}, /* takes 3, pays 3 (0)       read 6 */
-                               {200000, 1, 'R'}  /*                           read 7 */
-                               ));
+    static const struct rl_config sharded_3 = {
+        .limit = 3, .interval_ns = 3000, .burst = 3, .slots = 3};
+    uint64_t reads = rl_expect_decisions_cfg(
+        "tb_sharded", &sharded_3,
+        RL_STEPS({0, 1, 'A'},      /* takes 3, pays 1 (2) [0]      read 1 */
+                 {0, 1, 'A'},      /* hit (1) */
+                 {0, 1, 'A'},      /* hit (0) */
+                 {0, 1, 'R'},      /* bucket empty              read 2 */
+                 {1000, 1, 'A'},   /* one token: takes 1 (0)    read 3 */
+                 {100000, 2, 'A'}, /* full: takes 3, pays 2 (1) [0] read 4 */
+                 {100000, 2, 'R'}, /* needs 1 more, none (1)    read 5 */
+                 {100000, 1, 'A'}, /* hit (0) */
+                 {200000, 4, 'R'}, /* n > B: no read */
+                 {200000, 3, 'A'}, /* takes 3, pays 3 (0)       read 6 */
+                 {200000, 1, 'R'}  /*                           read 7 */
+                 ));
     CU_ASSERT_EQUAL(reads, 7);
 }
 

@@ -18,9 +18,13 @@ struct rl_step {
     ((const struct rl_step[]){__VA_ARGS__}),                                                       \
         sizeof((const struct rl_step[]){__VA_ARGS__}) / sizeof(struct rl_step)
 
-/* Creates algo with (limit, interval_ns, burst), epoch at the virtual origin,
- * feeds steps in order to one instance, asserts each decision (the message
- * names the algorithm and step), and returns the clock reads it made. */
+/* Creates algo with cfg (its epoch set to the virtual origin), feeds steps
+ * in order to one instance, asserts each decision (the message names the
+ * algorithm and step), and returns the clock reads it made. */
+uint64_t rl_expect_decisions_cfg(const char *algo, const struct rl_config *cfg,
+                                 const struct rl_step *steps, size_t count);
+
+/* The same with (limit, interval_ns, burst) and nothing else set. */
 uint64_t rl_expect_decisions(const char *algo, uint64_t limit, uint64_t interval_ns, uint64_t burst,
                              const struct rl_step *steps, size_t count);
 
