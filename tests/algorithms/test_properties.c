@@ -14,18 +14,6 @@
  * ms (1–200). */
 static const struct rl_test_trace_shape shape = {.salt = 1};
 
-static void run(const char *name, const struct rl_config *cfg, const struct rl_trace *trace,
-                struct rl_event_log *log, struct rl_check_result *res)
-{
-    struct rl_sim_outcome out;
-    char err[256];
-    CU_ASSERT_EQUAL_FATAL(
-        rl_sim_run(rl_registry_find(name), cfg, trace, log, &out, err, sizeof err), 0);
-    rl_sim_counts_match(&out, log, trace->len);
-    struct rl_check_params params = {.limit = cfg->limit, .interval_ns = cfg->interval_ns};
-    CU_ASSERT_EQUAL_FATAL(rl_check(log, &params, res, err, sizeof err), 0);
-}
-
 static void test_aligned_never_exceeds_L_aligned(void)
 {
     for (uint64_t seed = 1; seed <= TRACES; seed++) {
@@ -34,7 +22,7 @@ static void test_aligned_never_exceeds_L_aligned(void)
         rl_test_random_trace(seed, &shape, &cfg, &trace, NULL);
         struct rl_event_log log;
         struct rl_check_result res;
-        run("fw_aligned", &cfg, &trace, &log, &res);
+        rl_sim_checked("fw_aligned", &cfg, &trace, &log, &res);
         EXPECT(res.total.max_aligned <= cfg.limit, "seed %llu: max_aligned %llu > L %llu",
                (unsigned long long)seed, (unsigned long long)res.total.max_aligned,
                (unsigned long long)cfg.limit);
@@ -58,7 +46,7 @@ static void test_window_family_within_2L(void)
                 continue; /* remote ones need a server: tests/algorithms/test_redis.c */
             struct rl_event_log log;
             struct rl_check_result res;
-            run((*a)->name, &cfg, &trace, &log, &res);
+            rl_sim_checked((*a)->name, &cfg, &trace, &log, &res);
             EXPECT(res.total.max_sliding <= 2 * cfg.limit, "%s seed %llu: max_sliding %llu > 2L",
                    (*a)->name, (unsigned long long)seed, (unsigned long long)res.total.max_sliding);
             rl_check_result_free(&res);
@@ -80,11 +68,11 @@ static void test_article_steps_decide_identically(void)
         rl_test_random_trace(seed, &shape, &cfg, &trace, NULL);
         struct rl_event_log reference;
         struct rl_check_result res;
-        run("fw_mutex", &cfg, &trace, &reference, &res);
+        rl_sim_checked("fw_mutex", &cfg, &trace, &reference, &res);
         rl_check_result_free(&res);
         for (size_t o = 0; o < sizeof others / sizeof *others; o++) {
             struct rl_event_log log;
-            run(others[o], &cfg, &trace, &log, &res);
+            rl_sim_checked(others[o], &cfg, &trace, &log, &res);
             size_t differ = 0;
             for (size_t i = 0; i < log.len; i++)
                 differ += log.events[i].admitted != reference.events[i].admitted;
@@ -115,7 +103,7 @@ static void test_boundary_picture(void)
     for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++) {
         struct rl_event_log log;
         struct rl_check_result res;
-        run(fixed[i], &cfg, &trace, &log, &res);
+        rl_sim_checked(fixed[i], &cfg, &trace, &log, &res);
         CU_ASSERT_EQUAL(res.total.max_aligned, 10);
         CU_ASSERT_EQUAL(res.total.max_sliding, 19);
         CU_ASSERT_EQUAL(res.total.false_admits, 9);

@@ -212,18 +212,11 @@ static void test_trylock_window(void)
 /* Small random traces as in test_properties.c, with S varied too. */
 static const struct rl_test_trace_shape shape = {.salt = 7, .slots = true};
 
-/* Runs name over trace and checks the log; the log stays in trace order. */
+/* rl_sim_checked (the log stays in trace order), and no attempt erred. */
 static void run(const char *name, const struct rl_config *cfg, const struct rl_trace *trace,
                 struct rl_event_log *log, struct rl_check_result *res)
 {
-    struct rl_sim_outcome out;
-    char err[256];
-    CU_ASSERT_EQUAL_FATAL(
-        rl_sim_run(rl_registry_find(name), cfg, trace, log, &out, err, sizeof err), 0);
-    rl_sim_counts_match(&out, log, trace->len);
-    CU_ASSERT_EQUAL(out.errors, 0);
-    struct rl_check_params params = {.limit = cfg->limit, .interval_ns = cfg->interval_ns};
-    CU_ASSERT_EQUAL_FATAL(rl_check(log, &params, res, err, sizeof err), 0);
+    CU_ASSERT_EQUAL(rl_sim_checked(name, cfg, trace, log, res), 0);
 }
 
 /* sliding_log is the strong oracle: never above L sliding, and no decision

@@ -142,6 +142,19 @@ void rl_sim_counts_match(const struct rl_sim_outcome *out, const struct rl_event
            (unsigned long long)out->rejects, trace_len, log->len, (unsigned long long)admitted);
 }
 
+uint64_t rl_sim_checked(const char *name, const struct rl_config *cfg, const struct rl_trace *trace,
+                        struct rl_event_log *log, struct rl_check_result *res)
+{
+    struct rl_sim_outcome out;
+    char err[256];
+    CU_ASSERT_EQUAL_FATAL(
+        rl_sim_run(rl_registry_find(name), cfg, trace, log, &out, err, sizeof err), 0);
+    rl_sim_counts_match(&out, log, trace->len);
+    struct rl_check_params params = {.limit = cfg->limit, .interval_ns = cfg->interval_ns};
+    CU_ASSERT_EQUAL_FATAL(rl_check(log, &params, res, err, sizeof err), 0);
+    return out.errors;
+}
+
 /* ---- sound bounds from the log ------------------------------------------- */
 
 uint64_t rl_certain_max_aligned(const struct rl_event_log *log, uint64_t interval_ns)

@@ -63,4 +63,10 @@ int rl_stress_counted(struct rl_stress_params *params, struct rl_stress_outcome 
 void rl_sim_counts_match(const struct rl_sim_outcome *out, const struct rl_event_log *log,
                          size_t trace_len);
 
+/* Runs name in sim over trace into log (trace order), asserts it ran and
+ * its counts match the log (rl_sim_counts_match), and checks the log at
+ * cfg's (L, I) into res. Returns the attempts it answered with RL_ERROR. */
+uint64_t rl_sim_checked(const char *name, const struct rl_config *cfg, const struct rl_trace *trace,
+                        struct rl_event_log *log, struct rl_check_result *res);
+
 #endif
