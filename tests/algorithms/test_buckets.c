@@ -7,6 +7,7 @@
 #include "tests/support/bucket_window.h"
 #include "tests/support/decide.h"
 #include "tests/support/random_trace.h"
+#include "tests/support/stress_check.h"
 #include "tests/support/test_util.h"
 #include "harness/check/checker.h"
 #include "harness/run/sim.h"
@@ -246,14 +247,6 @@ static void sim(const char *name, const struct rl_config *cfg, const struct rl_t
     CU_ASSERT_EQUAL(out.errors, 0);
 }
 
-static size_t count_differences(const struct rl_event_log *a, const struct rl_event_log *b)
-{
-    size_t differ = 0;
-    for (size_t i = 0; i < a->len; i++)
-        differ += a->events[i].admitted != b->events[i].admitted;
-    return differ;
-}
-
 /* tb_cas, tb_cas_relaxed and gcra_cas decide exactly as tb_mutex on every
  * seeded trace: costs n > 1 (and n > B), many keys, odd intervals. */
 static void test_lockfree_equals_mutex(void)
@@ -268,7 +261,7 @@ static void test_lockfree_equals_mutex(void)
         for (size_t a = 1; a < EXACT_COUNT; a++) {
             struct rl_event_log log;
             sim(exact_buckets[a], &cfg, &trace, &log);
-            size_t differ = count_differences(&log, &reference);
+            size_t differ = rl_logs_differ(&log, &reference);
             EXPECT(differ == 0, "%s vs tb_mutex, seed %llu: %zu of %zu decisions differ",
                    exact_buckets[a], (unsigned long long)seed, differ, log.len);
             rl_event_log_free(&log);
@@ -305,7 +298,7 @@ static void test_equal_when_time_goes_back(void)
         for (size_t a = 1; a < EXACT_COUNT; a++) {
             struct rl_event_log log;
             sim(exact_buckets[a], &cfg, &trace, &log);
-            size_t differ = count_differences(&log, &reference);
+            size_t differ = rl_logs_differ(&log, &reference);
             EXPECT(differ == 0, "%s vs tb_mutex, backwards seed %llu: %zu differ", exact_buckets[a],
                    (unsigned long long)seed, differ);
             rl_event_log_free(&log);

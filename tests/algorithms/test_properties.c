@@ -73,9 +73,7 @@ static void test_article_steps_decide_identically(void)
         for (size_t o = 0; o < sizeof others / sizeof *others; o++) {
             struct rl_event_log log;
             rl_sim_checked(others[o], &cfg, &trace, &log, &res);
-            size_t differ = 0;
-            for (size_t i = 0; i < log.len; i++)
-                differ += log.events[i].admitted != reference.events[i].admitted;
+            size_t differ = rl_logs_differ(&log, &reference);
             EXPECT(differ == 0, "%s vs fw_mutex, seed %llu: %zu decisions differ", others[o],
                    (unsigned long long)seed, differ);
             rl_check_result_free(&res);

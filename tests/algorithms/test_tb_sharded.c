@@ -9,6 +9,7 @@
 #include "tests/support/bucket_window.h"
 #include "tests/support/decide.h"
 #include "tests/support/random_trace.h"
+#include "tests/support/stress_check.h"
 #include "tests/support/test_util.h"
 #include "harness/check/checker.h"
 #include "harness/report/result.h"
@@ -113,9 +114,7 @@ static void test_batch_one_is_tb_cas(void)
         cfg.slots = 1;
         sim(&cfg, "tb_sharded", &trace, &log);
         CU_ASSERT_EQUAL_FATAL(log.len, reference.len);
-        size_t differ = 0;
-        for (size_t i = 0; i < log.len; i++)
-            differ += log.events[i].admitted != reference.events[i].admitted;
+        size_t differ = rl_logs_differ(&log, &reference);
         EXPECT(differ == 0, "seed %llu: %zu of %zu decisions differ from tb_cas",
                (unsigned long long)seed, differ, log.len);
         rl_event_log_free(&reference);

@@ -305,9 +305,7 @@ static void test_counters_bounds_and_agree(void)
         CU_ASSERT_EQUAL(res.total.window_excess, 0);
         rl_check_result_free(&res);
         run("freq_ctr", &cfg, &trace, &log, &res);
-        size_t differ = 0;
-        for (size_t i = 0; i < log.len; i++)
-            differ += log.events[i].admitted != reference.events[i].admitted;
+        size_t differ = rl_logs_differ(&log, &reference);
         EXPECT(differ == 0, "seed %llu: freq_ctr and sliding_counter differ on %zu",
                (unsigned long long)seed, differ);
         rl_check_result_free(&res);
@@ -372,9 +370,7 @@ static void test_wheels_bounds_and_agree(void)
                (unsigned long long)res.total.max_sliding);
         rl_check_result_free(&res);
         run("wheel_atomic", &cfg, &trace, &log, &res);
-        size_t differ = 0;
-        for (size_t i = 0; i < log.len; i++)
-            differ += log.events[i].admitted != reference.events[i].admitted;
+        size_t differ = rl_logs_differ(&log, &reference);
         EXPECT(differ == 0, "seed %llu S %u: wheel_atomic and wheel differ on %zu",
                (unsigned long long)seed, cfg.slots, differ);
         rl_check_result_free(&res);
@@ -399,9 +395,7 @@ static void test_trylock_is_expiry_plus_one(void)
         run("fw_expiry", &longer, &trace, &reference, &res);
         rl_check_result_free(&res);
         run("fw_trylock", &cfg, &trace, &log, &res);
-        size_t differ = 0;
-        for (size_t i = 0; i < log.len; i++)
-            differ += log.events[i].admitted != reference.events[i].admitted;
+        size_t differ = rl_logs_differ(&log, &reference);
         EXPECT(differ == 0, "seed %llu: fw_trylock and fw_expiry(I+1) differ on %zu",
                (unsigned long long)seed, differ);
         rl_check_result_free(&res);

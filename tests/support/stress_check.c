@@ -155,6 +155,14 @@ uint64_t rl_sim_checked(const char *name, const struct rl_config *cfg, const str
     return out.errors;
 }
 
+size_t rl_logs_differ(const struct rl_event_log *a, const struct rl_event_log *b)
+{
+    size_t differ = 0;
+    for (size_t i = 0; i < a->len; i++)
+        differ += a->events[i].admitted != b->events[i].admitted;
+    return differ;
+}
+
 /* ---- sound bounds from the log ------------------------------------------- */
 
 uint64_t rl_certain_max_aligned(const struct rl_event_log *log, uint64_t interval_ns)

@@ -69,4 +69,8 @@ void rl_sim_counts_match(const struct rl_sim_outcome *out, const struct rl_event
 uint64_t rl_sim_checked(const char *name, const struct rl_config *cfg, const struct rl_trace *trace,
                         struct rl_event_log *log, struct rl_check_result *res);
 
+/* How many of a's lines b decided otherwise (admitted or not); b has at
+ * least a's lines, as two sim logs of one trace do. */
+size_t rl_logs_differ(const struct rl_event_log *a, const struct rl_event_log *b);
+
 #endif
