@@ -247,6 +247,24 @@ static void sim(const char *name, const struct rl_config *cfg, const struct rl_t
     CU_ASSERT_EQUAL(out.errors, 0);
 }
 
+/* Every exact bucket after tb_mutex decides each attempt of trace as
+ * tb_mutex does; what and seed name the trace in a failure. */
+static void expect_equal_to_mutex(const struct rl_config *cfg, const struct rl_trace *trace,
+                                  const char *what, uint64_t seed)
+{
+    struct rl_event_log reference;
+    sim("tb_mutex", cfg, trace, &reference);
+    for (size_t a = 1; a < EXACT_COUNT; a++) {
+        struct rl_event_log log;
+        sim(exact_buckets[a], cfg, trace, &log);
+        size_t differ = rl_logs_differ(&log, &reference);
+        EXPECT(differ == 0, "%s vs tb_mutex, %s %llu: %zu of %zu decisions differ",
+               exact_buckets[a], what, (unsigned long long)seed, differ, log.len);
+        rl_event_log_free(&log);
+    }
+    rl_event_log_free(&reference);
+}
+
 /* tb_cas, tb_cas_relaxed and gcra_cas decide exactly as tb_mutex on every
  * seeded trace: costs n > 1 (and n > B), many keys, odd intervals. */
 static void test_lockfree_equals_mutex(void)
@@ -256,17 +274,7 @@ static void test_lockfree_equals_mutex(void)
         struct rl_trace trace = {0};
         uint32_t cost_max;
         rl_test_random_trace(seed, &shape, &cfg, &trace, &cost_max);
-        struct rl_event_log reference;
-        sim("tb_mutex", &cfg, &trace, &reference);
-        for (size_t a = 1; a < EXACT_COUNT; a++) {
-            struct rl_event_log log;
-            sim(exact_buckets[a], &cfg, &trace, &log);
-            size_t differ = rl_logs_differ(&log, &reference);
-            EXPECT(differ == 0, "%s vs tb_mutex, seed %llu: %zu of %zu decisions differ",
-                   exact_buckets[a], (unsigned long long)seed, differ, log.len);
-            rl_event_log_free(&log);
-        }
-        rl_event_log_free(&reference);
+        expect_equal_to_mutex(&cfg, &trace, "seed", seed);
         rl_trace_free(&trace);
     }
 }
@@ -293,17 +301,7 @@ static void test_equal_when_time_goes_back(void)
             CU_ASSERT_EQUAL_FATAL(rl_trace_push(&trace, t, 0, n), 0);
         }
         CU_ASSERT_EQUAL_FATAL(rl_trace_name_keys(&trace, 1), 0);
-        struct rl_event_log reference;
-        sim("tb_mutex", &cfg, &trace, &reference);
-        for (size_t a = 1; a < EXACT_COUNT; a++) {
-            struct rl_event_log log;
-            sim(exact_buckets[a], &cfg, &trace, &log);
-            size_t differ = rl_logs_differ(&log, &reference);
-            EXPECT(differ == 0, "%s vs tb_mutex, backwards seed %llu: %zu differ", exact_buckets[a],
-                   (unsigned long long)seed, differ);
-            rl_event_log_free(&log);
-        }
-        rl_event_log_free(&reference);
+        expect_equal_to_mutex(&cfg, &trace, "backwards seed", seed);
         rl_trace_free(&trace);
     }
 }
