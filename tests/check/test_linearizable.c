@@ -241,9 +241,9 @@ static void test_agrees_with_oracle(void)
     /* registry limiters whose state is not one word: copied through their
      * snapshot, their flips found by bisection (lin_model.h); one key, since
      * one instance is one key's limiter */
-    static const char *const registry[] = {"fw_cas",     "fw_expiry",   "sliding_log_sweeper",
-                                           "fw_trylock", "fw_mutex",    "sliding_log",
-                                           "freq_ctr",   "wheel_atomic"};
+    static const char *const registry[] = {"fw_cas",     "fw_expiry",    "sliding_log_sweeper",
+                                           "fw_trylock", "fw_mutex",     "sliding_log",
+                                           "freq_ctr",   "wheel_atomic", "tb_sharded"};
     unsigned registry_rounds = 0;
     for (int round = 0; round < 8000; round++) {
         struct toy_ctx ctx = {.kind = round % 4 < 2 ? round % 2 : 2,
@@ -252,14 +252,16 @@ static void test_agrees_with_oracle(void)
         struct rl_lin_model m = toy_model(&ctx, round % 3 != 0);
         struct rl_lin_algo actx = {0};
         if (ctx.kind == 2) {
-            const struct rl_algo *algo = rl_registry_find(registry[(round / 4) % 8]);
+            const struct rl_algo *algo = rl_registry_find(registry[(round / 4) % 9]);
             struct rl_config cfg = {.limit = ctx.limit, .interval_ns = ctx.interval};
-            if (strcmp(registry[(round / 4) % 8], "wheel_atomic") == 0)
+            if (strcmp(registry[(round / 4) % 9], "wheel_atomic") == 0)
                 cfg.slots = 5; /* slots of 2 or 4 ns: boundaries inside the calls */
+            if (strcmp(registry[(round / 4) % 9], "tb_sharded") == 0)
+                cfg.slots = 2; /* a batch of 2 where L >= 2: tokens cached in the state */
             char err[256];
             EXPECT_FATAL(algo && algo->snapshot &&
                              rl_lin_model_of(algo, &cfg, &actx, &m, err, sizeof err) == 0,
-                         "%s", registry[(round / 4) % 8]);
+                         "%s", registry[(round / 4) % 9]);
             EXPECT_FATAL(m.hash && m.next_flip && !m.clone_replays,
                          "%s: copied by replaying, not by its snapshot", algo->name);
             if (round % 3 == 0)
@@ -276,7 +278,7 @@ static void test_agrees_with_oracle(void)
             EXPECT_FATAL(rl_lin_check(&h, &m, &o, &r, err, sizeof err) == 0, "%s", err);
             EXPECT(r.verdict == (want ? RL_LIN_YES : RL_LIN_NO),
                    "round %d (%s, L=%llu, I=%llu, %zu ops, %s): oracle says %s, checker %s", round,
-                   ctx.kind == 2   ? registry[(round / 4) % 8]
+                   ctx.kind == 2   ? registry[(round / 4) % 9]
                    : ctx.kind == 1 ? "gcra"
                                    : "window",
                    (unsigned long long)ctx.limit, (unsigned long long)ctx.interval, h.len,
@@ -321,9 +323,10 @@ static void test_agrees_with_oracle(void)
  * snapshot. */
 static void test_bisected_flips_are_first(void)
 {
-    static const char *const names[] = {
-        "fw_cas",      "fw_expiry", "sliding_log_sweeper", "fw_trylock", "fw_mutex",
-        "sliding_log", "freq_ctr",  "wheel_atomic",        "tb_cas",     "gcra_cas"};
+    static const char *const names[] = {"fw_cas",     "fw_expiry",    "sliding_log_sweeper",
+                                        "fw_trylock", "fw_mutex",     "sliding_log",
+                                        "freq_ctr",   "wheel_atomic", "tb_cas",
+                                        "gcra_cas",   "tb_sharded"};
     uint64_t rng = 0xF11Bull;
     unsigned flips = 0;
     for (size_t a = 0; a < sizeof names / sizeof *names; a++) {
@@ -332,6 +335,8 @@ static void test_bisected_flips_are_first(void)
                                     .interval_ns = 10 + 10 * (rl_test_xorshift64(&rng) % 2)};
             if (strcmp(names[a], "wheel_atomic") == 0)
                 cfg.slots = 5;
+            if (strcmp(names[a], "tb_sharded") == 0)
+                cfg.slots = 2;
             struct rl_lin_algo actx;
             struct rl_lin_model m;
             char err[256];
