@@ -526,6 +526,148 @@ static void shrink(const struct rl_lin_model *m, const struct rl_hist_op *ops, s
     free(trial);
 }
 
+/* ---- the fewest forgiven rejects ------------------------------------------ */
+
+/* A state of the search waiting to be expanded: its placed set, time and
+ * model state (owned). */
+struct pending {
+    size_t p, depth;
+    size_t *extra;
+    uint32_t nextra;
+    uint64_t time;
+    void *state;
+};
+
+struct pending_list {
+    struct pending *items;
+    size_t len, cap;
+};
+
+static int pending_push(struct pending_list *l, const struct pending *x)
+{
+    if (l->len == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 256;
+        struct pending *items = realloc(l->items, cap * sizeof *items);
+        if (items == NULL)
+            return -1;
+        l->items = items;
+        l->cap = cap;
+    }
+    l->items[l->len++] = *x;
+    return 0;
+}
+
+static void pending_free(struct pending_list *l, const struct rl_lin_model *m)
+{
+    for (size_t i = 0; i < l->len; i++) {
+        m->destroy(m->ctx, l->items[i].state);
+        free(l->items[i].extra);
+    }
+    free(l->items);
+    memset(l, 0, sizeof *l);
+}
+
+/* The fewest recorded rejects that must be forgiven for s's operations to
+ * be linearizable against s->extra_limit, in one pass: search_key's moves
+ * as a graph whose edges cost 0 (the step gives the recorded answer) or 1
+ * (a reject forgiven), searched level by level (a 0-1 breadth-first search,
+ * Dijkstra's order for weights 0 and 1). Every state is expanded once, at
+ * the fewest forgiven rejects that reach it, so the first full order found
+ * is the least: no bisection, whose searches below the least must each
+ * exhaust every order. Needs remembered states (hash and equal). 1 with
+ * *fewest set; 0 when the budget ran out or memory did; -1 when no order
+ * explains the admits. */
+static int fewest_dropped(const struct search *proto, uint64_t *fewest)
+{
+    struct search s = *proto;
+    const struct rl_lin_model *m = s.model;
+    struct memo memo = {0};
+    struct pending_list level = {0}, next = {0};
+    int rc = 0;
+    struct pending root = {.state = m->create(m->ctx, s.extra_limit)};
+    if (root.state == NULL || pending_push(&level, &root) != 0) {
+        if (root.state)
+            m->destroy(m->ctx, root.state);
+        return 0;
+    }
+    for (uint64_t d = 0;;) {
+        if (level.len == 0) {
+            if (next.len == 0) {
+                rc = -1;
+                break;
+            }
+            struct pending_list swap = level;
+            level = next;
+            next = swap;
+            d++;
+            continue;
+        }
+        struct pending node = level.items[--level.len];
+        if (node.depth == s.n) {
+            m->destroy(m->ctx, node.state);
+            free(node.extra);
+            *fewest = d;
+            rc = 1;
+            break;
+        }
+        uint64_t h = mix(mix(node.p, node.time), m->hash(m->ctx, node.state));
+        for (uint32_t e = 0; e < node.nextra; e++)
+            h = mix(h, node.extra[e]);
+        struct seen seen = {h, node.time, d, node.p, node.extra, node.nextra, node.state};
+        int visited = *s.budget == 0 ? -1 : memo_visit(&memo, m, &seen);
+        if (visited != 0) { /* seen at this level or below; or out of budget or memory */
+            m->destroy(m->ctx, node.state);
+            free(node.extra);
+            if (visited < 0)
+                break;
+            continue;
+        }
+        (*s.budget)--; /* the table owns node's state and extra now */
+        (*s.states)++;
+        struct frame f = {.p = node.p,
+                          .depth = node.depth,
+                          .extra = node.extra,
+                          .nextra = node.nextra,
+                          .time = node.time,
+                          .state = node.state};
+        if (frame_choices(&s, &f) != 0)
+            break;
+        bool failed = false;
+        for (uint32_t c = 0; c < f.nchoices && !failed; c++) {
+            const struct choice ch = f.choices[c];
+            const struct rl_hist_op *o = op_at(&s, ch.j);
+            void *state = m->clone(m->ctx, node.state);
+            struct pending_list *to = &level;
+            if (state && m->step(m->ctx, state, ch.t, o->key, o->cost) != o->admitted) {
+                m->destroy(m->ctx, state);
+                if (o->admitted)
+                    continue;                         /* an admit is never forgiven */
+                state = m->clone(m->ctx, node.state); /* the reject forgiven: unchanged */
+                to = &next;
+            }
+            struct frame child;
+            failed = state == NULL || place(&f, ch.j, &child) != 0;
+            if (failed) {
+                if (state)
+                    m->destroy(m->ctx, state);
+                break;
+            }
+            struct pending pn = {child.p, node.depth + 1, child.extra, child.nextra, ch.t, state};
+            if ((failed = pending_push(to, &pn) != 0)) {
+                m->destroy(m->ctx, state);
+                free(child.extra);
+            }
+        }
+        free(f.choices);
+        if (failed)
+            break;
+    }
+    pending_free(&level, m);
+    pending_free(&next, m);
+    memo_free(&memo, m);
+    return rc;
+}
+
 /* ---- overshoot ----------------------------------------------------------- */
 
 /* The least k for which the key's operations are linearizable against
@@ -553,6 +695,13 @@ static bool key_overshoot(const struct rl_lin_model *m, const struct rl_hist_op 
     if (v == RL_LIN_UNKNOWN)
         return false;
     if (v == RL_LIN_YES) {
+        /* in one pass where states are remembered; bisection otherwise, or
+         * when that pass ran out (then bisection narrows what it can) */
+        uint64_t fewest;
+        if (m->hash && m->equal && fewest_dropped(&s, &fewest) == 1) {
+            *dropped_out = fewest;
+            return true;
+        }
         uint64_t lo = 0, hi = s.dropped; /* 0 drops: not linearizable (the caller knows) */
         while (hi - lo > 1) {
             s.max_dropped = lo + (hi - lo) / 2;

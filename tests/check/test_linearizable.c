@@ -522,6 +522,81 @@ static void test_fw_cas_false_reject(void)
     rl_lin_model_free(&actx);
 }
 
+/* The fewest forgiven rejects, found in one pass (0-1 breadth-first, where
+ * states are remembered), agree with bisection over searches that remember
+ * nothing, on random tiny histories of both toy models with up to three
+ * admits turned into rejects. */
+static void test_fewest_false_rejects_agree(void)
+{
+    uint64_t rng = 0xFE3E57ull;
+    unsigned compared = 0, several = 0;
+    for (int round = 0; round < 4000; round++) {
+        struct toy_ctx ctx = {.kind = round % 2,
+                              .limit = 1 + rl_test_xorshift64(&rng) % 3,
+                              .interval = 10 + 10 * (rl_test_xorshift64(&rng) % 2)};
+        struct rl_lin_model m = toy_model(&ctx, true);
+        struct rl_history h;
+        random_history(&rng, &m, MAX_KEYS, &h);
+        for (int k = (int)(rl_test_xorshift64(&rng) % 4); k > 0; k--) {
+            struct rl_hist_op *o = &h.ops[rl_test_xorshift64(&rng) % h.len];
+            o->admitted = false;
+        }
+        struct rl_lin_options o = {.budget = 1000000, .no_shrink = true};
+        struct rl_lin_result one_pass, bisected;
+        char err[256];
+        EXPECT_FATAL(rl_lin_check(&h, &m, &o, &one_pass, err, sizeof err) == 0, "%s", err);
+        m.hash = NULL, m.equal = NULL;
+        EXPECT_FATAL(rl_lin_check(&h, &m, &o, &bisected, err, sizeof err) == 0, "%s", err);
+        if (one_pass.overshoot_known && bisected.overshoot_known && one_pass.overshoot == 0 &&
+            bisected.overshoot == 0) {
+            EXPECT(one_pass.false_rejects_exact && bisected.false_rejects_exact &&
+                       one_pass.false_rejects == bisected.false_rejects,
+                   "round %d: one pass %llu (exact %d), bisection %llu (exact %d)", round,
+                   (unsigned long long)one_pass.false_rejects, one_pass.false_rejects_exact,
+                   (unsigned long long)bisected.false_rejects, bisected.false_rejects_exact);
+            compared++;
+            several += bisected.false_rejects >= 2;
+        }
+        rl_lin_result_free(&one_pass);
+        rl_lin_result_free(&bisected);
+        rl_history_free(&h);
+    }
+    EXPECT(compared > 1000 && several > 100, "%u compared, %u with 2 or more", compared, several);
+}
+
+/* A recorded 2-thread sliding_log_sweeper history
+ * (tests/check/sweeper_late.history.csv: `stress --algo sliding_log_sweeper
+ * --threads 2 --duration 30ms --limit 2 --interval 20us --history-max
+ * 1500` on a loaded machine, whose sweeper thread woke late): false
+ * rejects only, and their fewest number, 416, exact within 200,000 states.
+ * Bisection, each of whose searches below 416 must exhaust every order,
+ * ran out of that budget at "at most 417" (it reached 416 with 293,805
+ * states: check --budget 1000000). */
+static void test_recorded_sweeper_false_rejects_exact(void)
+{
+    struct rl_history h;
+    char err[256];
+    EXPECT_FATAL(rl_history_read("tests/check/sweeper_late.history.csv", &h, err, sizeof err) == 0,
+                 "%s", err);
+    struct rl_config cfg = {.limit = 2, .interval_ns = 20000u, .epoch_ns = h.epoch_ns};
+    struct rl_lin_algo actx;
+    struct rl_lin_model m;
+    EXPECT_FATAL(rl_lin_model_of(rl_registry_find("sliding_log_sweeper"), &cfg, &actx, &m, err,
+                                 sizeof err) == 0,
+                 "%s", err);
+    struct rl_lin_options o = {.budget = 200000, .no_shrink = true};
+    struct rl_lin_result r;
+    EXPECT_FATAL(rl_lin_check(&h, &m, &o, &r, err, sizeof err) == 0, "%s", err);
+    EXPECT(r.verdict == RL_LIN_NO && r.only_false_rejects && r.overshoot_known && r.overshoot == 0,
+           "verdict %s, only false rejects %d, overshoot %llu", rl_lin_verdict_name(r.verdict),
+           r.only_false_rejects, (unsigned long long)r.overshoot);
+    EXPECT(r.false_rejects_exact && r.false_rejects == 416, "false rejects %s%llu",
+           r.false_rejects_exact ? "" : "at most ", (unsigned long long)r.false_rejects);
+    rl_lin_result_free(&r);
+    rl_history_free(&h);
+    rl_lin_model_free(&actx);
+}
+
 /* A recorded 2-thread fw_cas history (tests/check/fw_cas_race.history.csv:
  * `stress --algo fw_cas --threads 2 --duration 10ms --limit 2 --interval
  * 20us --history-max 2500`, kept because its lost restart CAS showed):
@@ -793,6 +868,10 @@ RL_TEST_SUITE("linearizable", {"agrees with a brute-force oracle", test_agrees_w
               {"bisected flips are the first change", test_bisected_flips_are_first},
               {"fw_cas's lost restart CAS: false rejects only", test_fw_cas_false_reject},
               {"a recorded fw_cas history is decided", test_recorded_fw_cas_decided},
+              {"fewest false rejects: one pass agrees with bisection",
+               test_fewest_false_rejects_agree},
+              {"a recorded sweeper's false rejects, exact",
+               test_recorded_sweeper_false_rejects_exact},
               {"a spent budget says unknown", test_budget_gives_unknown},
               {"sim runs are linearizable, broken ones caught", test_sim_runs_are_linearizable},
               {"history reader refusals", test_reader}, {"the command", test_command})
