@@ -695,10 +695,12 @@ static bool key_overshoot(const struct rl_lin_model *m, const struct rl_hist_op 
     if (v == RL_LIN_UNKNOWN)
         return false;
     if (v == RL_LIN_YES) {
-        /* in one pass where states are remembered; bisection otherwise, or
-         * when that pass ran out (then bisection narrows what it can) */
+        /* 1 is the fewest when the search found 1 (0 is ruled out: the key
+         * is not linearizable); else in one pass where states are
+         * remembered; bisection otherwise, or when that pass ran out (then
+         * bisection narrows what it can) */
         uint64_t fewest;
-        if (m->hash && m->equal && fewest_dropped(&s, &fewest) == 1) {
+        if (s.dropped > 1 && m->hash && m->equal && fewest_dropped(&s, &fewest) == 1) {
             *dropped_out = fewest;
             return true;
         }
