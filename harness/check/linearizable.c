@@ -528,14 +528,17 @@ static void shrink(const struct rl_lin_model *m, const struct rl_hist_op *ops, s
 
 /* ---- the fewest forgiven rejects ------------------------------------------ */
 
-/* A state of the search waiting to be expanded: its placed set, time and
- * model state (owned). */
+/* A move waiting to be made: from an expanded state (its model state and
+ * placed set belong to the table, which keeps them to the end), place
+ * operation j at time t, stepping the model or, forgiven, not. A move, not
+ * the state it leads to, so that what waits costs no model state. */
 struct pending {
-    size_t p, depth;
-    size_t *extra;
+    const void *from;
+    const size_t *extra;
     uint32_t nextra;
-    uint64_t time;
-    void *state;
+    bool forgiven;
+    size_t p, depth, j;
+    uint64_t time, t;
 };
 
 struct pending_list {
@@ -557,16 +560,6 @@ static int pending_push(struct pending_list *l, const struct pending *x)
     return 0;
 }
 
-static void pending_free(struct pending_list *l, const struct rl_lin_model *m)
-{
-    for (size_t i = 0; i < l->len; i++) {
-        m->destroy(m->ctx, l->items[i].state);
-        free(l->items[i].extra);
-    }
-    free(l->items);
-    memset(l, 0, sizeof *l);
-}
-
 /* The fewest recorded rejects that must be forgiven for s's operations to
  * be linearizable against s->extra_limit, in one pass: search_key's moves
  * as a graph whose edges cost 0 (the step gives the recorded answer) or 1
@@ -584,86 +577,87 @@ static int fewest_dropped(const struct search *proto, uint64_t *fewest)
     struct memo memo = {0};
     struct pending_list level = {0}, next = {0};
     int rc = 0;
-    struct pending root = {.state = m->create(m->ctx, s.extra_limit)};
-    if (root.state == NULL || pending_push(&level, &root) != 0) {
-        if (root.state)
-            m->destroy(m->ctx, root.state);
+    void *root = m->create(m->ctx, s.extra_limit);
+    if (root == NULL)
         return 0;
-    }
+    bool have_root = true; /* the root is made, not moved to */
     for (uint64_t d = 0;;) {
-        if (level.len == 0) {
-            if (next.len == 0) {
-                rc = -1;
+        struct frame f = {0};
+        if (have_root) {
+            f.state = root;
+            have_root = false;
+        } else if (level.len > 0) {
+            const struct pending mv = level.items[--level.len];
+            struct frame from = {.p = mv.p, .extra = (size_t *)mv.extra, .nextra = mv.nextra};
+            f.state = m->clone(m->ctx, mv.from);
+            if (f.state == NULL)
+                break;
+            if (place(&from, mv.j, &f) != 0) {
+                m->destroy(m->ctx, f.state);
                 break;
             }
+            f.depth = mv.depth + 1;
+            f.time = mv.t;
+            if (!mv.forgiven) { /* its answer was checked when the move was found */
+                const struct rl_hist_op *o = op_at(&s, mv.j);
+                m->step(m->ctx, f.state, mv.t, o->key, o->cost);
+            }
+        } else if (next.len > 0) {
             struct pending_list swap = level;
             level = next;
             next = swap;
             d++;
             continue;
+        } else {
+            rc = -1;
+            break;
         }
-        struct pending node = level.items[--level.len];
-        if (node.depth == s.n) {
-            m->destroy(m->ctx, node.state);
-            free(node.extra);
+        if (f.depth == s.n) {
+            m->destroy(m->ctx, f.state);
+            free(f.extra);
             *fewest = d;
             rc = 1;
             break;
         }
-        uint64_t h = mix(mix(node.p, node.time), m->hash(m->ctx, node.state));
-        for (uint32_t e = 0; e < node.nextra; e++)
-            h = mix(h, node.extra[e]);
-        struct seen seen = {h, node.time, d, node.p, node.extra, node.nextra, node.state};
+        uint64_t h = mix(mix(f.p, f.time), m->hash(m->ctx, f.state));
+        for (uint32_t e = 0; e < f.nextra; e++)
+            h = mix(h, f.extra[e]);
+        struct seen seen = {h, f.time, d, f.p, f.extra, f.nextra, f.state};
         int visited = *s.budget == 0 ? -1 : memo_visit(&memo, m, &seen);
         if (visited != 0) { /* seen at this level or below; or out of budget or memory */
-            m->destroy(m->ctx, node.state);
-            free(node.extra);
+            m->destroy(m->ctx, f.state);
+            free(f.extra);
             if (visited < 0)
                 break;
             continue;
         }
-        (*s.budget)--; /* the table owns node's state and extra now */
+        (*s.budget)--; /* the table owns f's state and extra now */
         (*s.states)++;
-        struct frame f = {.p = node.p,
-                          .depth = node.depth,
-                          .extra = node.extra,
-                          .nextra = node.nextra,
-                          .time = node.time,
-                          .state = node.state};
         if (frame_choices(&s, &f) != 0)
             break;
         bool failed = false;
         for (uint32_t c = 0; c < f.nchoices && !failed; c++) {
             const struct choice ch = f.choices[c];
             const struct rl_hist_op *o = op_at(&s, ch.j);
-            void *state = m->clone(m->ctx, node.state);
-            struct pending_list *to = &level;
-            if (state && m->step(m->ctx, state, ch.t, o->key, o->cost) != o->admitted) {
-                m->destroy(m->ctx, state);
-                if (o->admitted)
-                    continue;                         /* an admit is never forgiven */
-                state = m->clone(m->ctx, node.state); /* the reject forgiven: unchanged */
-                to = &next;
-            }
-            struct frame child;
-            failed = state == NULL || place(&f, ch.j, &child) != 0;
-            if (failed) {
-                if (state)
-                    m->destroy(m->ctx, state);
+            void *probe = m->clone(m->ctx, f.state);
+            if ((failed = probe == NULL))
                 break;
-            }
-            struct pending pn = {child.p, node.depth + 1, child.extra, child.nextra, ch.t, state};
-            if ((failed = pending_push(to, &pn) != 0)) {
-                m->destroy(m->ctx, state);
-                free(child.extra);
-            }
+            bool given = m->step(m->ctx, probe, ch.t, o->key, o->cost) == o->admitted;
+            m->destroy(m->ctx, probe);
+            if (!given && o->admitted)
+                continue; /* an admit is never forgiven */
+            struct pending mv = {f.state, f.extra, f.nextra, !given, f.p,
+                                 f.depth, ch.j,    f.time,   ch.t};
+            failed = pending_push(given ? &level : &next, &mv) != 0;
         }
         free(f.choices);
         if (failed)
             break;
     }
-    pending_free(&level, m);
-    pending_free(&next, m);
+    if (have_root)
+        m->destroy(m->ctx, root);
+    free(level.items);
+    free(next.items);
     memo_free(&memo, m);
     return rc;
 }
