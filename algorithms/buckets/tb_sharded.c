@@ -274,6 +274,56 @@ static enum rl_decision tb_sharded_acquire(void *state, struct rl_clock *clock, 
     return d;
 }
 
+/* The checker's copy (rl_algo.snapshot): the TAT word, then (slot, tokens)
+ * for each cache holding tokens, by slot. A cache with none and a slot with
+ * no cache yet decide alike (a hit needs tokens; a refill finds 0 either
+ * way), so they are left out: equal states give equal bytes. Relaxed, as
+ * every access to the word here; single-threaded (rl.h). */
+static size_t tb_sharded_snapshot(const void *state, void *buf, size_t cap)
+{
+    const struct tb_sharded *s = state;
+    size_t len = sizeof(uint64_t);
+    for (size_t i = 0; i < TB_SHARDED_SLOTS; i++)
+        if (s->caches[i] && s->caches[i]->tokens)
+            len += 2 * sizeof(uint64_t);
+    if (cap < len)
+        return len;
+    uint64_t *out = buf;
+    *out++ = atomic_load_explicit(&s->bucket->tat, memory_order_relaxed);
+    for (size_t i = 0; i < TB_SHARDED_SLOTS; i++)
+        if (s->caches[i] && s->caches[i]->tokens) {
+            *out++ = i;
+            *out++ = s->caches[i]->tokens;
+        }
+    return len;
+}
+
+/* Into a state fresh from create (no caches yet): the word, and a cache
+ * for each listed slot. -1 on ENOMEM or bytes no snapshot wrote. */
+static int tb_sharded_restore(void *state, const void *buf, size_t len)
+{
+    struct tb_sharded *s = state;
+    if (len < sizeof(uint64_t) || (len - sizeof(uint64_t)) % (2 * sizeof(uint64_t)) != 0)
+        return -1;
+    const uint64_t *in = buf;
+    atomic_store_explicit(&s->bucket->tat, in[0], memory_order_relaxed);
+    for (size_t i = 0; i < TB_SHARDED_SLOTS; i++)
+        if (s->caches[i])
+            s->caches[i]->tokens = 0;
+    for (size_t at = 1; at < len / sizeof(uint64_t); at += 2) {
+        uint64_t slot = in[at];
+        if (slot >= TB_SHARDED_SLOTS)
+            return -1;
+        if (s->caches[slot] == NULL) {
+            s->caches[slot] = aligned_alloc(RL_CACHE_LINE, sizeof(struct cache));
+            if (s->caches[slot] == NULL)
+                return -1;
+        }
+        s->caches[slot]->tokens = in[at + 1];
+    }
+    return 0;
+}
+
 /* (k − 1)·C: the most tokens the caches of `threads` callers carry into a
  * window (file comment). */
 static uint64_t tb_sharded_excess(const struct rl_config *cfg, unsigned threads)
@@ -295,4 +345,6 @@ const struct rl_algo rl_tb_sharded_algo = {
     .destroy = tb_sharded_destroy,
     .acquire = tb_sharded_acquire,
     .bucket_excess = tb_sharded_excess,
+    .snapshot = tb_sharded_snapshot,
+    .restore = tb_sharded_restore,
 };

@@ -526,6 +526,142 @@ static void shrink(const struct rl_lin_model *m, const struct rl_hist_op *ops, s
     free(trial);
 }
 
+/* ---- the fewest forgiven rejects ------------------------------------------ */
+
+/* A move waiting to be made: from an expanded state (its model state and
+ * placed set belong to the table, which keeps them to the end), place
+ * operation j at time t, stepping the model or, forgiven, not. A move, not
+ * the state it leads to, so that what waits costs no model state. */
+struct pending {
+    const void *from;
+    const size_t *extra;
+    uint32_t nextra;
+    bool forgiven;
+    size_t p, depth, j;
+    uint64_t time, t;
+};
+
+struct pending_list {
+    struct pending *items;
+    size_t len, cap;
+};
+
+static int pending_push(struct pending_list *l, const struct pending *x)
+{
+    if (l->len == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 256;
+        struct pending *items = realloc(l->items, cap * sizeof *items);
+        if (items == NULL)
+            return -1;
+        l->items = items;
+        l->cap = cap;
+    }
+    l->items[l->len++] = *x;
+    return 0;
+}
+
+/* The fewest recorded rejects that must be forgiven for s's operations to
+ * be linearizable against s->extra_limit, in one pass: search_key's moves
+ * as a graph whose edges cost 0 (the step gives the recorded answer) or 1
+ * (a reject forgiven), searched level by level (a 0-1 breadth-first search,
+ * Dijkstra's order for weights 0 and 1). Every state is expanded once, at
+ * the fewest forgiven rejects that reach it, so the first full order found
+ * is the least: no bisection, whose searches below the least must each
+ * exhaust every order. Needs remembered states (hash and equal). 1 with
+ * *fewest set; 0 when the budget ran out or memory did; -1 when no order
+ * explains the admits. */
+static int fewest_dropped(const struct search *proto, uint64_t *fewest)
+{
+    struct search s = *proto;
+    const struct rl_lin_model *m = s.model;
+    struct memo memo = {0};
+    struct pending_list level = {0}, next = {0};
+    int rc = 0;
+    void *root = m->create(m->ctx, s.extra_limit);
+    if (root == NULL)
+        return 0;
+    bool have_root = true; /* the root is made, not moved to */
+    for (uint64_t d = 0;;) {
+        struct frame f = {0};
+        if (have_root) {
+            f.state = root;
+            have_root = false;
+        } else if (level.len > 0) {
+            const struct pending mv = level.items[--level.len];
+            struct frame from = {.p = mv.p, .extra = (size_t *)mv.extra, .nextra = mv.nextra};
+            f.state = m->clone(m->ctx, mv.from);
+            if (f.state == NULL)
+                break;
+            if (place(&from, mv.j, &f) != 0) {
+                m->destroy(m->ctx, f.state);
+                break;
+            }
+            f.depth = mv.depth + 1;
+            f.time = mv.t;
+            if (!mv.forgiven) { /* its answer was checked when the move was found */
+                const struct rl_hist_op *o = op_at(&s, mv.j);
+                m->step(m->ctx, f.state, mv.t, o->key, o->cost);
+            }
+        } else if (next.len > 0) {
+            struct pending_list swap = level;
+            level = next;
+            next = swap;
+            d++;
+            continue;
+        } else {
+            rc = -1;
+            break;
+        }
+        if (f.depth == s.n) {
+            m->destroy(m->ctx, f.state);
+            free(f.extra);
+            *fewest = d;
+            rc = 1;
+            break;
+        }
+        uint64_t h = mix(mix(f.p, f.time), m->hash(m->ctx, f.state));
+        for (uint32_t e = 0; e < f.nextra; e++)
+            h = mix(h, f.extra[e]);
+        struct seen seen = {h, f.time, d, f.p, f.extra, f.nextra, f.state};
+        int visited = *s.budget == 0 ? -1 : memo_visit(&memo, m, &seen);
+        if (visited != 0) { /* seen at this level or below; or out of budget or memory */
+            m->destroy(m->ctx, f.state);
+            free(f.extra);
+            if (visited < 0)
+                break;
+            continue;
+        }
+        (*s.budget)--; /* the table owns f's state and extra now */
+        (*s.states)++;
+        if (frame_choices(&s, &f) != 0)
+            break;
+        bool failed = false;
+        for (uint32_t c = 0; c < f.nchoices && !failed; c++) {
+            const struct choice ch = f.choices[c];
+            const struct rl_hist_op *o = op_at(&s, ch.j);
+            void *probe = m->clone(m->ctx, f.state);
+            if ((failed = probe == NULL))
+                break;
+            bool given = m->step(m->ctx, probe, ch.t, o->key, o->cost) == o->admitted;
+            m->destroy(m->ctx, probe);
+            if (!given && o->admitted)
+                continue; /* an admit is never forgiven */
+            struct pending mv = {f.state, f.extra, f.nextra, !given, f.p,
+                                 f.depth, ch.j,    f.time,   ch.t};
+            failed = pending_push(given ? &level : &next, &mv) != 0;
+        }
+        free(f.choices);
+        if (failed)
+            break;
+    }
+    if (have_root)
+        m->destroy(m->ctx, root);
+    free(level.items);
+    free(next.items);
+    memo_free(&memo, m);
+    return rc;
+}
+
 /* ---- overshoot ----------------------------------------------------------- */
 
 /* The least k for which the key's operations are linearizable against
@@ -553,6 +689,15 @@ static bool key_overshoot(const struct rl_lin_model *m, const struct rl_hist_op 
     if (v == RL_LIN_UNKNOWN)
         return false;
     if (v == RL_LIN_YES) {
+        /* 1 is the fewest when the search found 1 (0 is ruled out: the key
+         * is not linearizable); else in one pass where states are
+         * remembered; bisection otherwise, or when that pass ran out (then
+         * bisection narrows what it can) */
+        uint64_t fewest;
+        if (s.dropped > 1 && m->hash && m->equal && fewest_dropped(&s, &fewest) == 1) {
+            *dropped_out = fewest;
+            return true;
+        }
         uint64_t lo = 0, hi = s.dropped; /* 0 drops: not linearizable (the caller knows) */
         while (hi - lo > 1) {
             s.max_dropped = lo + (hi - lo) / 2;

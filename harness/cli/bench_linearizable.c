@@ -14,11 +14,13 @@
 #include <string.h>
 
 static const char *const columns[] = {
-    "mode",        "algo",       "limit",      "interval_ns",   "duration_ns",
-    "history_max", "budget",     "operations", "threads",       "overlapping",
-    "verdict",     "check_mode", "overshoot",  "false_rejects", "states",
-    "check_s",     "tries",      "runs",       "unknown",       "host",
-    "cpus",        "cpu_model",  "git_rev",    "date",          "wall_s",
+    "mode",        "algo",          "limit",     "interval_ns",
+    "duration_ns", "history_max",   "budget",    "operations",
+    "threads",     "overlapping",   "verdict",   "check_mode",
+    "overshoot",   "false_rejects", "states",    "check_s",
+    "tries",       "runs",          "unknown",   "host",
+    "cpus",        "cpu_model",     "git_rev",   "date",
+    "wall_s",      "thread_ops",    "solo_runs", "false_rejects_exact",
     NULL};
 
 struct row {
@@ -26,6 +28,15 @@ struct row {
     struct rl_lin_trial t; /* the history and counterexample freed after the run */
     double wall_s;
 };
+
+/* Each asked thread's operations, "a/b" (thread 0 first). */
+static void thread_ops_text(const struct row *r, char *buf, size_t len)
+{
+    size_t at = 0;
+    buf[0] = '\0';
+    for (unsigned i = 0; i < r->p.threads && i < RL_LIN_TRIAL_MAX_THREADS && at < len; i++)
+        at += (size_t)snprintf(buf + at, len - at, "%s%zu", i ? "/" : "", r->t.thread_ops[i]);
+}
 
 struct rows {
     const struct row *rows;
@@ -49,7 +60,7 @@ static void fill(struct rl_cli_sheet *s, const void *data)
         rl_cli_sheet_u64(s, r->t.ops);
         rl_cli_sheet_u64(s, r->t.threads);
         rl_cli_sheet_u64(s, r->t.overlapping);
-        rl_cli_sheet_text(s, rl_lin_verdict_name(res->verdict));
+        rl_cli_sheet_text(s, rl_lin_trial_verdict(&r->t));
         rl_cli_sheet_text(s, res->mode);
         if (res->overshoot_known) {
             rl_cli_sheet_u64(s, res->overshoot);
@@ -69,33 +80,50 @@ static void fill(struct rl_cli_sheet *s, const void *data)
         rl_cli_sheet_text(s, all->ctx->git_rev);
         rl_cli_sheet_text(s, all->ctx->date);
         rl_cli_sheet_real(s, r->wall_s);
+        char ops[128];
+        thread_ops_text(r, ops, sizeof ops);
+        rl_cli_sheet_text(s, ops);
+        rl_cli_sheet_u64(s, r->t.solo);
+        if (res->overshoot_known)
+            rl_cli_sheet_text(s, res->false_rejects_exact ? "yes" : "no");
+        else
+            rl_cli_sheet_empty(s);
     }
 }
 
 static void print_table(const struct row *rows, size_t count)
 {
     printf("linearizable: 2 threads, L = %u per %u us, %u ms runs, at most %u operations a "
-           "thread, budget %u states, up to %u tries\n\n",
+           "thread, budget %u states, up to %u tries (and %u runs more that are not "
+           "concurrent)\n\n",
            RL_LIN_SUITE_LIMIT, RL_LIN_SUITE_INTERVAL / 1000, RL_LIN_SUITE_DURATION / 1000000,
-           RL_LIN_SUITE_MAX_OPS, RL_LIN_SUITE_BUDGET, RL_LIN_SUITE_TRIES);
-    printf("%-20s %10s %7s %11s %-16s %-14s %9s %7s %9s %5s %7s\n", "algo", "operations", "threads",
-           "overlapping", "verdict", "mode", "overshoot", "f.rej", "check s", "tries", "unknown");
+           RL_LIN_SUITE_MAX_OPS, RL_LIN_SUITE_BUDGET, RL_LIN_SUITE_TRIES,
+           RL_LIN_SUITE_SOLO_RETRIES);
+    printf("%-20s %10s %11s %11s %-21s %-14s %9s %7s %9s %5s %5s %7s\n", "algo", "operations",
+           "per thread", "overlapping", "verdict", "mode", "overshoot", "f.rej", "check s", "tries",
+           "solo", "unknown");
     for (size_t i = 0; i < count; i++) {
         const struct row *r = &rows[i];
         const struct rl_lin_result *res = &r->t.result;
-        char over[24] = "unknown", fr[24] = "-";
+        char over[24] = "unknown", fr[24] = "-", ops[128];
         if (res->overshoot_known) {
             snprintf(over, sizeof over, "%llu", (unsigned long long)res->overshoot);
-            snprintf(fr, sizeof fr, "%llu", (unsigned long long)res->false_rejects);
+            snprintf(fr, sizeof fr, "%s%llu",
+                     res->false_rejects_exact ? "" : "<=", (unsigned long long)res->false_rejects);
         }
-        printf("%-20s %10zu %7u %11zu %-16s %-14s %9s %7s %9.3f %5u %7u\n", r->p.algo, r->t.ops,
-               r->t.threads, r->t.overlapping, rl_lin_verdict_name(res->verdict), res->mode, over,
-               fr, r->t.check_s, r->t.tries, r->t.unknown);
+        thread_ops_text(r, ops, sizeof ops);
+        printf("%-20s %10zu %11s %11zu %-21s %-14s %9s %7s %9.3f %5u %5u %7u\n", r->p.algo,
+               r->t.ops, ops, r->t.overlapping, rl_lin_trial_verdict(&r->t), res->mode, over, fr,
+               r->t.check_s, r->t.tries, r->t.solo, r->t.unknown);
     }
-    printf("\nThe row is the first history of both threads that is not linearizable, else\n"
-           "the last decided one of both; tries: the run kept; unknown: runs of both threads\n"
-           "whose search ran out of budget (never a pass); overlapping: operations called\n"
-           "while the other thread's was in flight (0: they took turns, no race recorded).\n"
+    printf("\nA run is concurrent when both threads have operations and at least one was\n"
+           "called while the other thread's was in flight (overlapping); one that is not\n"
+           "(a thread filled its window before the other got a core) is recorded again\n"
+           "(solo: such runs). The row is the first concurrent history that is not\n"
+           "linearizable, else the last decided concurrent one; \"no concurrent history\":\n"
+           "every run was solo, and nothing was judged of a race. tries: the run kept;\n"
+           "unknown: concurrent runs whose search ran out of budget (never a pass);\n"
+           "f.rej <=N: the budget ran out before fewer false rejects were ruled out.\n"
            "Races vary from run to run (docs/design.md, Histories and linearizability).\n");
 }
 

@@ -79,11 +79,13 @@ static void bench_help(void)
     printf("  %-13s", "linearizable");
     print_wrapped("each thread-safe in-process limiter recorded at 2 threads (every call, as "
                   "stress records a history; L = 2 per 20 us) and judged by the linearizability "
-                  "checker, retried up to 12 times "
-                  "until a race shows: operations, threads, overlapping operations, verdict, "
-                  "mode, overshoot score, false rejects, check time, tries. Its own columns "
-                  "(results/README.md, Linearizability rows); --reps does not apply; about a "
-                  "minute",
+                  "checker, retried up to 12 times until a race shows; a run is counted only "
+                  "when both threads have operations that overlap (others are recorded again, "
+                  "up to 36 more; a row without one says \"no concurrent history\"): "
+                  "operations, each thread's, overlapping operations, verdict, mode, overshoot "
+                  "score, false rejects (exact or an upper bound), check time, tries. Its own "
+                  "columns (results/README.md, Linearizability rows); --reps does not apply; "
+                  "about a minute",
                   16, 80);
     printf("\nThe Redis algorithms run against a private redis-server (or --redis ADDR, or\n"
            "a Redis Cluster: --redis-cluster as for stress); without redis-server they are\n"

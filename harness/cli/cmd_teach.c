@@ -360,10 +360,13 @@ static void print_trial(const char *name, const struct rl_lin_trial *t)
     printf("%s, %u thread%s asked, L=%u per 20 us, recorded (run %u of %u kept):\n", name,
            teach_threads, teach_threads == 1 ? "" : "s", RL_LIN_SUITE_LIMIT, t->tries, t->runs);
     printf("  operations          %zu\n", t->ops);
-    printf("  threads             %u (with operations in the history)\n", t->threads);
+    printf("  threads             %u (with operations in the history; each thread's", t->threads);
+    for (unsigned i = 0; i < teach_threads && i < RL_LIN_TRIAL_MAX_THREADS; i++)
+        printf("%s%zu", i ? ", " : ": ", t->thread_ops[i]);
+    printf(")\n");
     printf("  overlapping         %zu (calls made while the other thread's was in flight)\n",
            t->overlapping);
-    printf("  verdict             %s\n", rl_lin_verdict_name(r->verdict));
+    printf("  verdict             %s\n", rl_lin_trial_verdict(t));
     printf("  mode                %s (%u of %u keys by witness replay)\n", r->mode,
            r->keys_witnessed, t->history.key_count);
     if (r->overshoot_known)

@@ -43,21 +43,8 @@ struct rl_lin_trial_params rl_lin_suite_params(const char *algo)
                                         .duration_ns = RL_LIN_SUITE_DURATION,
                                         .max_ops = RL_LIN_SUITE_MAX_OPS,
                                         .budget = RL_LIN_SUITE_BUDGET,
-                                        .tries = RL_LIN_SUITE_TRIES};
-}
-
-static unsigned threads_in(const struct rl_history *h)
-{
-    uint32_t seen[64];
-    unsigned n = 0;
-    for (size_t i = 0; i < h->len; i++) {
-        unsigned j = 0;
-        while (j < n && seen[j] != h->ops[i].thread)
-            j++;
-        if (j == n && n < 64)
-            seen[n++] = h->ops[i].thread;
-    }
-    return n;
+                                        .tries = RL_LIN_SUITE_TRIES,
+                                        .solo_retries = RL_LIN_SUITE_SOLO_RETRIES};
 }
 
 static int by_call(const void *a, const void *b)
@@ -66,33 +53,42 @@ static int by_call(const void *a, const void *b)
     return x->call_ns < y->call_ns ? -1 : x->call_ns > y->call_ns;
 }
 
-/* Operations called while an operation of another thread was in flight
- * (threads numbered below 64): a sweep by call keeping each thread's
- * latest return. Zero means the threads took turns and no race could be
- * recorded. */
-static size_t overlapping_ops(const struct rl_history *h)
+/* Overlapping: a sweep by call keeping each thread's latest return (a
+ * thread's calls do not overlap each other, so its latest return is that of
+ * its operation in flight, if any). Zero means the threads took turns and
+ * no race could be recorded. */
+int rl_lin_concurrency_of(const struct rl_history *h, unsigned asked, struct rl_lin_concurrency *c)
 {
+    memset(c, 0, sizeof *c);
+    for (size_t i = 0; i < h->len; i++) {
+        uint32_t t = h->ops[i].thread;
+        if (t < RL_LIN_TRIAL_MAX_THREADS && c->thread_ops[t]++ == 0)
+            c->threads++;
+    }
     struct rl_hist_op *ops = malloc((h->len ? h->len : 1) * sizeof *ops);
     if (ops == NULL)
-        return 0;
+        return -1;
     memcpy(ops, h->ops, h->len * sizeof *ops);
     qsort(ops, h->len, sizeof *ops, by_call);
-    uint64_t last_return[64] = {0};
-    size_t n = 0;
+    uint64_t last_return[RL_LIN_TRIAL_MAX_THREADS] = {0};
     for (size_t i = 0; i < h->len; i++) {
         uint32_t t = ops[i].thread;
-        if (t >= 64)
+        if (t >= RL_LIN_TRIAL_MAX_THREADS)
             continue;
-        for (uint32_t u = 0; u < 64; u++)
+        for (uint32_t u = 0; u < RL_LIN_TRIAL_MAX_THREADS; u++)
             if (u != t && last_return[u] > ops[i].call_ns) {
-                n++;
+                c->overlapping++;
                 break;
             }
         if (ops[i].return_ns > last_return[t])
             last_return[t] = ops[i].return_ns;
     }
     free(ops);
-    return n;
+    bool all = true;
+    for (unsigned i = 0; i < asked && i < RL_LIN_TRIAL_MAX_THREADS; i++)
+        all &= c->thread_ops[i] > 0;
+    c->concurrent = asked < 2 || (all && c->overlapping > 0);
+    return 0;
 }
 
 /* One recorded run, judged: 0 with h and r filled. */
@@ -149,9 +145,11 @@ int rl_lin_trial_run(const struct rl_lin_trial_params *p, struct rl_lin_trial *t
         snprintf(err, err_len, "%s: not in this build", p->algo);
         return -1;
     }
-    unsigned tries = p->threads < 2 ? 1 : p->tries;
+    bool control = p->threads < 2;
+    unsigned tries = control ? 1 : p->tries, solo_left = control ? 0 : p->solo_retries;
+    unsigned concurrent_runs = 0;
     bool kept = false;
-    for (unsigned run = 1; run <= tries; run++) {
+    for (unsigned run = 1; concurrent_runs < tries; run++) {
         struct rl_history h;
         struct rl_lin_result r;
         double check_s;
@@ -160,17 +158,29 @@ int rl_lin_trial_run(const struct rl_lin_trial_params *p, struct rl_lin_trial *t
             return -1;
         }
         t->runs = run;
-        unsigned threads = threads_in(&h);
-        bool all = threads >= p->threads;
-        t->unknown += all && r.verdict == RL_LIN_UNKNOWN;
-        /* all the threads replace fewer, and a decided run an unknown one */
-        if (!kept || (all && (t->threads < p->threads || r.verdict != RL_LIN_UNKNOWN))) {
+        struct rl_lin_concurrency c;
+        if (rl_lin_concurrency_of(&h, p->threads, &c) != 0) {
+            rl_lin_result_free(&r);
+            rl_history_free(&h);
+            rl_lin_trial_free(t);
+            snprintf(err, err_len, "%s: out of memory counting the history", algo->name);
+            return -1;
+        }
+        bool concurrent = c.concurrent;
+        concurrent_runs += concurrent;
+        t->solo += !concurrent;
+        t->unknown += concurrent && r.verdict == RL_LIN_UNKNOWN;
+        /* a concurrent run replaces one that is not, and a decided run an
+         * unknown one */
+        if (!kept || (concurrent && (!t->concurrent || r.verdict != RL_LIN_UNKNOWN))) {
             rl_lin_trial_free(t);
             t->history = h;
             t->result = r;
             t->ops = h.len;
-            t->threads = threads;
-            t->overlapping = overlapping_ops(&h);
+            t->threads = c.threads;
+            memcpy(t->thread_ops, c.thread_ops, sizeof c.thread_ops);
+            t->overlapping = c.overlapping;
+            t->concurrent = concurrent;
             t->check_s = check_s;
             t->tries = run;
             kept = true;
@@ -178,10 +188,17 @@ int rl_lin_trial_run(const struct rl_lin_trial_params *p, struct rl_lin_trial *t
             rl_lin_result_free(&r);
             rl_history_free(&h);
         }
-        if (all && t->result.verdict == RL_LIN_NO)
+        if (concurrent && t->result.verdict == RL_LIN_NO)
             break;
+        if (!concurrent && solo_left-- == 0)
+            break; /* the retries are spent: the kept history says it is not concurrent */
     }
     return 0;
+}
+
+const char *rl_lin_trial_verdict(const struct rl_lin_trial *t)
+{
+    return t->concurrent ? rl_lin_verdict_name(t->result.verdict) : "no concurrent history";
 }
 
 void rl_lin_trial_free(struct rl_lin_trial *t)

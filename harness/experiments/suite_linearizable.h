@@ -4,11 +4,16 @@
  * linearizability) and the runs of `ratelab teach linearizable`.
  *
  * A race needs both threads on a core at one instant, so an algorithm is
- * recorded up to `tries` times: the kept run is the first history of all
- * the requested threads that is not linearizable, else the last decided
- * one of all of them (a run in which one thread filled its window before
- * the other got a core, or whose search ran out of budget, is replaced by
- * a later one). */
+ * recorded up to `tries` times: the kept run is the first concurrent
+ * history that is not linearizable, else the last decided concurrent one.
+ * Concurrent: every requested thread has operations in the history and at
+ * least one operation was called while another thread's was in flight.
+ * A run that is not (one thread filled its window before the other got a
+ * core, or they took turns) is no try: it is recorded again, up to
+ * `solo_retries` times in all, and replaced by any concurrent run; a run
+ * whose search ran out of budget is replaced by a later decided one. When
+ * no run was concurrent the kept history says so (rl_lin_trial.concurrent
+ * false): its verdict is not a 2-thread result. */
 #ifndef RL_SUITE_LINEARIZABLE_H
 #define RL_SUITE_LINEARIZABLE_H
 
@@ -28,6 +33,12 @@
 #define RL_LIN_SUITE_MAX_OPS  5000u
 #define RL_LIN_SUITE_BUDGET   10000000u
 #define RL_LIN_SUITE_TRIES    12u
+/* Runs that are not concurrent, recorded again on top of the tries (each
+ * about 35 ms): a loaded machine gives one in two, a quiet one may give
+ * many in a row for the fastest limiters (docs/design.md). */
+#define RL_LIN_SUITE_SOLO_RETRIES 36u
+/* Threads whose operations a trial counts one by one (the suite asks 2). */
+#define RL_LIN_TRIAL_MAX_THREADS 64u
 
 struct rl_lin_trial_params {
     const char *algo;
@@ -36,6 +47,7 @@ struct rl_lin_trial_params {
     size_t max_ops; /* a thread's --history-max */
     uint64_t budget;
     unsigned tries;
+    unsigned solo_retries; /* runs that are not concurrent, recorded again */
     /* the teaching build: record with its widened race points muted (they
      * stretch every call of a broken step past the interval, and then any
      * order explains every answer); nothing in other builds */
@@ -45,15 +57,36 @@ struct rl_lin_trial_params {
 /* The kept run and what it took to get it. */
 struct rl_lin_trial {
     size_t ops;
-    unsigned threads;   /* threads with operations in the history */
+    unsigned threads; /* threads with operations in the history */
+    /* the kept history's operations of thread i, for i below the threads
+     * asked (and below RL_LIN_TRIAL_MAX_THREADS) */
+    size_t thread_ops[RL_LIN_TRIAL_MAX_THREADS];
     size_t overlapping; /* operations called while another thread's was in flight */
+    /* every thread asked has operations and overlapping > 0 (always true of
+     * a 1-thread control run): false, the verdict is not a concurrent one */
+    bool concurrent;
     struct rl_lin_result result;
     double check_s;            /* rl_lin_check's wall time on the kept history */
     unsigned tries;            /* the run kept (1-based) */
     unsigned runs;             /* runs made */
-    unsigned unknown;          /* runs of all the threads whose search ran out of budget */
+    unsigned solo;             /* of those, runs that were not concurrent */
+    unsigned unknown;          /* concurrent runs whose search ran out of budget */
     struct rl_history history; /* the kept history (keys by number) */
 };
+
+/* How concurrent a recorded history is. */
+struct rl_lin_concurrency {
+    unsigned threads;                            /* threads with operations */
+    size_t thread_ops[RL_LIN_TRIAL_MAX_THREADS]; /* thread i's operations */
+    size_t overlapping; /* operations called while another thread's was in flight */
+    /* each of the `asked` threads (below RL_LIN_TRIAL_MAX_THREADS) has
+     * operations and overlapping > 0; always true when 1 was asked */
+    bool concurrent;
+};
+
+/* Counts h's operations per thread and those called while another
+ * thread's was in flight. -1 on no memory (c then says not concurrent). */
+int rl_lin_concurrency_of(const struct rl_history *h, unsigned asked, struct rl_lin_concurrency *c);
 
 /* The suite's parameters for algo. */
 struct rl_lin_trial_params rl_lin_suite_params(const char *algo);
@@ -68,5 +101,10 @@ extern const char *const rl_lin_suite_algos[];
 int rl_lin_trial_run(const struct rl_lin_trial_params *p, struct rl_lin_trial *t, char *err,
                      size_t err_len);
 void rl_lin_trial_free(struct rl_lin_trial *t);
+
+/* The verdict a row shows: the checker's on a concurrent history, "no
+ * concurrent history" on any other (judged one thread at a time, it says
+ * nothing of a race: never a pass). */
+const char *rl_lin_trial_verdict(const struct rl_lin_trial *t);
 
 #endif

@@ -217,9 +217,66 @@ static void test_instances_apart(void)
     algo->destroy(b);
 }
 
+/* The linearizability checker's copy (rl_algo.snapshot, restore): from
+ * random states with tokens cached (k = 3 of B = 5), a state restored from
+ * a snapshot into a fresh instance snapshots to the same bytes and then
+ * decides as the original on every later attempt; so does a restore made
+ * in the middle of a run. Without the cache in the snapshot a restored
+ * instance would refill where the original pays from its cache. */
+static void test_snapshot_round_trip(void)
+{
+    const struct rl_algo *algo = rl_registry_find("tb_sharded");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(algo);
+    EXPECT_FATAL(algo->snapshot && algo->restore, "tb_sharded has no snapshot hook");
+    struct rl_config cfg = {.limit = 5,
+                            .interval_ns = 5000,
+                            .burst = 5,
+                            .slots = 3,
+                            .epoch_ns = RL_VIRTUAL_ORIGIN_NS,
+                            .virtual_time = true};
+    char err[256];
+    struct rl_clock clock;
+    CU_ASSERT_EQUAL_FATAL(rl_clock_init(&clock, "virtual", err, sizeof err), 0);
+    uint64_t rng = 0x5A4DEDull;
+    unsigned cached = 0;
+    for (int round = 0; round < 500; round++) {
+        void *a = algo->create(&cfg, err, sizeof err), *b = algo->create(&cfg, err, sizeof err);
+        EXPECT_FATAL(a && b, "create: %s", err);
+        uint64_t t = RL_VIRTUAL_ORIGIN_NS;
+        for (int i = (int)(rl_test_xorshift64(&rng) % 12); i > 0; i--) {
+            t += rl_test_xorshift64(&rng) % 1500;
+            rl_clock_set_virtual(&clock, t);
+            algo->acquire(a, &clock, 0, 1 + rl_test_xorshift64(&rng) % 3);
+        }
+        uint64_t snap_a[2 + 2 * 64], snap_b[2 + 2 * 64];
+        size_t len = algo->snapshot(a, snap_a, sizeof snap_a);
+        EXPECT_FATAL(len <= sizeof snap_a, "snapshot of %zu bytes", len);
+        cached += len > sizeof(uint64_t);
+        CU_ASSERT_EQUAL_FATAL(algo->restore(b, snap_a, len), 0);
+        size_t len_b = algo->snapshot(b, snap_b, sizeof snap_b);
+        EXPECT(len_b == len && memcmp(snap_a, snap_b, len) == 0,
+               "round %d: the restored state snapshots to other bytes", round);
+        for (int i = 0; i < 20; i++) {
+            t += rl_test_xorshift64(&rng) % 1500;
+            uint64_t n = 1 + rl_test_xorshift64(&rng) % 3;
+            rl_clock_set_virtual(&clock, t);
+            enum rl_decision da = algo->acquire(a, &clock, 0, n);
+            enum rl_decision db = algo->acquire(b, &clock, 0, n);
+            EXPECT(da == db, "round %d, attempt %d (n = %llu): original %d, restored %d", round, i,
+                   (unsigned long long)n, (int)da, (int)db);
+            if (da != db)
+                break;
+        }
+        algo->destroy(a);
+        algo->destroy(b);
+    }
+    EXPECT(cached > 100, "only %u of 500 states had tokens cached", cached);
+}
+
 RL_TEST_SUITE("tb_sharded", {"decisions by hand (k = 3, B = 3)", test_decisions_by_hand},
               {"k from S, the default and B; the excess the harness allows", test_batch_and_excess},
               {"k = 1 decides as tb_cas on seeded traces", test_batch_one_is_tb_cas},
               {"an idle cache's tokens: past B + L, within B + L + k - 1", test_idle_cache_excess},
               {"B + L*w/I + k - 1 on seeded traces, one thread", test_bound_on_traces},
-              {"instances keep their caches apart", test_instances_apart})
+              {"instances keep their caches apart", test_instances_apart},
+              {"snapshot and restore decide alike", test_snapshot_round_trip})

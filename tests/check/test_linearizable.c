@@ -241,9 +241,9 @@ static void test_agrees_with_oracle(void)
     /* registry limiters whose state is not one word: copied through their
      * snapshot, their flips found by bisection (lin_model.h); one key, since
      * one instance is one key's limiter */
-    static const char *const registry[] = {"fw_cas",     "fw_expiry",   "sliding_log_sweeper",
-                                           "fw_trylock", "fw_mutex",    "sliding_log",
-                                           "freq_ctr",   "wheel_atomic"};
+    static const char *const registry[] = {"fw_cas",     "fw_expiry",    "sliding_log_sweeper",
+                                           "fw_trylock", "fw_mutex",     "sliding_log",
+                                           "freq_ctr",   "wheel_atomic", "tb_sharded"};
     unsigned registry_rounds = 0;
     for (int round = 0; round < 8000; round++) {
         struct toy_ctx ctx = {.kind = round % 4 < 2 ? round % 2 : 2,
@@ -252,14 +252,16 @@ static void test_agrees_with_oracle(void)
         struct rl_lin_model m = toy_model(&ctx, round % 3 != 0);
         struct rl_lin_algo actx = {0};
         if (ctx.kind == 2) {
-            const struct rl_algo *algo = rl_registry_find(registry[(round / 4) % 8]);
+            const struct rl_algo *algo = rl_registry_find(registry[(round / 4) % 9]);
             struct rl_config cfg = {.limit = ctx.limit, .interval_ns = ctx.interval};
-            if (strcmp(registry[(round / 4) % 8], "wheel_atomic") == 0)
+            if (strcmp(registry[(round / 4) % 9], "wheel_atomic") == 0)
                 cfg.slots = 5; /* slots of 2 or 4 ns: boundaries inside the calls */
+            if (strcmp(registry[(round / 4) % 9], "tb_sharded") == 0)
+                cfg.slots = 2; /* a batch of 2 where L >= 2: tokens cached in the state */
             char err[256];
             EXPECT_FATAL(algo && algo->snapshot &&
                              rl_lin_model_of(algo, &cfg, &actx, &m, err, sizeof err) == 0,
-                         "%s", registry[(round / 4) % 8]);
+                         "%s", registry[(round / 4) % 9]);
             EXPECT_FATAL(m.hash && m.next_flip && !m.clone_replays,
                          "%s: copied by replaying, not by its snapshot", algo->name);
             if (round % 3 == 0)
@@ -276,7 +278,7 @@ static void test_agrees_with_oracle(void)
             EXPECT_FATAL(rl_lin_check(&h, &m, &o, &r, err, sizeof err) == 0, "%s", err);
             EXPECT(r.verdict == (want ? RL_LIN_YES : RL_LIN_NO),
                    "round %d (%s, L=%llu, I=%llu, %zu ops, %s): oracle says %s, checker %s", round,
-                   ctx.kind == 2   ? registry[(round / 4) % 8]
+                   ctx.kind == 2   ? registry[(round / 4) % 9]
                    : ctx.kind == 1 ? "gcra"
                                    : "window",
                    (unsigned long long)ctx.limit, (unsigned long long)ctx.interval, h.len,
@@ -321,9 +323,10 @@ static void test_agrees_with_oracle(void)
  * snapshot. */
 static void test_bisected_flips_are_first(void)
 {
-    static const char *const names[] = {
-        "fw_cas",      "fw_expiry", "sliding_log_sweeper", "fw_trylock", "fw_mutex",
-        "sliding_log", "freq_ctr",  "wheel_atomic",        "tb_cas",     "gcra_cas"};
+    static const char *const names[] = {"fw_cas",     "fw_expiry",    "sliding_log_sweeper",
+                                        "fw_trylock", "fw_mutex",     "sliding_log",
+                                        "freq_ctr",   "wheel_atomic", "tb_cas",
+                                        "gcra_cas",   "tb_sharded"};
     uint64_t rng = 0xF11Bull;
     unsigned flips = 0;
     for (size_t a = 0; a < sizeof names / sizeof *names; a++) {
@@ -332,6 +335,8 @@ static void test_bisected_flips_are_first(void)
                                     .interval_ns = 10 + 10 * (rl_test_xorshift64(&rng) % 2)};
             if (strcmp(names[a], "wheel_atomic") == 0)
                 cfg.slots = 5;
+            if (strcmp(names[a], "tb_sharded") == 0)
+                cfg.slots = 2;
             struct rl_lin_algo actx;
             struct rl_lin_model m;
             char err[256];
@@ -512,6 +517,81 @@ static void test_fw_cas_false_reject(void)
     EXPECT_EQ(r.verdict, RL_LIN_NO);
     EXPECT_EQ(r.overshoot, 1);
     EXPECT_EQ(r.only_false_rejects, 0);
+    rl_lin_result_free(&r);
+    rl_history_free(&h);
+    rl_lin_model_free(&actx);
+}
+
+/* The fewest forgiven rejects, found in one pass (0-1 breadth-first, where
+ * states are remembered), agree with bisection over searches that remember
+ * nothing, on random tiny histories of both toy models with up to three
+ * admits turned into rejects. */
+static void test_fewest_false_rejects_agree(void)
+{
+    uint64_t rng = 0xFE3E57ull;
+    unsigned compared = 0, several = 0;
+    for (int round = 0; round < 4000; round++) {
+        struct toy_ctx ctx = {.kind = round % 2,
+                              .limit = 1 + rl_test_xorshift64(&rng) % 3,
+                              .interval = 10 + 10 * (rl_test_xorshift64(&rng) % 2)};
+        struct rl_lin_model m = toy_model(&ctx, true);
+        struct rl_history h;
+        random_history(&rng, &m, MAX_KEYS, &h);
+        for (int k = (int)(rl_test_xorshift64(&rng) % 4); k > 0; k--) {
+            struct rl_hist_op *o = &h.ops[rl_test_xorshift64(&rng) % h.len];
+            o->admitted = false;
+        }
+        struct rl_lin_options o = {.budget = 1000000, .no_shrink = true};
+        struct rl_lin_result one_pass, bisected;
+        char err[256];
+        EXPECT_FATAL(rl_lin_check(&h, &m, &o, &one_pass, err, sizeof err) == 0, "%s", err);
+        m.hash = NULL, m.equal = NULL;
+        EXPECT_FATAL(rl_lin_check(&h, &m, &o, &bisected, err, sizeof err) == 0, "%s", err);
+        if (one_pass.overshoot_known && bisected.overshoot_known && one_pass.overshoot == 0 &&
+            bisected.overshoot == 0) {
+            EXPECT(one_pass.false_rejects_exact && bisected.false_rejects_exact &&
+                       one_pass.false_rejects == bisected.false_rejects,
+                   "round %d: one pass %llu (exact %d), bisection %llu (exact %d)", round,
+                   (unsigned long long)one_pass.false_rejects, one_pass.false_rejects_exact,
+                   (unsigned long long)bisected.false_rejects, bisected.false_rejects_exact);
+            compared++;
+            several += bisected.false_rejects >= 2;
+        }
+        rl_lin_result_free(&one_pass);
+        rl_lin_result_free(&bisected);
+        rl_history_free(&h);
+    }
+    EXPECT(compared > 1000 && several > 100, "%u compared, %u with 2 or more", compared, several);
+}
+
+/* A recorded 2-thread sliding_log_sweeper history
+ * (tests/check/sweeper_late.history.csv: `stress --algo sliding_log_sweeper
+ * --threads 2 --duration 30ms --limit 2 --interval 20us --history-max
+ * 1500` on a loaded machine, whose sweeper thread woke late): false
+ * rejects only, and their fewest number, 416, exact within 200,000 states.
+ * Bisection, each of whose searches below 416 must exhaust every order,
+ * ran out of that budget at "at most 417" (it reached 416 with 293,805
+ * states: check --budget 1000000). */
+static void test_recorded_sweeper_false_rejects_exact(void)
+{
+    struct rl_history h;
+    char err[256];
+    EXPECT_FATAL(rl_history_read("tests/check/sweeper_late.history.csv", &h, err, sizeof err) == 0,
+                 "%s", err);
+    struct rl_config cfg = {.limit = 2, .interval_ns = 20000u, .epoch_ns = h.epoch_ns};
+    struct rl_lin_algo actx;
+    struct rl_lin_model m;
+    EXPECT_FATAL(rl_lin_model_of(rl_registry_find("sliding_log_sweeper"), &cfg, &actx, &m, err,
+                                 sizeof err) == 0,
+                 "%s", err);
+    struct rl_lin_options o = {.budget = 200000, .no_shrink = true};
+    struct rl_lin_result r;
+    EXPECT_FATAL(rl_lin_check(&h, &m, &o, &r, err, sizeof err) == 0, "%s", err);
+    EXPECT(r.verdict == RL_LIN_NO && r.only_false_rejects && r.overshoot_known && r.overshoot == 0,
+           "verdict %s, only false rejects %d, overshoot %llu", rl_lin_verdict_name(r.verdict),
+           r.only_false_rejects, (unsigned long long)r.overshoot);
+    EXPECT(r.false_rejects_exact && r.false_rejects == 416, "false rejects %s%llu",
+           r.false_rejects_exact ? "" : "at most ", (unsigned long long)r.false_rejects);
     rl_lin_result_free(&r);
     rl_history_free(&h);
     rl_lin_model_free(&actx);
@@ -788,6 +868,10 @@ RL_TEST_SUITE("linearizable", {"agrees with a brute-force oracle", test_agrees_w
               {"bisected flips are the first change", test_bisected_flips_are_first},
               {"fw_cas's lost restart CAS: false rejects only", test_fw_cas_false_reject},
               {"a recorded fw_cas history is decided", test_recorded_fw_cas_decided},
+              {"fewest false rejects: one pass agrees with bisection",
+               test_fewest_false_rejects_agree},
+              {"a recorded sweeper's false rejects, exact",
+               test_recorded_sweeper_false_rejects_exact},
               {"a spent budget says unknown", test_budget_gives_unknown},
               {"sim runs are linearizable, broken ones caught", test_sim_runs_are_linearizable},
               {"history reader refusals", test_reader}, {"the command", test_command})
