@@ -87,8 +87,7 @@ int rl_hist_thread_init(struct rl_hist_thread *t, struct rl_hist_cut *cut, uint1
         return -1;
     t->ops = malloc(n * sizeof *t->ops);
     t->lens = calloc(cut->windows, sizeof *t->lens);
-    t->seen = calloc(cut->threads, sizeof *t->seen);
-    if (t->ops == NULL || t->lens == NULL || t->seen == NULL) {
+    if (t->ops == NULL || t->lens == NULL) {
         rl_hist_thread_free(t);
         return -1;
     }
@@ -103,10 +102,8 @@ void rl_hist_thread_free(struct rl_hist_thread *t)
 {
     free(t->ops);
     free(t->lens);
-    free(t->seen);
     t->ops = NULL;
     t->lens = NULL;
-    t->seen = NULL;
 }
 
 /* What the last thread to park does before it lets the others on. */
@@ -149,11 +146,9 @@ static void open_window(struct rl_hist_cut *cut, struct rl_stamp_clock *stamp)
             return; /* no memory: the window stays closed, recorded by none */
     }
     for (unsigned i = 0; i < cut->threads; i++) {
-        atomic_store_explicit(&cut->members[i]->progress, 0, memory_order_relaxed);
         atomic_store_explicit(&cut->members[i]->at_last, false, memory_order_relaxed);
         atomic_store_explicit(&cut->members[i]->done, false, memory_order_relaxed);
     }
-    atomic_store_explicit(&cut->begun, 0, memory_order_relaxed);
     atomic_store_explicit(&cut->cut_ns, 0, memory_order_relaxed);
     atomic_store_explicit(&cut->cut, false, memory_order_relaxed);
     w->start_ns = rl_stamp_now(stamp);
@@ -177,25 +172,21 @@ static void end_window(struct rl_hist_cut *cut, uint64_t now, bool filled)
     atomic_store_explicit(&cut->cut, true, memory_order_release);
 }
 
-/* The start gate before t's last operation of the window: every thread has
- * begun, and each other has recorded two operations since t began (so one
- * returned after t's first call), holds its own last one, or is out. */
-static void wait_at_gate(const struct rl_hist_thread *t, struct rl_hist_cut *cut,
-                         const _Atomic bool *stop)
+/* A thread's last operation of the window, once decided: its return is
+ * stamped only when every other thread has called its own last one (or is
+ * out of the window), so that every two threads' last operations overlap. */
+static void hold_last_open(const struct rl_hist_thread *t, struct rl_hist_cut *cut,
+                           const _Atomic bool *stop)
 {
     for (;;) {
-        if (atomic_load_explicit(stop, memory_order_relaxed))
-            return;
-        bool open = atomic_load_explicit(&cut->begun, memory_order_acquire) == cut->threads;
+        bool open = true;
         for (unsigned i = 0; i < cut->threads && open; i++) {
             const struct rl_hist_thread *o = cut->members[i];
-            if (o != t &&
-                atomic_load_explicit(&o->progress, memory_order_acquire) < t->seen[i] + 2 &&
-                !atomic_load_explicit(&o->at_last, memory_order_acquire) &&
+            if (o != t && !atomic_load_explicit(&o->at_last, memory_order_acquire) &&
                 !atomic_load_explicit(&o->done, memory_order_acquire))
                 open = false;
         }
-        if (open)
+        if (open || atomic_load_explicit(stop, memory_order_relaxed))
             return;
         sched_yield();
     }
@@ -217,22 +208,16 @@ static void record_window(struct rl_hist_thread *t, struct rl_hist_cut *cut, uns
      * order between threads by as much (a second read per call would cost
      * more than the limiter). */
     uint64_t call = rl_stamp_now(stamp);
-    atomic_fetch_add_explicit(&cut->begun, 1, memory_order_acq_rel);
-    for (unsigned i = 0; i < cut->threads; i++)
-        t->seen[i] = atomic_load_explicit(&cut->members[i]->progress, memory_order_acquire);
-    while (!atomic_load_explicit(stop, memory_order_relaxed)) {
-        if (len + 1 == t->cap) {
-            /* the last: recorded even if another thread ends the window
-             * meanwhile, so a thread waiting here still overlaps it */
+    while (!atomic_load_explicit(stop, memory_order_relaxed) &&
+           !atomic_load_explicit(&cut->cut, memory_order_acquire)) {
+        bool last = len + 1 == t->cap;
+        if (last) /* called: the others may stamp their last returns */
             atomic_store_explicit(&t->at_last, true, memory_order_release);
-            wait_at_gate(t, cut, stop);
-            call = rl_stamp_now(stamp);
-        } else if (atomic_load_explicit(&cut->cut, memory_order_acquire)) {
-            break;
-        }
         uint32_t key = 0;
         witness_reads = 0;
         enum rl_decision d = decide(arg, &key);
+        if (last) /* its span only grows: still sound, and it overlaps theirs */
+            hold_last_open(t, cut, stop);
         uint64_t ret = rl_stamp_now(stamp);
         ops[len++] = (struct rl_hist_record){.call_ns = call,
                                              .return_ns = ret,
@@ -241,10 +226,10 @@ static void record_window(struct rl_hist_thread *t, struct rl_hist_cut *cut, uns
                                              .thread = t->index,
                                              .admitted = d == RL_ADMIT,
                                              .has_witness = witness_reads > 0};
-        atomic_store_explicit(&t->progress, len, memory_order_release);
         call = ret;
-        if (len == t->cap || ret >= due) {
-            end_window(cut, ret, len == t->cap);
+        if (last || ret >= due) {
+            /* a stop may have cut the hold short: not full then */
+            end_window(cut, ret, last && !atomic_load_explicit(stop, memory_order_relaxed));
             break;
         }
     }

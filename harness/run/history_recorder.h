@@ -17,12 +17,14 @@
  * snapshot taken at its opening.
  *
  * The start gate: every thread takes its first recorded call only after
- * all have arrived at the opening cut, and a thread about to record the
- * last operation its buffer holds first waits (its buffer not yet full, so
- * the window cannot end) until every other thread has begun and recorded
- * two operations since it began, or holds its own last one. So one thread
- * cannot fill a window before another gets a core: the threads' recorded
- * spans overlap (a window ended by time, or a run stopped, promises less). */
+ * all have arrived at the opening cut, and a window ends by a full buffer
+ * only when every thread has kept its cap: a thread that reaches its last
+ * operation first holds it open (its return stamped only once every other
+ * thread has called its own last one), so no thread fills a window before
+ * another gets a core, each keeps as many, and every two threads' last
+ * operations overlap in time, their recorded
+ * spans with them (a window ended by time, or a run stopped, promises
+ * less). */
 #ifndef RL_HISTORY_RECORDER_H
 #define RL_HISTORY_RECORDER_H
 
@@ -62,19 +64,18 @@ struct rl_hist_thread {
     struct rl_hist_record *ops; /* windows × cap: window w's at ops + w·cap */
     size_t *lens;               /* operations kept in each window */
     size_t len, cap;            /* len: over every window */
-    uint64_t *seen;             /* the others' progress when this thread began the window */
     uint16_t index;
-    /* Read by the others only at the start gate (C11 _Atomic, without
-     * stdatomic.h: its names would leak into every includer of stress.h) */
-    _Atomic uint64_t progress; /* operations kept in the window being recorded */
-    _Atomic bool at_last;      /* waiting to record its buffer's last operation */
-    _Atomic bool done;         /* out of the window being recorded */
+    /* Read by the others only at their last operation (C11 _Atomic,
+     * without stdatomic.h: its names would leak into every includer of
+     * stress.h) */
+    _Atomic bool at_last; /* has called its last operation of the window */
+    _Atomic bool done;    /* out of the window being recorded */
 };
 
 /* The windows, shared by the threads of a run. */
 struct rl_hist_cut {
     _Atomic bool cut; /* end the window being recorded */
-    _Atomic unsigned parked, generation, begun;
+    _Atomic unsigned parked, generation;
     _Atomic uint64_t cut_ns; /* the stamp of the thread that ended it (0: none yet) */
     unsigned threads, windows, current;
     uint64_t spacing_ns; /* between the windows' due times */

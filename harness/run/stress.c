@@ -666,7 +666,6 @@ static int hand_back_history(struct worker *workers, const struct rl_stress_para
         log->threads[i] = workers[i].hist;
         workers[i].hist.ops = NULL;
         workers[i].hist.lens = NULL;
-        workers[i].hist.seen = NULL;
     }
     struct rl_hist_cut *cut = &shared->hist_cut;
     while (log->window_count < cut->windows && cut->window[log->window_count].opened)
