@@ -90,8 +90,9 @@ static void read_window_line(const char *s, size_t len, size_t line, struct rl_h
     static const char lead[] = "# window ";
     uint32_t w = h->window_count;
     if (len < sizeof lead - 1 || memcmp(s, lead, sizeof lead - 1) != 0) {
-        snprintf(why, why_len, "after the header a # line must be a window: # window W "
-                               "start_ns=T [state=HEX]");
+        snprintf(why, why_len,
+                 "after the header a # line must be a window: # window W "
+                 "start_ns=T [state=HEX]");
         return;
     }
     if (w == 0 && h->len > 0) {
@@ -110,8 +111,8 @@ static void read_window_line(const char *s, size_t len, size_t line, struct rl_h
         if (!numbered) {
             numbered = true;
             if (parse_u64(tok, tl, &v) != 0 || v != w)
-                snprintf(why, why_len, "window number %.*s where %u comes next", (int)(tl < 20 ? tl : 20),
-                         tok, w);
+                snprintf(why, why_len, "window number %.*s where %u comes next",
+                         (int)(tl < 20 ? tl : 20), tok, w);
         } else if (tl > 9 && memcmp(tok, "start_ns=", 9) == 0) {
             has_start = parse_u64(tok + 9, tl - 9, &win.start_ns) == 0;
             if (!has_start)

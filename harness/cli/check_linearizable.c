@@ -297,8 +297,8 @@ static void check_window(const char *cmd, const struct lin_options *o, const str
         rl_cli_usage_error(cmd, "--algo %s: %s", algo->name, err);
     const struct rl_hist_window_head *win = &h->windows[w];
     char shown[1024];
-    if (win->state && rl_lin_model_start_from(&ctx, win->state, win->state_len, err,
-                                              sizeof err) != 0)
+    if (win->state &&
+        rl_lin_model_start_from(&ctx, win->state, win->state_len, err, sizeof err) != 0)
         rl_cli_usage_error(cmd, "%s: line %u: window %u's state: %s",
                            rl_table_text(shown, sizeof shown, o->events_path), win->line, w, err);
     struct rl_lin_options lo = {.budget = o->budget, .no_witness = o->search};
@@ -321,13 +321,15 @@ static int check_windows(const char *cmd, const struct lin_options *o, const str
     printf("check --linearizable: %zu operations in %u windows, %u threads, %u keys from %s\n",
            h->len, h->window_count, thread_count(h), h->key_count,
            rl_table_text(shown, sizeof shown, o->events_path));
-    printf("algorithm %s, L=%llu per %s; each window from the state it started in\n\n",
-           algo->name, (unsigned long long)o->cfg.limit,
+    printf("algorithm %s, L=%llu per %s; each window from the state it started in\n\n", algo->name,
+           (unsigned long long)o->cfg.limit,
            rl_format_duration_ns(o->cfg.interval_ns, interval, sizeof interval));
     printf("%-6s %12s %10s  %-17s %-15s %10s\n", "window", "start ms", "operations", "verdict",
            "mode", "states");
-    struct rl_lin_result total = {.verdict = RL_LIN_YES, .mode = "witness",
-                                  .overshoot_known = true, .false_rejects_exact = true};
+    struct rl_lin_result total = {.verdict = RL_LIN_YES,
+                                  .mode = "witness",
+                                  .overshoot_known = true,
+                                  .false_rejects_exact = true};
     struct rl_history decided = {0};
     struct rl_lin_result decided_r = {0};
     uint32_t decided_w = 0;

@@ -31,7 +31,8 @@ static void stress_help(void)
            "                      [--wait-replicas N] [--on-error P] [--client-skew DUR]\n"
            "                      [--limit L --interval DUR] [--out FILE.csv] [--format F]\n"
            "                      [--decisions FILE.csv] [--max-wait DUR] [--cancel-share F]\n"
-           "                      [--history FILE.csv [--history-max N] [--history-windows K]]\n\n"
+           "                      [--history FILE.csv [--history-max N]\n"
+           "                      [--history-windows K]]\n\n"
            "Threads start together and call acquire on one shared limiter as fast as they can\n"
            "(closed loop) until the duration ends. Prints median ns/op (per thread: time for\n"
            "one call) with min-max over repetitions, Mops/s (all threads), and the ratio to\n"
@@ -88,13 +89,13 @@ static void stress_help(void)
            "  --history-max N   memory bound: a thread keeps at most N operations a\n"
            "                    window (32 bytes each; default %u). A window opens\n"
            "                    at a quiescent cut (every thread finishes its call and\n"
-           "                    waits for the others) and ends at another when a thread\n"
-           "                    has kept N or the next window is due; the run goes on\n"
-           "                    unrecorded between windows. Recording starts only when\n"
-           "                    every thread is in its loop, and no thread fills its\n"
-           "                    window before the others have recorded, so the threads'\n"
-           "                    spans overlap; each thread's count is in the file's\n"
-           "                    header and printed per window\n"
+           "                    waits for the others) and ends at another when every\n"
+           "                    thread has kept N (the first there holds its last call\n"
+           "                    open until the others have called theirs, so no thread\n"
+           "                    fills a window alone and the threads' spans overlap) or\n"
+           "                    the next window is due; between windows the run goes on\n"
+           "                    unrecorded. Each thread's count is in the file's header\n"
+           "                    and printed per window\n"
            "  --history-windows K  record K windows spread over the run (default 1: the\n"
            "                    first only), window w due at w x DUR/K: the file holds\n"
            "                    each window after a line with its start and the\n"
@@ -121,32 +122,32 @@ struct stress_options {
 };
 
 /* The options `ratelab stress` takes (--help lists them). */
-static const struct option options[] = {RL_CLI_HELP_OPTION,
-                                        RL_CLI_LIMITER_OPTIONS,
-                                        {"algo", required_argument, NULL, OPT_ALGO},
-                                        {"threads", required_argument, NULL, OPT_THREADS},
-                                        {"duration", required_argument, NULL, OPT_DURATION},
-                                        {"reps", required_argument, NULL, OPT_REPS},
-                                        {"clock", required_argument, NULL, OPT_CLOCK},
-                                        {"record", no_argument, NULL, OPT_RECORD},
-                                        {"pin", no_argument, NULL, OPT_PIN},
-                                        {"hold", required_argument, NULL, OPT_HOLD},
-                                        {"keys", required_argument, NULL, OPT_KEYS},
-                                        {"zipf", required_argument, NULL, OPT_ZIPF},
-                                        {"expiry", required_argument, NULL, OPT_EXPIRY},
-                                        {"client-skew", required_argument, NULL, OPT_CLIENT_SKEW},
-                                        RL_CLI_REMOTE_OPTIONS,
-                                        {"fault", required_argument, NULL, OPT_FAULT},
-                                        {"unsafe", no_argument, NULL, OPT_UNSAFE},
-                                        RL_CLI_OUTPUT_OPTIONS,
-                                        {"decisions", required_argument, NULL, OPT_DECISIONS},
-                                        {"max-wait", required_argument, NULL, OPT_MAX_WAIT},
-                                        {"history", required_argument, NULL, OPT_HISTORY},
-                                        {"history-max", required_argument, NULL, OPT_HISTORY_MAX},
-                                        {"history-windows", required_argument, NULL,
-                                         OPT_HISTORY_WINDOWS},
-                                        {"cancel-share", required_argument, NULL, OPT_CANCEL_SHARE},
-                                        {0}};
+static const struct option options[] = {
+    RL_CLI_HELP_OPTION,
+    RL_CLI_LIMITER_OPTIONS,
+    {"algo", required_argument, NULL, OPT_ALGO},
+    {"threads", required_argument, NULL, OPT_THREADS},
+    {"duration", required_argument, NULL, OPT_DURATION},
+    {"reps", required_argument, NULL, OPT_REPS},
+    {"clock", required_argument, NULL, OPT_CLOCK},
+    {"record", no_argument, NULL, OPT_RECORD},
+    {"pin", no_argument, NULL, OPT_PIN},
+    {"hold", required_argument, NULL, OPT_HOLD},
+    {"keys", required_argument, NULL, OPT_KEYS},
+    {"zipf", required_argument, NULL, OPT_ZIPF},
+    {"expiry", required_argument, NULL, OPT_EXPIRY},
+    {"client-skew", required_argument, NULL, OPT_CLIENT_SKEW},
+    RL_CLI_REMOTE_OPTIONS,
+    {"fault", required_argument, NULL, OPT_FAULT},
+    {"unsafe", no_argument, NULL, OPT_UNSAFE},
+    RL_CLI_OUTPUT_OPTIONS,
+    {"decisions", required_argument, NULL, OPT_DECISIONS},
+    {"max-wait", required_argument, NULL, OPT_MAX_WAIT},
+    {"history", required_argument, NULL, OPT_HISTORY},
+    {"history-max", required_argument, NULL, OPT_HISTORY_MAX},
+    {"history-windows", required_argument, NULL, OPT_HISTORY_WINDOWS},
+    {"cancel-share", required_argument, NULL, OPT_CANCEL_SHARE},
+    {0}};
 
 /* One case per option, so this reads as the option list (85 lines for that
  * reason: split, it would hide which option does what); checks that need
@@ -456,9 +457,9 @@ int rl_cmd_stress(int argc, char **argv)
                                "state, so a later window has no start state (record one)",
                                algo->name);
         rl_interrupt_install();
-        int status = rl_stress_history(
-            &o.plan, algo, o.history_max ? o.history_max : RL_HISTORY_DEFAULT_MAX,
-            o.history_windows ? (unsigned)o.history_windows : 1, o.history_path);
+        int status =
+            rl_stress_history(&o.plan, algo, o.history_max ? o.history_max : RL_HISTORY_DEFAULT_MAX,
+                              o.history_windows ? (unsigned)o.history_windows : 1, o.history_path);
         rl_stress_plan_free(&o.plan);
         return status;
     }

@@ -199,8 +199,8 @@ static void record_window(struct rl_hist_thread *t, struct rl_hist_cut *cut, uns
 {
     struct rl_hist_record *ops = t->ops + (size_t)w * t->cap;
     size_t len = 0;
-    uint64_t due = w + 1 < cut->windows ? cut->window[0].start_ns + (w + 1) * cut->spacing_ns
-                                        : UINT64_MAX;
+    uint64_t due =
+        w + 1 < cut->windows ? cut->window[0].start_ns + (w + 1) * cut->spacing_ns : UINT64_MAX;
     /* One stamp an operation: its return is the next one's call. The stamp
      * reads the same source in program order (stamp.h), so call ≤ every
      * read the call made ≤ return; the call's span is wider than the call
@@ -254,8 +254,7 @@ void rl_hist_thread_run(struct rl_hist_thread *t, struct rl_hist_cut *cut, const
 {
     for (unsigned w = 0; w < cut->windows; w++) {
         if (w > 0)
-            run_unrecorded(stop, stamp, cut->window[0].start_ns + w * cut->spacing_ns, decide,
-                           arg);
+            run_unrecorded(stop, stamp, cut->window[0].start_ns + w * cut->spacing_ns, decide, arg);
         if (!park_at_cut(cut, stop, stamp, open_window) || !cut->window[w].opened)
             break;
         record_window(t, cut, w, stop, stamp, decide, arg);

@@ -179,5 +179,4 @@ static void test_windows(void)
 }
 
 RL_TEST_SUITE("stress_history_cli", {"records, checks, refuses", test_records_and_checks},
-              {"windows: recorded, judged each from its state, malformed refused",
-               test_windows})
+              {"windows: recorded, judged each from its state, malformed refused", test_windows})

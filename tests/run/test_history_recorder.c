@@ -270,8 +270,8 @@ static void test_windows_are_linearizable(void)
             const struct rl_hist_window *win = &log->windows[w];
             EXPECT(w == 0 ? win->state == NULL : win->state_len > 0, "%s window %u: state %zu B",
                    names[i], w, win->state_len);
-            EXPECT(w == 0 || win->start_ns > log->windows[w - 1].start_ns, "%s window %u",
-                   names[i], w);
+            EXPECT(w == 0 || win->start_ns > log->windows[w - 1].start_ns, "%s window %u", names[i],
+                   w);
             size_t ops = rl_hist_log_window_len(log, w, 0) + rl_hist_log_window_len(log, w, 1);
             EXPECT(ops > 0 && rl_hist_log_window_len(log, w, 0) <= 400 &&
                        rl_hist_log_window_len(log, w, 1) <= 400,
@@ -336,15 +336,13 @@ static void test_both_threads_overlap(void)
     EXPECT(bad == 0, "%u of %u windows without both threads overlapping", bad, windows);
 }
 
-RL_TEST_SUITE("history_recorder",
-              {"sound limiters recorded at 2 threads are linearizable",
-               test_sound_are_linearizable},
-              {"fw_atomic_naive's reset race is caught", test_atomic_naive_caught},
-              {"fw_cas_nofirst's first window is caught", test_cas_nofirst_caught},
-              {"the window is complete and bounded", test_window_is_complete},
-              {"a recorded fw_cas history is decided within the default budget",
-               test_fw_cas_decided},
-              {"windows over the run are each linearizable from their start state",
-               test_windows_are_linearizable},
-              {"the start gate: both threads record, their spans overlap",
-               test_both_threads_overlap})
+RL_TEST_SUITE(
+    "history_recorder",
+    {"sound limiters recorded at 2 threads are linearizable", test_sound_are_linearizable},
+    {"fw_atomic_naive's reset race is caught", test_atomic_naive_caught},
+    {"fw_cas_nofirst's first window is caught", test_cas_nofirst_caught},
+    {"the window is complete and bounded", test_window_is_complete},
+    {"a recorded fw_cas history is decided within the default budget", test_fw_cas_decided},
+    {"windows over the run are each linearizable from their start state",
+     test_windows_are_linearizable},
+    {"the start gate: both threads record, their spans overlap", test_both_threads_overlap})
