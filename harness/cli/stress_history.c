@@ -79,7 +79,7 @@ static void print_windows(const struct rl_hist_log *h, size_t max_ops)
         printf("  %-6u %10.3f %10.3f  ", w, (double)(win->start_ns - h->epoch_ns) / 1e6,
                end > win->start_ns ? (double)(end - win->start_ns) / 1e6 : 0.0);
         print_per_thread(h, w);
-        printf("  %s\n", win->filled   ? "a thread kept its --history-max"
+        printf("  %s\n", win->filled   ? "every thread kept --history-max"
                          : win->cut_ns ? "the next window was due"
                                        : "the run ended");
     }
@@ -118,10 +118,11 @@ int rl_stress_history(const struct rl_stress_plan *plan, const struct rl_algo *a
            "  each thread's last held open for the others left out)\n");
     double mib = (double)(ops * sizeof(struct rl_hist_record)) / 1048576.0;
     if (h->window_count > 1 || h->cut_ns)
-        printf("history: %zu operations in %u windows of the %llu calls (each window opens at a "
-               "quiescent cut and ends when a thread keeps its --history-max %zu or the next is "
-               "due; between them the run goes on unrecorded), %.1f MiB kept\n",
-               ops, h->window_count, (unsigned long long)full.attempts, max_ops, mib);
+        printf("history: %zu operations in %u window%s of the %llu calls (a window opens at a "
+               "quiescent cut and ends when every thread has kept its --history-max %zu or the "
+               "next is due; between windows the run goes on unrecorded), %.1f MiB kept\n",
+               ops, h->window_count, h->window_count == 1 ? "" : "s",
+               (unsigned long long)full.attempts, max_ops, mib);
     else
         printf("history: all %zu operations of the run, %.1f MiB kept\n", ops, mib);
     print_windows(h, max_ops);
