@@ -103,7 +103,7 @@ static void stress_help(void)
            "                    and check --linearizable judges each window from that\n"
            "                    state. At most K x N <= 2^25 operations a thread kept;\n"
            "                    K > 1 needs one key and an algorithm with snapshot or a\n"
-           "                    one-word state\n"
+           "                    one-word state that no thread of its own changes\n"
            "%s\n"
            "%s\n%s\n%s%s\n%s",
            RL_HISTORY_DEFAULT_MAX, rl_cli_output_help, rl_cli_load_help, rl_cli_limiter_help,
@@ -454,7 +454,8 @@ int rl_cmd_stress(int argc, char **argv)
         if (o.history_windows > 1 && !rl_hist_can_snapshot(algo))
             rl_cli_usage_error(cmd,
                                "--history-windows: %s has neither snapshot nor a one-word "
-                               "state, so a later window has no start state (record one)",
+                               "state, or a thread of its own changes it, so a later "
+                               "window has no start state (record one)",
                                algo->name);
         rl_interrupt_install();
         int status =

@@ -103,7 +103,8 @@ struct rl_hist_log {
 void rl_witness_clock_wrap(struct rl_clock *clock);
 
 /* Whether a later window can start from algo's state: it has snapshot and
- * restore, or its state changes in one word (rl_algo.one_word_state). */
+ * restore, or its state changes in one word (rl_algo.one_word_state), and
+ * no thread of its own changes it (sliding_log_sweeper's sweeper). */
 bool rl_hist_can_snapshot(const struct rl_algo *algo);
 
 /* algo's state as bytes: its snapshot, or the state's first word for a one

@@ -161,6 +161,7 @@ static void test_windows(void)
 
     static const char *const refused[][2] = {
         {"--algo tb_mutex --history-windows 2", "neither snapshot nor a one-word"},
+        {"--algo sliding_log_sweeper --history-windows 2", "a thread of its own"},
         {"--algo tb_cas --keys 4 --history-windows 2", "keyed run"},
         {"--algo tb_cas --history-windows 0", "--history-windows"},
         {"--algo tb_cas --history-windows 64 --history-max 1000000", "2^25"},
