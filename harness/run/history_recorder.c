@@ -333,7 +333,13 @@ static void write_per_thread(FILE *fp, const struct rl_hist_log *log, int w)
 static void write_window_line(FILE *fp, const struct rl_hist_log *log, unsigned w)
 {
     const struct rl_hist_window *win = &log->windows[w];
-    fprintf(fp, "# window %u start_ns=%llu", w, (unsigned long long)win->start_ns);
+    /* no call before the start, even were a clock read on another core a
+     * little behind the opening stamp: the state holds until the first call */
+    uint64_t start = win->start_ns;
+    for (unsigned i = 0; i < log->count; i++)
+        if (log->threads[i].lens[w] && window_ops(log, w, i)[0].call_ns < start)
+            start = window_ops(log, w, i)[0].call_ns;
+    fprintf(fp, "# window %u start_ns=%llu", w, (unsigned long long)start);
     if (win->state_len) {
         fputs(" state=", fp);
         for (size_t i = 0; i < win->state_len; i++)
