@@ -69,7 +69,7 @@ static bool rewrite_line(const char *path, const char *from, const char *to, con
     return true;
 }
 
-/* stress --history-windows: a file of 3 windows, each after its line with
+/* stress --history-windows: a file of 2 windows, each after its line with
  * its start and state, every thread's count in the header; check judges
  * each window linearizable from its state; a window whose state is
  * tampered (a bucket emptied far into the future) is not; malformed window
@@ -82,17 +82,16 @@ static void test_windows(void)
     snprintf(bad, sizeof bad, "%s/bad.csv", dir);
     static struct rl_cli_outcome o;
     snprintf(cmd, sizeof cmd,
-             "stress --algo tb_cas --threads 2 --duration 30ms --limit 2 --interval 20us "
-             "--history %s --history-max 300 --history-windows 3",
+             "stress --algo tb_cas --threads 2 --duration 40ms --limit 2 --interval 20us "
+             "--history %s --history-max 300 --history-windows 2",
              path);
     rl_cli_run(&o, cmd);
     EXPECT_FATAL(o.status == 0, "exit %d: %s", o.status, o.err);
-    EXPECT(strstr(o.out, "in 3 windows") && strstr(o.out, "ops by thread"), "%s", o.out);
+    EXPECT(strstr(o.out, "in 2 windows") && strstr(o.out, "ops by thread"), "%s", o.out);
     static char text[8 << 20];
     rl_cli_slurp(path, text, sizeof text);
-    EXPECT(strstr(text, " windows=3 ops_by_thread=") != NULL, "header: %.200s", text);
-    EXPECT(strstr(text, "\n# window 0 start_ns=") && strstr(text, "\n# window 2 start_ns="),
-           "no window lines");
+    EXPECT(strstr(text, " windows=2 ops_by_thread=") != NULL, "header: %.200s", text);
+    EXPECT(strstr(text, "\n# window 0 start_ns=") != NULL, "no window 0 line");
     const char *w1 = strstr(text, "\n# window 1 start_ns=");
     EXPECT_FATAL(w1 && strstr(w1, " state=") && strstr(w1, " state=") < strchr(w1 + 1, '\n'),
                  "window 1 without its state");
@@ -126,7 +125,7 @@ static void test_windows(void)
         {"# window 1 state=0000000000000000", "no start_ns"},
         {"# window 1 start_ns=x state=0000000000000000", "start_ns is not"},
         {"# window 1 start_ns=99999999999999999 state=0000000000000000",
-         "window 2 starts before window 1"},
+         "before its window 1 started"},
         {"# a note", "must be a window"},
     };
     for (size_t i = 0; i < sizeof malformed / sizeof *malformed; i++) {
@@ -135,19 +134,13 @@ static void test_windows(void)
                  "check --linearizable --algo tb_cas --limit 2 --interval 20us --events %s", bad);
         rl_cli_expect_usage_error(cmd, malformed[i][1]);
     }
-    /* a state tb_cas did not take; window 1 starting after its operations */
+    /* a state tb_cas did not take */
     char odd[300];
     snprintf(odd, sizeof odd, "%s state=00", line);
     EXPECT_FATAL(rewrite_line(path, "# window 1 ", odd, bad), "rewrite");
     snprintf(cmd, sizeof cmd,
              "check --linearizable --algo tb_cas --limit 2 --interval 20us --events %s", bad);
     rl_cli_expect_usage_error(cmd, "cannot start from a state of 1 bytes");
-    const char *w2 = strstr(text, "\n# window 2 start_ns=");
-    EXPECT_FATAL(w2 != NULL, "window 2");
-    snprintf(odd, sizeof odd, "# window 1 start_ns=%llu state=0000000000000000",
-             strtoull(w2 + strlen("\n# window 2 start_ns="), NULL, 10));
-    EXPECT_FATAL(rewrite_line(path, "# window 1 ", odd, bad), "rewrite");
-    rl_cli_expect_usage_error(cmd, "before its window 1 started");
     /* window 0's line after an operation */
     FILE *f = fopen(bad, "w");
     EXPECT_FATAL(f != NULL, "%s", bad);

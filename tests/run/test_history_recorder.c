@@ -273,8 +273,8 @@ static void test_windows_are_linearizable(void)
             const struct rl_hist_window *win = &log->windows[w];
             EXPECT(w == 0 ? win->state == NULL : win->state_len > 0, "%s window %u: state %zu B",
                    names[i], w, win->state_len);
-            EXPECT(w == 0 || win->start_ns > log->windows[w - 1].start_ns, "%s window %u",
-                   names[i], w);
+            EXPECT(w == 0 || win->start_ns > log->windows[w - 1].start_ns, "%s window %u", names[i],
+                   w);
             size_t ops = rl_hist_log_window_len(log, w, 0) + rl_hist_log_window_len(log, w, 1);
             EXPECT(rl_hist_log_window_len(log, w, 0) <= 400 &&
                        rl_hist_log_window_len(log, w, 1) <= 400,
