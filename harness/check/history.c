@@ -24,6 +24,9 @@ int rl_history_push(struct rl_history *h, const struct rl_hist_op *op)
 
 void rl_history_free(struct rl_history *h)
 {
+    for (uint32_t w = 0; w < h->window_count; w++)
+        free(h->windows[w].state);
+    free(h->windows);
     for (uint32_t k = 0; h->key_names && k < h->key_count; k++)
         free(h->key_names[k]);
     free(h->key_names);
@@ -72,6 +75,93 @@ void rl_history_read_comment(const char *s, size_t len, struct rl_history *h)
             h->has_epoch = parse_u64(s + i + 9, j - i - 9, &h->epoch_ns) == 0;
         }
     }
+}
+
+static int hex_digit(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* "# window W start_ns=T [state=HEX] [notes]" after the header: a new
+ * window for the operations that follow. "" or why it is refused in why. */
+static void read_window_line(const char *s, size_t len, size_t line, struct rl_history *h,
+                             char *why, size_t why_len)
+{
+    static const char lead[] = "# window ";
+    uint32_t w = h->window_count;
+    if (len < sizeof lead - 1 || memcmp(s, lead, sizeof lead - 1) != 0) {
+        snprintf(why, why_len,
+                 "after the header a # line must be a window: # window W "
+                 "start_ns=T [state=HEX]");
+        return;
+    }
+    if (w == 0 && h->len > 0) {
+        snprintf(why, why_len, "window 0's line must come before every operation");
+        return;
+    }
+    struct rl_hist_window_head win = {.first_op = h->len, .line = (uint32_t)line};
+    bool has_start = false, numbered = false;
+    for (size_t i = sizeof lead - 1; i < len && why[0] == '\0';) {
+        size_t j = i;
+        while (j < len && s[j] != ' ')
+            j++;
+        const char *tok = s + i;
+        size_t tl = j - i;
+        uint64_t v;
+        if (!numbered) {
+            numbered = true;
+            if (parse_u64(tok, tl, &v) != 0 || v != w)
+                snprintf(why, why_len, "window number %.*s where %u comes next",
+                         (int)(tl < 20 ? tl : 20), tok, w);
+        } else if (tl > 9 && memcmp(tok, "start_ns=", 9) == 0) {
+            has_start = parse_u64(tok + 9, tl - 9, &win.start_ns) == 0;
+            if (!has_start)
+                snprintf(why, why_len, "window %u: start_ns is not a whole number of ns", w);
+        } else if (tl >= 6 && memcmp(tok, "state=", 6) == 0) {
+            size_t hex = tl - 6;
+            if (hex == 0 || hex % 2 != 0 || win.state) {
+                snprintf(why, why_len, "window %u: state must be one run of hex byte pairs", w);
+                break;
+            }
+            win.state = malloc(hex / 2);
+            if (win.state == NULL) {
+                snprintf(why, why_len, "out of memory");
+                break;
+            }
+            win.state_len = hex / 2;
+            for (size_t k = 0; k < hex / 2; k++) {
+                int hi = hex_digit(tok[6 + 2 * k]), lo = hex_digit(tok[7 + 2 * k]);
+                if (hi < 0 || lo < 0) {
+                    snprintf(why, why_len, "window %u: state is not hex (0-9, a-f)", w);
+                    break;
+                }
+                win.state[k] = (unsigned char)(hi << 4 | lo);
+            }
+        }
+        i = j + 1;
+    }
+    if (why[0] == '\0' && !numbered)
+        snprintf(why, why_len, "a window line needs its number: # window W start_ns=T");
+    else if (why[0] == '\0' && !has_start)
+        snprintf(why, why_len, "window %u has no start_ns=T", w);
+    else if (why[0] == '\0' && w > 0 && win.state == NULL)
+        snprintf(why, why_len,
+                 "window %u has no state=HEX: a later window starts from the limiter's "
+                 "recorded state",
+                 w);
+    else if (why[0] == '\0' && w > 0 && win.start_ns < h->windows[w - 1].start_ns)
+        snprintf(why, why_len, "window %u starts before window %u", w, w - 1);
+    if (why[0] == '\0') {
+        struct rl_hist_window_head *more = realloc(h->windows, (w + 1) * sizeof *more);
+        if (more == NULL) {
+            snprintf(why, why_len, "out of memory");
+        } else {
+            h->windows = more;
+            h->windows[h->window_count++] = win;
+            return;
+        }
+    }
+    free(win.state);
 }
 
 /* Splits line s[0..len) at commas into at most max fields. */
@@ -133,6 +223,10 @@ int rl_history_parse(const char *text, size_t len, const char *name, struct rl_h
         }
         if (l == 0)
             continue;
+        if (s[0] == '#') {
+            read_window_line(s, l, line, h, why, sizeof why);
+            continue;
+        }
         if (n != ncol) {
             snprintf(why, sizeof why, "%zu fields, the header has %zu", n, ncol);
             break;
@@ -230,6 +324,18 @@ int rl_history_validate(const struct rl_history *h, const char *name, char *err,
             return -1;
         }
     }
+    for (uint32_t w = 0; w < h->window_count; w++) {
+        size_t end = w + 1 < h->window_count ? h->windows[w + 1].first_op : h->len;
+        for (size_t i = h->windows[w].first_op; i < end; i++)
+            if (h->ops[i].call_ns < h->windows[w].start_ns) {
+                rl_set_err(err, err_len,
+                           "%s: line %u: called at %llu ns, before its window %u started at "
+                           "%llu ns (line %u)",
+                           name, h->ops[i].line, (unsigned long long)h->ops[i].call_ns, w,
+                           (unsigned long long)h->windows[w].start_ns, h->windows[w].line);
+                return -1;
+            }
+    }
     /* The usual log: each thread's operations in call order, few threads:
      * one pass with each thread's latest return. */
     enum { FEW_THREADS = 4096 };
@@ -290,4 +396,28 @@ int rl_history_validate(const struct rl_history *h, const char *name, char *err,
     }
     free(sorted);
     return 0;
+}
+
+int rl_history_window(const struct rl_history *h, uint32_t w, struct rl_history *out)
+{
+    memset(out, 0, sizeof *out);
+    size_t first = w < h->window_count ? h->windows[w].first_op : 0;
+    size_t end = w + 1 < h->window_count ? h->windows[w + 1].first_op : h->len;
+    memcpy(out->algo, h->algo, sizeof out->algo);
+    out->epoch_ns = h->epoch_ns;
+    out->has_epoch = h->has_epoch;
+    out->key_names = h->key_names;
+    out->key_count = h->key_count;
+    out->ops = malloc((end > first ? end - first : 1) * sizeof *out->ops);
+    if (out->ops == NULL)
+        return -1;
+    memcpy(out->ops, h->ops + first, (end - first) * sizeof *out->ops);
+    out->len = out->cap = end - first;
+    return 0;
+}
+
+void rl_history_free_window(struct rl_history *window)
+{
+    free(window->ops);
+    memset(window, 0, sizeof *window);
 }

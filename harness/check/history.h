@@ -12,7 +12,20 @@
  * in traces (io/key_table.h); cost ≥ 1; call_ns ≤ return_ns on the run's
  * clock; answer 1 admit, 0 reject; witness_ns: the time the algorithm read
  * through its clock handle inside the call, empty when it read none (the
- * column may be left out altogether). Lines may come in any order. */
+ * column may be left out altogether). Lines may come in any order.
+ *
+ * A history of several windows of one run (stress --history-windows) has
+ * each window's operations after a line of its own:
+ *
+ *   # window W start_ns=T state=HEX ops_by_thread=a/b ended=full
+ *
+ * W counts from 0, the first such line comes before any operation; T: the
+ * run's clock when the window opened (its operations are called at or
+ * after it); state: the limiter's state then, as its snapshot (rl.h) or its
+ * one word, in hex, required from window 1 on (window 0 starts at the
+ * limiter's creation); other words are notes. Nothing in one window
+ * overlaps another (a quiescent cut), so each is judged on its own from its
+ * state. */
 #ifndef RL_HISTORY_H
 #define RL_HISTORY_H
 
@@ -30,6 +43,15 @@ struct rl_hist_op {
     bool admitted;
 };
 
+/* Where one window's operations begin, and what they start from. */
+struct rl_hist_window_head {
+    size_t first_op; /* index into ops: its operations run to the next one's first_op */
+    uint64_t start_ns;
+    unsigned char *state; /* NULL for window 0 (from creation) */
+    size_t state_len;
+    uint32_t line;
+};
+
 struct rl_history {
     struct rl_hist_op *ops;
     size_t len, cap;
@@ -38,6 +60,10 @@ struct rl_history {
     char algo[64];     /* from "# … algo=NAME"; "" when the file names none */
     uint64_t epoch_ns; /* from "# … epoch_ns=T": the run's t = 0 on its clock */
     bool has_epoch;
+    /* "# window" lines, in order; none: one window from the limiter's
+     * creation (every history not written with --history-windows) */
+    struct rl_hist_window_head *windows;
+    uint32_t window_count;
 };
 
 /* Appends op (key < key_count is the caller's to keep). 0, or -1 on ENOMEM. */
@@ -60,6 +86,13 @@ int rl_history_validate(const struct rl_history *h, const char *name, char *err,
  * of the run goes into h's algo and epoch (the streaming check reads the
  * header with it too). */
 void rl_history_read_comment(const char *s, size_t len, struct rl_history *h);
+
+/* Window w's operations as a history of their own (sharing h's key names:
+ * free it with rl_history_free_window, never rl_history_free). 0, or -1 on
+ * no memory. */
+int rl_history_window(const struct rl_history *h, uint32_t w, struct rl_history *out);
+
+void rl_history_free_window(struct rl_history *window);
 
 void rl_history_free(struct rl_history *h);
 

@@ -230,6 +230,170 @@ static void write_svg(const char *cmd, const char *path, const struct rl_history
         rl_cli_run_error(cmd, "%s", err);
 }
 
+/* The verdict and what explains it: the mode, the states, the overshoot
+ * score and, not linearizable, the counterexample (its operations indices
+ * into h); where says which window it came from ("" for a whole run). */
+static void print_verdict(const char *cmd, const struct lin_options *o, const struct rl_history *h,
+                          const struct rl_lin_result *r, double secs, const char *where)
+{
+    char shown[1024];
+    printf("%-16s %s\n", "verdict", rl_lin_verdict_name(r->verdict));
+    if (r->only_false_rejects)
+        printf("%-16s false rejects only: every admit is explained; %llu rejects no order "
+               "gives, overshoot 0\n",
+               "", (unsigned long long)r->false_rejects);
+    printf("%-16s %s (%u of %u keys by witness replay)\n", "mode", r->mode, r->keys_witnessed,
+           h->key_count);
+    printf("%-16s %llu (budget %llu)\n", "states", (unsigned long long)r->states,
+           (unsigned long long)o->budget);
+    printf("%-16s %.3f s\n", "time", secs);
+    if (r->overshoot_known) {
+        printf("%-16s %llu (linearizable against L + %llu)\n", "overshoot",
+               (unsigned long long)r->overshoot, (unsigned long long)r->overshoot);
+        printf("%-16s %s%llu (the fewest rejects no order explains; keys at overshoot 0%s)\n",
+               "false_rejects", r->false_rejects_exact ? "" : "at most ",
+               (unsigned long long)r->false_rejects,
+               r->false_rejects_exact ? "" : "; the budget ran out before fewer were ruled out");
+    } else {
+        printf("%-16s unknown (the budget ran out, or no L + k explains the admits)\n",
+               "overshoot");
+    }
+    char kb[32];
+    if (r->verdict == RL_LIN_UNKNOWN) {
+        const char *key = h->key_names && r->unknown_key < h->key_count
+                              ? h->key_names[r->unknown_key]
+                              : (snprintf(kb, sizeof kb, "k%u", r->unknown_key), kb);
+        printf("\nunknown: the budget of %llu states ran out on key %s after %u of %u keys: at\n"
+               "most %zu of its %zu operations placed in one order. Never a pass: raise\n"
+               "--budget, or check a shorter window of the run.\n",
+               (unsigned long long)o->budget, rl_table_text(shown, sizeof shown, key),
+               r->keys_checked, h->key_count, r->unknown_deepest, r->unknown_ops);
+    }
+    if (r->verdict == RL_LIN_NO) {
+        const char *key = h->key_names && r->failed_key < h->key_count
+                              ? h->key_names[r->failed_key]
+                              : (snprintf(kb, sizeof kb, "k%u", r->failed_key), kb);
+        printf("\ncounterexample%s: %zu operations of key %s (dropping any one makes it\n"
+               "linearizable); A admit, R reject, ! the answer no order explains\n",
+               where, r->counter_len, rl_table_text(shown, sizeof shown, key));
+        rl_lin_timeline_text(stdout, h, r->counter, r->counter_len, r->culprit);
+        if (o->svg_path)
+            write_svg(cmd, o->svg_path, h, r);
+    }
+}
+
+/* One window of a run (history.h, # window) judged from its start state:
+ * 0 with r filled, exit 2 when the algorithm cannot start from that state. */
+static void check_window(const char *cmd, const struct lin_options *o, const struct rl_algo *algo,
+                         const struct rl_history *h, uint32_t w, struct rl_history *hw,
+                         struct rl_lin_result *r, double *secs)
+{
+    char err[512];
+    if (rl_history_window(h, w, hw) != 0)
+        rl_cli_run_error(cmd, "out of memory");
+    struct rl_lin_algo ctx;
+    struct rl_lin_model model;
+    if (rl_lin_model_of(algo, &o->cfg, &ctx, &model, err, sizeof err) != 0)
+        rl_cli_usage_error(cmd, "--algo %s: %s", algo->name, err);
+    const struct rl_hist_window_head *win = &h->windows[w];
+    char shown[1024];
+    if (win->state &&
+        rl_lin_model_start_from(&ctx, win->state, win->state_len, err, sizeof err) != 0)
+        rl_cli_usage_error(cmd, "%s: line %u: window %u's state: %s",
+                           rl_table_text(shown, sizeof shown, o->events_path), win->line, w, err);
+    struct rl_lin_options lo = {.budget = o->budget, .no_witness = o->search};
+    double t0 = (double)rl_monotonic_ns() / 1e9;
+    if (rl_lin_check(hw, &model, &lo, r, err, sizeof err) != 0)
+        rl_cli_run_error(cmd, "%s", err);
+    *secs = (double)rl_monotonic_ns() / 1e9 - t0;
+    rl_lin_model_free(&ctx);
+}
+
+/* A history of several windows: each judged on its own from its start
+ * state, a row each; overall not linearizable when one is, unknown when
+ * one is and none is not, else linearizable. The verdict block below sums
+ * the states and false rejects, takes the largest overshoot and shows the
+ * deciding window's counterexample. */
+static int check_windows(const char *cmd, const struct lin_options *o, const struct rl_algo *algo,
+                         struct rl_history *h)
+{
+    char interval[RL_DURATION_BUF_LEN], shown[1024];
+    printf("check --linearizable: %zu operations in %u windows, %u threads, %u keys from %s\n",
+           h->len, h->window_count, thread_count(h), h->key_count,
+           rl_table_text(shown, sizeof shown, o->events_path));
+    printf("algorithm %s, L=%llu per %s; each window from the state it started in\n\n", algo->name,
+           (unsigned long long)o->cfg.limit,
+           rl_format_duration_ns(o->cfg.interval_ns, interval, sizeof interval));
+    printf("%-6s %12s %10s  %-17s %-15s %10s\n", "window", "start ms", "operations", "verdict",
+           "mode", "states");
+    struct rl_lin_result total = {.verdict = RL_LIN_YES,
+                                  .mode = "witness",
+                                  .overshoot_known = true,
+                                  .false_rejects_exact = true};
+    struct rl_history decided = {0};
+    struct rl_lin_result decided_r = {0};
+    uint32_t decided_w = 0;
+    double secs = 0;
+    for (uint32_t w = 0; w < h->window_count; w++) {
+        struct rl_history hw;
+        struct rl_lin_result r;
+        double s;
+        check_window(cmd, o, algo, h, w, &hw, &r, &s);
+        secs += s;
+        printf("%-6u %12.3f %10zu  %-17s %-15s %10llu\n", w,
+               (double)(h->windows[w].start_ns - o->cfg.epoch_ns) / 1e6, hw.len,
+               rl_lin_verdict_name(r.verdict), r.mode, (unsigned long long)r.states);
+        total.states += r.states;
+        if (w == 0 || r.keys_witnessed < total.keys_witnessed)
+            total.keys_witnessed = r.keys_witnessed; /* the fewest in any window */
+        if (strcmp(r.mode, "witness") != 0)
+            total.mode = "witness+search";
+        if (!r.overshoot_known)
+            total.overshoot_known = false;
+        else if (r.overshoot > total.overshoot)
+            total.overshoot = r.overshoot;
+        total.false_rejects += r.false_rejects;
+        total.false_rejects_exact &= r.false_rejects_exact;
+        /* the first window not linearizable decides, else the first unknown */
+        bool decides = (r.verdict == RL_LIN_NO && total.verdict != RL_LIN_NO) ||
+                       (r.verdict == RL_LIN_UNKNOWN && total.verdict == RL_LIN_YES);
+        if (decides) {
+            rl_lin_result_free(&decided_r);
+            rl_history_free_window(&decided);
+            decided_r = r;
+            decided = hw;
+            decided_w = w;
+            total.verdict = r.verdict;
+        } else {
+            rl_lin_result_free(&r);
+            rl_history_free_window(&hw);
+        }
+    }
+    if (total.verdict != RL_LIN_YES) {
+        /* the deciding window's own explanation, with the sums above */
+        struct rl_lin_result shown_r = decided_r;
+        shown_r.states = total.states;
+        shown_r.mode = total.mode;
+        shown_r.overshoot_known = total.overshoot_known;
+        shown_r.overshoot = total.overshoot;
+        shown_r.false_rejects = total.false_rejects;
+        shown_r.false_rejects_exact = total.false_rejects_exact;
+        char where[48];
+        snprintf(where, sizeof where, " in window %u", decided_w);
+        printf("\n%-16s window %u decides\n", "overall", decided_w);
+        print_verdict(cmd, o, &decided, &shown_r, secs, where);
+    } else {
+        total.only_false_rejects = false;
+        printf("\n%-16s every window linearizable\n", "overall");
+        print_verdict(cmd, o, h, &total, secs, "");
+    }
+    int status = total.verdict == RL_LIN_YES ? 0 : total.verdict == RL_LIN_NO ? 1 : 3;
+    rl_lin_result_free(&decided_r);
+    rl_history_free_window(&decided);
+    rl_history_free(h);
+    return status;
+}
+
 int rl_cmd_check_linearizable(int argc, char **argv)
 {
     const char *cmd = "check";
@@ -253,6 +417,8 @@ int rl_cmd_check_linearizable(int argc, char **argv)
         rl_cli_usage_error(cmd, "%s", err);
     check_algo(cmd, &o, h.algo, algo);
     o.cfg.epoch_ns = h.has_epoch ? h.epoch_ns : 0;
+    if (h.window_count > 0)
+        return check_windows(cmd, &o, algo, &h);
     struct rl_lin_algo ctx;
     struct rl_lin_model model;
     if (rl_lin_model_of(algo, &o.cfg, &ctx, &model, err, sizeof err) != 0)
@@ -270,49 +436,7 @@ int rl_cmd_check_linearizable(int argc, char **argv)
            thread_count(&h), h.key_count, rl_table_text(shown, sizeof shown, o.events_path));
     printf("algorithm %s, L=%llu per %s\n\n", algo->name, (unsigned long long)o.cfg.limit,
            rl_format_duration_ns(o.cfg.interval_ns, interval, sizeof interval));
-    printf("%-16s %s\n", "verdict", rl_lin_verdict_name(r.verdict));
-    if (r.only_false_rejects)
-        printf("%-16s false rejects only: every admit is explained; %llu rejects no order "
-               "gives, overshoot 0\n",
-               "", (unsigned long long)r.false_rejects);
-    printf("%-16s %s (%u of %u keys by witness replay)\n", "mode", r.mode, r.keys_witnessed,
-           h.key_count);
-    printf("%-16s %llu (budget %llu)\n", "states", (unsigned long long)r.states,
-           (unsigned long long)o.budget);
-    printf("%-16s %.3f s\n", "time", t1 - t0);
-    if (r.overshoot_known) {
-        printf("%-16s %llu (linearizable against L + %llu)\n", "overshoot",
-               (unsigned long long)r.overshoot, (unsigned long long)r.overshoot);
-        printf("%-16s %s%llu (the fewest rejects no order explains; keys at overshoot 0%s)\n",
-               "false_rejects", r.false_rejects_exact ? "" : "at most ",
-               (unsigned long long)r.false_rejects,
-               r.false_rejects_exact ? "" : "; the budget ran out before fewer were ruled out");
-    } else {
-        printf("%-16s unknown (the budget ran out, or no L + k explains the admits)\n",
-               "overshoot");
-    }
-    char kb[32];
-    if (r.verdict == RL_LIN_UNKNOWN) {
-        const char *key = h.key_names && r.unknown_key < h.key_count
-                              ? h.key_names[r.unknown_key]
-                              : (snprintf(kb, sizeof kb, "k%u", r.unknown_key), kb);
-        printf("\nunknown: the budget of %llu states ran out on key %s after %u of %u keys: at\n"
-               "most %zu of its %zu operations placed in one order. Never a pass: raise\n"
-               "--budget, or check a shorter window of the run.\n",
-               (unsigned long long)o.budget, rl_table_text(shown, sizeof shown, key),
-               r.keys_checked, h.key_count, r.unknown_deepest, r.unknown_ops);
-    }
-    if (r.verdict == RL_LIN_NO) {
-        const char *key = h.key_names && r.failed_key < h.key_count
-                              ? h.key_names[r.failed_key]
-                              : (snprintf(kb, sizeof kb, "k%u", r.failed_key), kb);
-        printf("\ncounterexample: %zu operations of key %s (dropping any one makes it\n"
-               "linearizable); A admit, R reject, ! the answer no order explains\n",
-               r.counter_len, rl_table_text(shown, sizeof shown, key));
-        rl_lin_timeline_text(stdout, &h, r.counter, r.counter_len, r.culprit);
-        if (o.svg_path)
-            write_svg(cmd, o.svg_path, &h, &r);
-    }
+    print_verdict(cmd, &o, &h, &r, t1 - t0, "");
     int status = r.verdict == RL_LIN_YES ? 0 : r.verdict == RL_LIN_NO ? 1 : 3;
     rl_lin_result_free(&r);
     rl_lin_model_free(&ctx);

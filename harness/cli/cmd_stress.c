@@ -20,7 +20,7 @@
 #define MAX_THREAD_COUNTS 32
 
 /* stress's own options beyond cli.h's shared codes. */
-enum { OPT_HISTORY = 20000, OPT_HISTORY_MAX };
+enum { OPT_HISTORY = 20000, OPT_HISTORY_MAX, OPT_HISTORY_WINDOWS };
 
 static void stress_help(void)
 {
@@ -31,7 +31,8 @@ static void stress_help(void)
            "                      [--wait-replicas N] [--on-error P] [--client-skew DUR]\n"
            "                      [--limit L --interval DUR] [--out FILE.csv] [--format F]\n"
            "                      [--decisions FILE.csv] [--max-wait DUR] [--cancel-share F]\n"
-           "                      [--history FILE.csv [--history-max N]]\n\n"
+           "                      [--history FILE.csv [--history-max N]\n"
+           "                      [--history-windows K]]\n\n"
            "Threads start together and call acquire on one shared limiter as fast as they can\n"
            "(closed loop) until the duration ends. Prints median ns/op (per thread: time for\n"
            "one call) with min-max over repetitions, Mops/s (all threads), and the ratio to\n"
@@ -85,12 +86,24 @@ static void stress_help(void)
            "                    release, --client-skew or --record. Three runs: plain,\n"
            "                    --record and --history, their ns/op printed side by side\n"
            "                    (the cost of recording)\n"
-           "  --history-max N   memory bound: a thread keeps at most N operations\n"
-           "                    (32 bytes each; default %u). When one fills,\n"
-           "                    the window ends at a quiescent cut (every thread\n"
-           "                    finishes its call and waits for the others) and the run\n"
-           "                    goes on unrecorded: the file is the run's complete first\n"
-           "                    window\n"
+           "  --history-max N   memory bound: a thread keeps at most N operations a\n"
+           "                    window (32 bytes each; default %u). A window opens\n"
+           "                    at a quiescent cut (every thread finishes its call and\n"
+           "                    waits for the others) and ends at another when every\n"
+           "                    thread has kept N (the first there holds its last call\n"
+           "                    open until the others have called theirs, so no thread\n"
+           "                    fills a window alone and the threads' spans overlap) or\n"
+           "                    the next window is due; between windows the run goes on\n"
+           "                    unrecorded. Each thread's count is in the file's header\n"
+           "                    and printed per window\n"
+           "  --history-windows K  record K windows spread over the run (default 1: the\n"
+           "                    first only), window w due at w x DUR/K: the file holds\n"
+           "                    each window after a line with its start and the\n"
+           "                    limiter's state there (its snapshot, or its one word),\n"
+           "                    and check --linearizable judges each window from that\n"
+           "                    state. At most K x N <= 2^25 operations a thread kept;\n"
+           "                    K > 1 needs one key and an algorithm with snapshot or a\n"
+           "                    one-word state that no thread of its own changes\n"
            "%s\n"
            "%s\n%s\n%s%s\n%s",
            RL_HISTORY_DEFAULT_MAX, rl_cli_output_help, rl_cli_load_help, rl_cli_limiter_help,
@@ -101,7 +114,7 @@ static void stress_help(void)
  * itself needs (the algorithm names, the outputs). */
 struct stress_options {
     const char *algo_list, *redis, *decisions_path, *history_path;
-    uint64_t history_max;
+    uint64_t history_max, history_windows;
     uint64_t threads[MAX_THREAD_COUNTS], reps;
     bool unsafe;
     struct rl_cli_output output;
@@ -109,30 +122,32 @@ struct stress_options {
 };
 
 /* The options `ratelab stress` takes (--help lists them). */
-static const struct option options[] = {RL_CLI_HELP_OPTION,
-                                        RL_CLI_LIMITER_OPTIONS,
-                                        {"algo", required_argument, NULL, OPT_ALGO},
-                                        {"threads", required_argument, NULL, OPT_THREADS},
-                                        {"duration", required_argument, NULL, OPT_DURATION},
-                                        {"reps", required_argument, NULL, OPT_REPS},
-                                        {"clock", required_argument, NULL, OPT_CLOCK},
-                                        {"record", no_argument, NULL, OPT_RECORD},
-                                        {"pin", no_argument, NULL, OPT_PIN},
-                                        {"hold", required_argument, NULL, OPT_HOLD},
-                                        {"keys", required_argument, NULL, OPT_KEYS},
-                                        {"zipf", required_argument, NULL, OPT_ZIPF},
-                                        {"expiry", required_argument, NULL, OPT_EXPIRY},
-                                        {"client-skew", required_argument, NULL, OPT_CLIENT_SKEW},
-                                        RL_CLI_REMOTE_OPTIONS,
-                                        {"fault", required_argument, NULL, OPT_FAULT},
-                                        {"unsafe", no_argument, NULL, OPT_UNSAFE},
-                                        RL_CLI_OUTPUT_OPTIONS,
-                                        {"decisions", required_argument, NULL, OPT_DECISIONS},
-                                        {"max-wait", required_argument, NULL, OPT_MAX_WAIT},
-                                        {"history", required_argument, NULL, OPT_HISTORY},
-                                        {"history-max", required_argument, NULL, OPT_HISTORY_MAX},
-                                        {"cancel-share", required_argument, NULL, OPT_CANCEL_SHARE},
-                                        {0}};
+static const struct option options[] = {
+    RL_CLI_HELP_OPTION,
+    RL_CLI_LIMITER_OPTIONS,
+    {"algo", required_argument, NULL, OPT_ALGO},
+    {"threads", required_argument, NULL, OPT_THREADS},
+    {"duration", required_argument, NULL, OPT_DURATION},
+    {"reps", required_argument, NULL, OPT_REPS},
+    {"clock", required_argument, NULL, OPT_CLOCK},
+    {"record", no_argument, NULL, OPT_RECORD},
+    {"pin", no_argument, NULL, OPT_PIN},
+    {"hold", required_argument, NULL, OPT_HOLD},
+    {"keys", required_argument, NULL, OPT_KEYS},
+    {"zipf", required_argument, NULL, OPT_ZIPF},
+    {"expiry", required_argument, NULL, OPT_EXPIRY},
+    {"client-skew", required_argument, NULL, OPT_CLIENT_SKEW},
+    RL_CLI_REMOTE_OPTIONS,
+    {"fault", required_argument, NULL, OPT_FAULT},
+    {"unsafe", no_argument, NULL, OPT_UNSAFE},
+    RL_CLI_OUTPUT_OPTIONS,
+    {"decisions", required_argument, NULL, OPT_DECISIONS},
+    {"max-wait", required_argument, NULL, OPT_MAX_WAIT},
+    {"history", required_argument, NULL, OPT_HISTORY},
+    {"history-max", required_argument, NULL, OPT_HISTORY_MAX},
+    {"history-windows", required_argument, NULL, OPT_HISTORY_WINDOWS},
+    {"cancel-share", required_argument, NULL, OPT_CANCEL_SHARE},
+    {0}};
 
 /* One case per option, so this reads as the option list (85 lines for that
  * reason: split, it would hide which option does what); checks that need
@@ -232,6 +247,10 @@ static bool parse_options(int argc, char **argv, struct stress_options *o)
         case OPT_HISTORY_MAX:
             if (rl_parse_u64(optarg, 1, 1u << 25, &o->history_max, err, sizeof err) != 0)
                 rl_cli_usage_error(cmd, "--history-max: %s", err);
+            break;
+        case OPT_HISTORY_WINDOWS:
+            if (rl_parse_u64(optarg, 1, 1u << 16, &o->history_windows, err, sizeof err) != 0)
+                rl_cli_usage_error(cmd, "--history-windows: %s", err);
             break;
         default:
             if (!rl_cli_limiter_option(cmd, code, optarg, &run->cfg) &&
@@ -372,6 +391,16 @@ static void check_history_options(struct stress_options *o)
 {
     const char *cmd = "stress";
     rl_cli_require_writable(cmd, "--history", o->history_path);
+    uint64_t max = o->history_max ? o->history_max : RL_HISTORY_DEFAULT_MAX;
+    uint64_t windows = o->history_windows ? o->history_windows : 1;
+    if (windows * max > (1u << 25))
+        rl_cli_usage_error(cmd,
+                           "--history-windows %llu x --history-max %llu: at most 2^25 "
+                           "operations a thread (32 bytes each)",
+                           (unsigned long long)windows, (unsigned long long)max);
+    if (windows > 1 && o->plan.run.keys > 1)
+        rl_cli_usage_error(cmd, "--history-windows: a later window starts from the limiter's "
+                                "state, which a keyed run (--keys) does not take");
     if (o->plan.thread_count != 1)
         rl_cli_usage_error(cmd, "--history records one thread count: give one --threads");
     if (o->decisions_path || o->output.out_path || o->plan.run.record || rl_cli_faults() ||
@@ -412,6 +441,8 @@ int rl_cmd_stress(int argc, char **argv)
     const struct rl_algo *list[RL_CLI_MAX_ALGOS + 1];
     if (o.history_path)
         check_history_options(&o);
+    else if (o.history_windows)
+        rl_cli_usage_error(cmd, "--history-windows needs --history FILE");
     prepare_plan(&o, list, RL_CLI_MAX_ALGOS + 1);
     if (o.history_path) {
         const struct rl_algo *algo = list[o.plan.algo_count - 1]; /* after faa */
@@ -420,9 +451,16 @@ int rl_cmd_stress(int argc, char **argv)
         if (algo->shape || (algo->flags & RL_NEEDS_RELEASE) || o.plan.run.client_skew_ns)
             rl_cli_usage_error(cmd, "--history records acquire calls on the true clock: not a "
                                     "shaper, a limiter that needs release or --client-skew");
+        if (o.history_windows > 1 && !rl_hist_can_snapshot(algo))
+            rl_cli_usage_error(cmd,
+                               "--history-windows: %s has neither snapshot nor a one-word "
+                               "state, or a thread of its own changes it, so a later "
+                               "window has no start state (record one)",
+                               algo->name);
         rl_interrupt_install();
-        int status = rl_stress_history(
-            &o.plan, algo, o.history_max ? o.history_max : RL_HISTORY_DEFAULT_MAX, o.history_path);
+        int status =
+            rl_stress_history(&o.plan, algo, o.history_max ? o.history_max : RL_HISTORY_DEFAULT_MAX,
+                              o.history_windows ? (unsigned)o.history_windows : 1, o.history_path);
         rl_stress_plan_free(&o.plan);
         return status;
     }

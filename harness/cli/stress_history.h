@@ -12,10 +12,11 @@
 #define RL_HISTORY_DEFAULT_MAX 1000000u
 
 /* Runs the plan's one algorithm at its one thread count three times (plain,
- * --record, --history), prints the costs and writes the history to path.
+ * --record, --history in `windows` windows of at most max_ops operations a
+ * thread), prints the costs and each window and writes the history to path.
  * Returns the exit status (0, or 1 with one line on stderr when a run or the
  * write failed or a signal cut it short). */
 int rl_stress_history(const struct rl_stress_plan *plan, const struct rl_algo *algo, size_t max_ops,
-                      const char *path);
+                      unsigned windows, const char *path);
 
 #endif

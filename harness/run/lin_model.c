@@ -4,6 +4,7 @@
 
 #include "harness/sys/clock.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +35,17 @@ static void step_release(struct step *s)
     }
 }
 
+/* A recorded start state into a fresh limiter: 0, or -1 when refused. */
+static int start_from(const struct rl_algo *algo, void *limiter, const void *state, size_t len)
+{
+    if (algo->snapshot && algo->restore)
+        return algo->restore(limiter, state, len);
+    if (algo->one_word_state < sizeof(uint64_t) || len != sizeof(uint64_t))
+        return -1;
+    memcpy(limiter, state, sizeof(uint64_t)); /* the word; the rest is create's (rl.h) */
+    return 0;
+}
+
 static void *limiter_create(struct rl_lin_algo *a, uint64_t extra)
 {
     struct rl_config cfg = a->cfg;
@@ -41,7 +53,41 @@ static void *limiter_create(struct rl_lin_algo *a, uint64_t extra)
     if (cfg.burst)
         cfg.burst += extra;
     char err[256];
-    return a->algo->create(&cfg, err, sizeof err);
+    void *limiter = a->algo->create(&cfg, err, sizeof err);
+    if (limiter && a->start_state && start_from(a->algo, limiter, a->start_state, a->start_len)) {
+        a->algo->destroy(limiter);
+        return NULL;
+    }
+    return limiter;
+}
+
+int rl_lin_model_start_from(struct rl_lin_algo *ctx, const void *state, size_t len, char *err,
+                            size_t err_len)
+{
+    const struct rl_algo *algo = ctx->algo;
+    if (!(algo->snapshot && algo->restore) && algo->one_word_state < sizeof(uint64_t)) {
+        snprintf(err, err_len,
+                 "%s has neither snapshot nor a one-word state: a window cannot start from a "
+                 "recorded state",
+                 algo->name);
+        return -1;
+    }
+    char why[256];
+    void *probe = algo->create(&ctx->cfg, why, sizeof why);
+    if (probe == NULL) {
+        snprintf(err, err_len, "%s", why);
+        return -1;
+    }
+    int rc = start_from(algo, probe, state, len);
+    algo->destroy(probe);
+    if (rc != 0) {
+        snprintf(err, err_len, "%s cannot start from a state of %zu bytes (not one it took)",
+                 algo->name, len);
+        return -1;
+    }
+    ctx->start_state = state;
+    ctx->start_len = len;
+    return 0;
 }
 
 static void *model_create(void *ctx, uint64_t extra)

@@ -15,6 +15,10 @@ struct rl_lin_algo {
      * (the streamed witness replay, check/lin_stream.h): steps are not kept
      * for replaying, so memory does not grow with the history. */
     bool never_cloned;
+    /* A window of a run (history.h, # window): every limiter the model
+     * creates starts from this state (rl_lin_model_start_from); NULL: fresh */
+    const unsigned char *start_state;
+    size_t start_len;
     /* Scratch for two snapshots (rl_algo.snapshot), grown as needed */
     unsigned char *snap[2];
     size_t snap_cap[2];
@@ -32,6 +36,14 @@ struct rl_lin_algo {
  * ends or enough accrues). Free with rl_lin_model_free. */
 int rl_lin_model_of(const struct rl_algo *algo, const struct rl_config *cfg,
                     struct rl_lin_algo *ctx, struct rl_lin_model *model, char *err, size_t err_len);
+
+/* Makes every state the model creates start from state (len bytes, kept
+ * by the caller until the model is freed): the limiter's state at a
+ * window's start as the recorder took it, restored through the algorithm's
+ * restore, or as its one word (history_recorder.h, rl_hist_state_snapshot).
+ * -1 with one line in err when the algorithm has neither or refuses it. */
+int rl_lin_model_start_from(struct rl_lin_algo *ctx, const void *state, size_t len, char *err,
+                            size_t err_len);
 
 /* Frees what rl_lin_model_of allocated in ctx (the snapshot scratch). */
 void rl_lin_model_free(struct rl_lin_algo *ctx);

@@ -423,7 +423,7 @@ static void free_workers(struct worker *workers, unsigned threads)
         free(workers[i].woke_ns);
         free(workers[i].cancel_ns);
         rl_histogram_free(&workers[i].overshoot);
-        free(workers[i].hist.ops);
+        rl_hist_thread_free(&workers[i].hist);
     }
     free(workers);
 }
@@ -552,18 +552,13 @@ static struct worker *make_workers(const struct rl_stress_params *p, struct stre
         }
         if (p->history) {
             rl_witness_clock_wrap(&w->clock); /* after the stamp copied the plain reader */
-            w->hist.index = (uint16_t)i;
-            w->hist.cap = p->history_capacity;
-            w->hist.ops = malloc(p->history_capacity * sizeof *w->hist.ops);
-            if (w->hist.ops == NULL) {
+            if (rl_hist_thread_init(&w->hist, &shared->hist_cut, (uint16_t)i,
+                                    p->history_capacity) != 0) {
                 snprintf(err, err_len, "out of memory for %zu recorded operations a thread",
-                         p->history_capacity);
+                         p->history_capacity * shared->hist_cut.windows);
                 free_workers(workers, p->threads);
                 return NULL;
             }
-            /* touched now: a first touch faults (10 to 90 us here, one a
-             * 128 operations), which would land inside the recorded calls */
-            memset(w->hist.ops, 0, p->history_capacity * sizeof *w->hist.ops);
         }
         if (p->record) {
             w->cap = cap;
@@ -657,21 +652,36 @@ static void sum_outcome(const struct rl_stress_params *p, const struct stress_sh
     }
 }
 
-/* Moves each worker's recorded operations into the outcome. */
+/* Moves each worker's recorded operations, and the opened windows, into
+ * the outcome. */
 static int hand_back_history(struct worker *workers, const struct rl_stress_params *p,
-                             const struct stress_shared *shared, struct rl_hist_log *log)
+                             struct stress_shared *shared, struct rl_hist_log *log)
 {
     log->threads = calloc(p->threads, sizeof *log->threads);
     if (log->threads == NULL)
         return -1;
     log->count = p->threads;
     log->epoch_ns = shared->epoch_ns;
-    log->cut_ns = atomic_load(&shared->hist_cut.cut_ns);
     for (unsigned i = 0; i < p->threads; i++) {
         log->threads[i] = workers[i].hist;
         workers[i].hist.ops = NULL;
+        workers[i].hist.lens = NULL;
     }
+    struct rl_hist_cut *cut = &shared->hist_cut;
+    while (log->window_count < cut->windows && cut->window[log->window_count].opened)
+        log->window_count++;
+    log->windows = cut->window;
+    cut->window = NULL;
+    log->cut_ns = log->window_count ? log->windows[0].cut_ns : 0;
     return 0;
+}
+
+/* --history's start states: the limiter's, taken while every thread is
+ * parked at a window's opening cut. */
+static size_t snapshot_for_history(void *arg, void *buf, size_t cap)
+{
+    const struct stress_shared *sh = arg;
+    return rl_hist_state_snapshot(sh->algo, sh->state, buf, cap);
 }
 
 /* One measurement: clock, limiter, workers, run, sums; each step above. */
@@ -707,8 +717,16 @@ int rl_stress_run(const struct rl_stress_params *p, struct rl_stress_outcome *ou
                  "with --record, a shaper, a limiter that needs release or --client-skew");
         return -1;
     }
+    unsigned windows = p->history_windows ? p->history_windows : 1;
+    if (p->history && windows > 1 && (p->keys > 1 || !rl_hist_can_snapshot(p->algo))) {
+        snprintf(err, err_len,
+                 "--history-windows %u: a later window starts from the limiter's state, and %s",
+                 windows,
+                 p->keys > 1 ? "a keyed run's many limiters have none to take"
+                             : "this algorithm has neither snapshot nor a one-word state");
+        return -1;
+    }
     shared.history = p->history;
-    shared.hist_cut.threads = p->threads;
     if (shared.cancel_share > 0 && p->algo->cancel == NULL) {
         snprintf(err, err_len, "%s cannot cancel a reservation (no cancel share)", p->algo->name);
         return -1;
@@ -729,7 +747,13 @@ int rl_stress_run(const struct rl_stress_params *p, struct rl_stress_outcome *ou
         return -1;
 
     int rc = -1;
-    struct worker *workers = make_workers(p, &shared, &clock, err, err_len);
+    struct worker *workers = NULL;
+    if (p->history && rl_hist_cut_init(&shared.hist_cut, p->threads, windows, p->duration_ns,
+                                       snapshot_for_history, &shared) != 0) {
+        snprintf(err, err_len, "out of memory for the history's windows");
+        goto done_state;
+    }
+    workers = make_workers(p, &shared, &clock, err, err_len);
     if (workers == NULL)
         goto done_state;
     if (run_workers(p, &shared, workers, &out->interrupted, err, err_len) != 0)
@@ -748,6 +772,7 @@ int rl_stress_run(const struct rl_stress_params *p, struct rl_stress_outcome *ou
 done_workers:
     free_workers(workers, p->threads);
 done_state:
+    rl_hist_cut_free(&shared.hist_cut);
     destroy_limiter(p, &shared);
     if (rc != 0)
         rl_stress_outcome_free(out);

@@ -43,11 +43,14 @@ struct rl_stress_params {
      * decision part); the releases are not waited for. */
     bool shape_without_sleep;
     /* --history: every operation with call, return and witness
-     * (history_recorder.h), at most history_capacity a thread (then the
-     * window ends at a quiescent cut). Not with record, a shaper, a limiter
-     * that needs release, or client skew. */
+     * (history_recorder.h), at most history_capacity a thread a window
+     * (then the window ends at a quiescent cut). Not with record, a shaper, a limiter
+     * that needs release, or client skew. history_windows (0 or 1: one)
+     * windows spread over the run, each later one starting from the
+     * limiter's state (one key, an algorithm rl_hist_can_snapshot). */
     bool history;
     size_t history_capacity;
+    unsigned history_windows;
     /* A shaper with cancel: each thread gives up this share (0..1) of its
      * reservations that would wait, drawn from its own stream, halfway
      * through the wait (x/time/rate's CancelAt from a caller that stops

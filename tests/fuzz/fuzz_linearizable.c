@@ -31,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rl_history_parse((const char *)data + PARAM_BYTES, size - PARAM_BYTES, "fuzz", &h, err,
                          sizeof err) != 0) {
         FUZZ_CHECK(err[0] != '\0', "refused with no message");
-        FUZZ_CHECK(h.ops == NULL && h.len == 0 && h.key_names == NULL,
+        FUZZ_CHECK(h.ops == NULL && h.len == 0 && h.key_names == NULL && h.windows == NULL,
                    "a refused history leaves operations behind");
         return 0;
     }
@@ -41,6 +41,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             o->call_ns <= o->return_ns && o->cost >= 1 && o->key < h.key_count &&
                 (!o->has_witness || (o->witness_ns >= o->call_ns && o->witness_ns <= o->return_ns)),
             "operation %zu accepted though invalid", i);
+    }
+    for (uint32_t w = 0; w < h.window_count; w++) {
+        const struct rl_hist_window_head *win = &h.windows[w];
+        FUZZ_CHECK(win->first_op <= h.len &&
+                       (w == 0 ? win->first_op == 0
+                               : win->first_op >= win[-1].first_op && win->state &&
+                                     win->state_len > 0 && win->start_ns >= win[-1].start_ns),
+                   "window %u accepted though malformed", w);
+        size_t end = w + 1 < h.window_count ? win[1].first_op : h.len;
+        for (size_t i = win->first_op; i < end; i++)
+            FUZZ_CHECK(h.ops[i].call_ns >= win->start_ns, "operation %zu before its window", i);
     }
     if (h.len > MAX_OPS) {
         rl_history_free(&h);

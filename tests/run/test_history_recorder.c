@@ -208,11 +208,148 @@ static void test_window_is_complete(void)
     rl_history_free(&h);
 }
 
-RL_TEST_SUITE("history_recorder",
-              {"sound limiters recorded at 2 threads are linearizable",
-               test_sound_are_linearizable},
-              {"fw_atomic_naive's reset race is caught", test_atomic_naive_caught},
-              {"fw_cas_nofirst's first window is caught", test_cas_nofirst_caught},
-              {"the window is complete and bounded", test_window_is_complete},
-              {"a recorded fw_cas history is decided within the default budget",
-               test_fw_cas_decided})
+/* A recorded run of name in `windows` windows of at most cap operations a
+ * thread (2 threads, L per 20 us). */
+static void record_windows(const char *name, unsigned windows, size_t cap, uint64_t duration_ns,
+                           struct rl_stress_outcome *out)
+{
+    const struct rl_algo *algo = rl_registry_find(name);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(algo);
+    struct rl_stress_params p = {.algo = algo,
+                                 .threads = 2,
+                                 .duration_ns = duration_ns,
+                                 .clock = "monotonic",
+                                 .history = true,
+                                 .history_capacity = cap,
+                                 .history_windows = windows,
+                                 .max_wait_ns = UINT64_MAX};
+    p.cfg.limit = 2;
+    p.cfg.interval_ns = 20000u;
+    char err[512];
+    EXPECT_FATAL(rl_stress_run(&p, out, err, sizeof err) == 0, "%s: %s", name, err);
+}
+
+/* Window w of a recorded run judged from its start state. */
+static enum rl_lin_verdict check_window(const char *name, const struct rl_hist_log *log, unsigned w,
+                                        const unsigned char *state, size_t state_len)
+{
+    const struct rl_algo *algo = rl_registry_find(name);
+    struct rl_history h;
+    CU_ASSERT_FATAL(rl_hist_log_window_to_history(log, w, name, &h) == 0);
+    char err[512];
+    EXPECT(rl_history_validate(&h, name, err, sizeof err) == 0, "%s", err);
+    struct rl_config cfg = {.limit = 2, .interval_ns = 20000u, .epoch_ns = h.epoch_ns};
+    struct rl_lin_algo ctx;
+    struct rl_lin_model model;
+    CU_ASSERT_FATAL(rl_lin_model_of(algo, &cfg, &ctx, &model, err, sizeof err) == 0);
+    if (state)
+        EXPECT_FATAL(rl_lin_model_start_from(&ctx, state, state_len, err, sizeof err) == 0, "%s",
+                     err);
+    struct rl_lin_options o = {.budget = 2000000, .no_overshoot = true};
+    struct rl_lin_result r;
+    CU_ASSERT_FATAL(rl_lin_check(&h, &model, &o, &r, err, sizeof err) == 0);
+    enum rl_lin_verdict v = r.verdict;
+    rl_lin_result_free(&r);
+    rl_lin_model_free(&ctx);
+    rl_history_free(&h);
+    return v;
+}
+
+/* --history-windows: a one-word state (tb_cas, gcra_cas) and a snapshot
+ * (fw_mutex) recorded in 3 windows spread over the run, each later one
+ * with its start state, each judged linearizable from it. */
+static void test_windows_are_linearizable(void)
+{
+    static const char *const names[] = {"tb_cas", "gcra_cas", "fw_mutex"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        struct rl_stress_outcome out;
+        record_windows(names[i], 3, 400, 60000000u, &out);
+        const struct rl_hist_log *log = &out.history;
+        /* the run's stop may come as the last window opens on a busy
+         * machine: it is then empty, or not opened */
+        EXPECT(log->window_count >= 2, "%s: %u windows opened", names[i], log->window_count);
+        unsigned later = 0;
+        for (unsigned w = 0; w < log->window_count; w++) {
+            const struct rl_hist_window *win = &log->windows[w];
+            EXPECT(w == 0 ? win->state == NULL : win->state_len > 0, "%s window %u: state %zu B",
+                   names[i], w, win->state_len);
+            EXPECT(w == 0 || win->start_ns > log->windows[w - 1].start_ns, "%s window %u", names[i],
+                   w);
+            size_t ops = rl_hist_log_window_len(log, w, 0) + rl_hist_log_window_len(log, w, 1);
+            EXPECT(rl_hist_log_window_len(log, w, 0) <= 400 &&
+                       rl_hist_log_window_len(log, w, 1) <= 400,
+                   "%s window %u: %zu operations", names[i], w, ops);
+            if (ops == 0)
+                continue;
+            later += w > 0;
+            enum rl_lin_verdict v = check_window(names[i], log, w, win->state, win->state_len);
+            EXPECT(v == RL_LIN_YES, "%s window %u: %s", names[i], w, rl_lin_verdict_name(v));
+        }
+        EXPECT(later >= 1, "%s: no later window recorded anything", names[i]);
+        rl_stress_outcome_free(&out);
+    }
+}
+
+/* Whether each thread has operations in window w and some operation of
+ * each lies inside the other's span (first call to last return). */
+static bool both_recorded_and_overlap(const struct rl_hist_log *log, unsigned w)
+{
+    uint64_t first[2], last[2];
+    for (unsigned i = 0; i < 2; i++) {
+        size_t len = rl_hist_log_window_len(log, w, i);
+        if (len == 0)
+            return false;
+        const struct rl_hist_record *r = log->threads[i].ops + (size_t)w * log->threads[i].cap;
+        first[i] = r[0].call_ns;
+        last[i] = r[len - 1].return_ns;
+    }
+    for (unsigned i = 0; i < 2; i++) {
+        unsigned o = 1 - i;
+        size_t len = rl_hist_log_window_len(log, w, i);
+        const struct rl_hist_record *r = log->threads[i].ops + (size_t)w * log->threads[i].cap;
+        bool inside = false;
+        for (size_t j = 0; j < len && !inside; j++)
+            inside = r[j].call_ns < last[o] && r[j].return_ns > first[o];
+        if (!inside)
+            return false;
+    }
+    return true;
+}
+
+/* The start gate: in every window that ended full, both threads recorded
+ * and an operation of each overlaps the other's span, run after run, with
+ * buffers so small (40 operations, 2 us of calls) that one thread used to
+ * fill its window before the other got going. */
+static void test_both_threads_overlap(void)
+{
+    unsigned windows = 0, bad = 0;
+    for (int run = 0; run < 20; run++) {
+        struct rl_stress_outcome out;
+        record_windows("tb_cas", 4, 40, 8000000u, &out);
+        for (unsigned w = 0; w < out.history.window_count; w++) {
+            if (!out.history.windows[w].filled)
+                continue;
+            windows++;
+            if (!both_recorded_and_overlap(&out.history, w)) {
+                bad++;
+                printf("\n    run %d window %u: %zu/%zu operations, spans apart ", run, w,
+                       rl_hist_log_window_len(&out.history, w, 0),
+                       rl_hist_log_window_len(&out.history, w, 1));
+            }
+        }
+        rl_stress_outcome_free(&out);
+    }
+    EXPECT(windows > 0, "no window filled");
+    EXPECT(bad == 0, "%u of %u windows without both threads overlapping", bad, windows);
+}
+
+RL_TEST_SUITE(
+    "history_recorder",
+    {"sound limiters recorded at 2 threads are linearizable", test_sound_are_linearizable},
+    {"fw_atomic_naive's reset race is caught", test_atomic_naive_caught},
+    {"fw_cas_nofirst's first window is caught", test_cas_nofirst_caught},
+    {"the window is complete and bounded", test_window_is_complete},
+    {"a recorded fw_cas history is decided within the default budget", test_fw_cas_decided},
+    {"windows over the run are each linearizable from their start state",
+     test_windows_are_linearizable},
+    {"the start gate: both threads record, their spans overlap", test_both_threads_overlap})
