@@ -1032,7 +1032,7 @@ fi
 # rows, when there: witness mode ÷ check --promise (ratio) and search mode's
 # seconds on 10^5 operations (ratio × 10 s).
 prog linearizable <<'EOF'
-function verdict(v) { return v == "linearizable" ? "yes" : v == "not linearizable" ? "\\textbf{no}" : "unknown" }
+function verdict(v) { return v == "linearizable" ? "yes" : v == "not linearizable" ? "\\textbf{no}" : v == "no concurrent history" ? "no 2-thread run" : "unknown" }
 NR == 1 { n = csv_split($0, f); header(f, n); next }
 {
     n = csv_split($0, f); na++
@@ -1041,7 +1041,7 @@ NR == 1 { n = csv_split($0, f); header(f, n); next }
     if (get(f, "runs") + 0 > R) R = get(f, "runs") + 0
     row[na] = sprintf("%s & %s & %s & %s & %s & %s & %s & %s & %s", tt(a), count(get(f, "operations")),
         get(f, "threads"), verdict(v), get(f, "check_mode"), o == "" ? "--" : o,
-        get(f, "false_rejects") == "" ? "--" : get(f, "false_rejects"),
+        get(f, "false_rejects") == "" ? "--" : (get(f, "false_rejects_exact") == "no" ? "$\\le$" : "") get(f, "false_rejects"),
         sprintf("%.1f", get(f, "check_s") * 1000), T)
     nv[v]++
     if (a == "fw_atomic_naive") { nav = v; nao = o; nat = T }
