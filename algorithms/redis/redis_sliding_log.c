@@ -93,7 +93,7 @@ static enum rl_decision redis_log_acquire(void *state, struct rl_clock *clock, u
 const struct rl_algo rl_redis_sliding_log_algo = {
     .name = "redis_sliding_log",
     .family = "sliding_log",
-    .summary = ".NET article: sorted set per key, ZCOUNT (a refusal), trim + ZADD on admit, one script",
+    .summary = ".NET article: sorted set per key, ZCOUNT to refuse, trim + ZADD to admit",
     .promise = RL_PROMISE_STRONG,
     .flags = RL_THREAD_SAFE | RL_REMOTE,
     .orders = "redis",
