@@ -749,6 +749,33 @@ static void test_sliding_log_refusal_reads_only(void)
     algo->destroy(state);
 }
 
+/* The window on real time compares the counter and L − n as decimal text
+ * (no tonumber): by length first, so 100 is above 99 and 9 below 10,
+ * which plain string order gets wrong. L = 100, I = 10 s (no window ends
+ * here). */
+static void test_fixed_window_compares_text_by_length(void)
+{
+    const struct rl_algo *algo = rl_registry_find("redis_fixed_window");
+    struct rl_clock clock;
+    char err[256];
+    rl_clock_init(&clock, "monotonic", err, sizeof err);
+    struct rl_config cfg = {.limit = 100,
+                            .interval_ns = 10000 * MS,
+                            .remote = rl_test_redis_address(),
+                            .epoch_ns = rl_clock_now(&clock)};
+    void *state = algo->create(&cfg, err, sizeof err);
+    EXPECT_FATAL(state != NULL, "%s", err);
+    CU_ASSERT_EQUAL(algo->acquire(state, &clock, 6, 95), RL_ADMIT);
+    CU_ASSERT_EQUAL(algo->acquire(state, &clock, 6, 6), RL_REJECT); /* 95 > 94 */
+    CU_ASSERT_EQUAL(algo->acquire(state, &clock, 6, 5), RL_ADMIT);  /* 95 = 95 */
+    EXPECT(algo->acquire(state, &clock, 6, 1) == RL_REJECT, "100 of 100 held, one more admitted");
+    CU_ASSERT_EQUAL(algo->acquire(state, &clock, 7, 9), RL_ADMIT);
+    EXPECT(algo->acquire(state, &clock, 7, 90) == RL_ADMIT, "9 of 100 held, 90 more refused");
+    CU_ASSERT_EQUAL(algo->acquire(state, &clock, 7, 1), RL_ADMIT); /* 99 + 1 = 100 */
+    CU_ASSERT_EQUAL(algo->acquire(state, &clock, 7, 1), RL_REJECT);
+    algo->destroy(state);
+}
+
 /* Last: the suite's server goes, and nothing of it is left. */
 static void test_stop_server(void)
 {
@@ -761,6 +788,8 @@ static void test_stop_server(void)
 
 RL_TEST_SUITE(
     "redis", {"fixed window: GET, SET PX or INCRBY, fw_expiry's steps", test_fixed_window_steps},
+    {"fixed window: counter and L - n compared as text, by length first",
+     test_fixed_window_compares_text_by_length},
     {"sliding log: trimmed sorted set, sliding_log's steps", test_sliding_log_steps},
     {"sliding log scan: stricter between KEYS cleanups", test_sliding_log_scan_steps},
     {"sliding log: a refusal reads, the next admit trims", test_sliding_log_refusal_reads_only},
