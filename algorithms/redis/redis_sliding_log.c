@@ -4,7 +4,8 @@
  * Promise: strong.
  *
  * State, on the server: per key, a sorted set with one member per unit of
- * admitted cost, scored by its time.
+ * admitted cost, scored by its time. A refusal only counts the window
+ * (ZCOUNT); an admit trims what is older, then adds.
  *
  * Decision: an attempt (t, n) is admitted when the cost admitted in
  * (t − I, t] plus n is at most L: sliding_log.c's rule, so on a sorted
@@ -19,8 +20,10 @@
  *
  * Races accepted: the server decides in arrival order, which across
  * clients is not time order: a client whose time is behind (slow, or
- * skewed) trims less (stricter) but scores its admit earlier, so the admit
- * leaves the log before the window the recorder sees it in has passed.
+ * skewed) counts from an earlier score, so members a refusal left
+ * untrimmed may count for it (stricter), and it scores its admit earlier,
+ * so the admit leaves the log before the window the recorder sees it in
+ * has passed.
  * sliding_log.c clamps stale times to the newest seen; this script does
  * not, because the article does not: what that costs under skew is what
  * `--client-skew` measures.
@@ -79,11 +82,9 @@ static enum rl_decision redis_log_acquire(void *state, struct rl_clock *clock, u
     rl_redis_arg_u64(&args, s->limit - n);
     rl_redis_arg_u64(&args, n);
     rl_redis_arg_u64(&args, since);
-    /* the cutoff: members scored at or below it are out of (since − I, since] */
-    if (since >= s->interval_ns)
-        rl_redis_arg_u64(&args, since - s->interval_ns);
-    else
-        rl_redis_arg_str(&args, "-1"); /* no score is negative: nothing is out */
+    /* the window's oldest score: (since − I, since] holds whole ns from
+     * since − I + 1; before I has passed every score (≥ 0) is in it */
+    rl_redis_arg_u64(&args, since >= s->interval_ns ? since - s->interval_ns + 1 : 0);
     rl_redis_arg_u64(&args, rl_redis_unique());
     rl_redis_arg_u64(&args, s->ttl_ms);
     return rl_redis_decide(s->redis, 0, key, &args);
@@ -92,7 +93,7 @@ static enum rl_decision redis_log_acquire(void *state, struct rl_clock *clock, u
 const struct rl_algo rl_redis_sliding_log_algo = {
     .name = "redis_sliding_log",
     .family = "sliding_log",
-    .summary = ".NET article: sorted set per key, ZREMRANGEBYSCORE + ZCARD + ZADD in one script",
+    .summary = ".NET article: sorted set per key, ZCOUNT to refuse, trim + ZADD to admit",
     .promise = RL_PROMISE_STRONG,
     .flags = RL_THREAD_SAFE | RL_REMOTE,
     .orders = "redis",

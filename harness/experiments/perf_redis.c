@@ -26,13 +26,18 @@
  * drift of the shared machine between runs cancels to first order. A row's
  * ratio is the median over the repetitions.
  *
- * The cluster (issue 23): the same server-cost rows per script, read from
- * every master's INFO commandstats, belong beside these once
- * harness/sys/redis_cluster.h lands: measure_on takes the address list then. */
+ * The cluster: the same server-cost rows per script on a private 3-primary
+ * cluster with one replica each (the tests' fixture, harness/sys/
+ * redis_cluster.h), at 10 threads on one key as above: every primary's
+ * statistics reset before a run, and its EVALSHA calls and µs summed over
+ * the primaries after it (a replica runs no script: it gets the effects).
+ * The cluster is stopped and its folder removed however the goal ends
+ * (redis_cluster.c's exit and signal handlers cover an interrupted run). */
 #include "harness/report/stats.h"
 #include "harness/sys/cpus.h"
 #include "perf.h"
 #include "harness/run/stress.h"
+#include "harness/sys/redis_cluster.h"
 #include "harness/sys/redis_server.h"
 
 #include <math.h>
@@ -41,15 +46,19 @@
 #include <string.h>
 
 extern const char rl_lua_noop[];
+extern const char rl_lua_gcra[];
 
-#define RUN_NS       600000000ull /* per run: 2 × reps × 11 runs ≈ 40 s at reps = 3 */
-#define SCRIPTS      5
-#define THREAD_SIZES 2
-#define MAX_REPS     101
-#define SERVER_ROWS  SCRIPTS
-#define CLIENT_ROWS  (THREAD_SIZES * SCRIPTS)
-#define FLOOR_ROWS   SCRIPTS /* on the private server only */
-#define FLOOR_CALLS  20000u  /* EVALSHAs per floor run */
+#define RUN_NS            600000000ull /* per run: 2 × reps × 11 runs ≈ 40 s at reps = 3 */
+#define SCRIPTS           5
+#define THREAD_SIZES      2
+#define MAX_REPS          101
+#define SERVER_ROWS       SCRIPTS
+#define CLIENT_ROWS       (THREAD_SIZES * SCRIPTS)
+#define FLOOR_ROWS        (SCRIPTS + 1) /* on the private server only; + gcra.lua, client time */
+#define FLOOR_CALLS       20000u        /* EVALSHAs per floor run */
+#define CLUSTER_ROWS      SCRIPTS       /* the server rows again, on a private cluster */
+#define CLUSTER_PRIMARIES 3
+#define CLUSTER_REPLICAS  1
 
 static const char *const script_names[SCRIPTS] = {"redis_gcra", "redis_token_bucket",
                                                   "redis_fixed_window", "redis_sliding_counter",
@@ -84,44 +93,65 @@ static int rate_of(const struct rl_algo *algo, const char *address, unsigned thr
     return 0;
 }
 
-/* The server's µs per EVALSHA since its statistics were last reset, from
- * INFO commandstats (usec ÷ calls, finer than its rounded usec_per_call),
- * and of that the µs the script's own commands took (every other command's
- * usec but those the client itself sends, per EVALSHA): the rest is the
- * call and the Lua around them. */
-static int server_usec_per_call(const char *address, double *usec, double *inner, char *err,
-                                size_t err_len)
+/* One server's EVALSHA calls and µs since its statistics were last reset,
+ * from INFO commandstats (usec, finer than its rounded usec_per_call), and
+ * the µs the scripts' own commands took (every other command's usec but
+ * those a client itself sends): added to *calls, *usec and *inner. */
+static int add_server_stats(const char *address, unsigned long long *calls,
+                            unsigned long long *usec, unsigned long long *inner, char *err,
+                            size_t err_len)
 {
-    static const char *const client_sent[] = {"evalsha", "eval",  "script", "config", "info",
-                                              "ping",    "hello", "client", "select", "command"};
+    static const char *const client_sent[] = {"evalsha", "eval",    "script",  "config",
+                                              "info",    "ping",    "hello",   "client",
+                                              "select",  "command", "cluster", "readonly"};
     static char info[65536];
     const char *argv[] = {"INFO", "commandstats"};
     if (rl_redis_command(address, 2, argv, info, sizeof info, err, err_len) != 0)
         return -1;
-    unsigned long long evalsha_calls = 0, evalsha_usec = 0, inner_usec = 0;
     for (const char *line = strstr(info, "cmdstat_"); line; line = strstr(line + 1, "\ncmdstat_")) {
         if (*line == '\n')
             line++;
         char name[64];
-        unsigned long long calls, total;
-        if (sscanf(line, "cmdstat_%63[^:]:calls=%llu,usec=%llu", name, &calls, &total) != 3)
+        unsigned long long count, total;
+        if (sscanf(line, "cmdstat_%63[^:]:calls=%llu,usec=%llu", name, &count, &total) != 3)
             continue;
         bool by_client = false;
         for (size_t i = 0; i < sizeof client_sent / sizeof *client_sent; i++)
             by_client |= strcmp(name, client_sent[i]) == 0 || strncmp(name, "config|", 7) == 0 ||
-                         strncmp(name, "script|", 7) == 0 || strncmp(name, "client|", 7) == 0;
+                         strncmp(name, "script|", 7) == 0 || strncmp(name, "client|", 7) == 0 ||
+                         strncmp(name, "cluster|", 8) == 0;
         if (strcmp(name, "evalsha") == 0)
-            evalsha_calls = calls, evalsha_usec = total;
+            *calls += count, *usec += total;
         else if (!by_client)
-            inner_usec += total;
+            *inner += total;
     }
-    if (evalsha_calls == 0) {
+    return 0;
+}
+
+/* µs per EVALSHA and, of that, the script's own commands' µs, from the
+ * sums add_server_stats made; -1 when no EVALSHA was counted. */
+static int per_call(unsigned long long calls, unsigned long long usec, unsigned long long inner,
+                    double *usec_per_call, double *inner_per_call, char *err, size_t err_len)
+{
+    if (calls == 0) {
         snprintf(err, err_len, "INFO commandstats counted no EVALSHA calls");
         return -1;
     }
-    *usec = (double)evalsha_usec / (double)evalsha_calls;
-    *inner = (double)inner_usec / (double)evalsha_calls;
+    *usec_per_call = (double)usec / (double)calls;
+    *inner_per_call = (double)inner / (double)calls;
     return 0;
+}
+
+/* The server's µs per EVALSHA since its statistics were last reset, and of
+ * that the µs the script's own commands took: the rest is the call and the
+ * Lua around them. */
+static int server_usec_per_call(const char *address, double *usec, double *inner, char *err,
+                                size_t err_len)
+{
+    unsigned long long calls = 0, total = 0, commands = 0;
+    if (add_server_stats(address, &calls, &total, &commands, err, err_len) != 0)
+        return -1;
+    return per_call(calls, total, commands, usec, inner, err, err_len);
 }
 
 /* One run: its decisions a second, and, when server_cost, the server's µs
@@ -156,7 +186,7 @@ struct script_floor {
     const char *arg_text[6];
 };
 
-static const struct script_floor floors[SCRIPTS] = {
+static const struct script_floor floors[FLOOR_ROWS] = {
     {"redis.call('TIME') redis.call('GET', KEYS[1]) return 0",
      "redis.call('SET', KEYS[1], '01234567') return 'ok'",
      2,
@@ -177,13 +207,21 @@ static const struct script_floor floors[SCRIPTS] = {
      2,
      {40, 0},
      {NULL, "200"}},
-    {"redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[4]) redis.call('ZCARD', KEYS[1]) "
-     "return 0",
+    {"redis.call('ZCOUNT', KEYS[1], ARGV[4], '+inf') return 0",
      "for i = 1, 1000 do redis.call('ZADD', KEYS[1], 950000000 + i, i) end return 'ok'",
      6,
      {0, 0, 0, 0, 0, 0},
-     {"999", "1", "1000000000", "900000000", "1", "200"}},
+     {"999", "1", "1000000000", "900000001", "1", "200"}},
+    /* not a floor: gcra.lua itself on its refusal path with a client time
+     * (the zeros read as now 0, n 0: no TIME, and a TAT above 0 refuses),
+     * what redis_gcra would cost without its server clock */
+    {rl_lua_gcra,
+     "redis.call('SET', KEYS[1], struct.pack('<d', 1e12)) return 'ok'",
+     2,
+     {56, 0},
+     {NULL, "60000"}},
 };
+#define GCRA_CLIENT_TIME SCRIPTS /* floors[]' last entry */
 
 static int load_script(const char *address, const char *body, char *sha, size_t sha_len, char *err,
                        size_t err_len)
@@ -218,10 +256,10 @@ static int floor_usec(const char *address, const char *sha, const char *key, int
 static int floor_rows(const char *address, unsigned reps, struct rl_perf_row *rows, char *err,
                       size_t err_len)
 {
-    char noop_sha[64], sha[SCRIPTS][64];
+    char noop_sha[64], sha[FLOOR_ROWS][64];
     if (load_script(address, rl_lua_noop, noop_sha, sizeof noop_sha, err, err_len) != 0)
         return -1;
-    for (int s = 0; s < SCRIPTS; s++) {
+    for (int s = 0; s < FLOOR_ROWS; s++) {
         char key[64], planted[64];
         snprintf(key, sizeof key, "rl:perf-floor:%d", s);
         const char *plant[] = {"EVAL", floors[s].plant, "1", key};
@@ -229,13 +267,14 @@ static int floor_rows(const char *address, unsigned reps, struct rl_perf_row *ro
             rl_redis_command(address, 4, plant, planted, sizeof planted, err, err_len) != 0)
             return -1;
     }
-    static double ratio[SCRIPTS][MAX_REPS], skeleton[SCRIPTS][MAX_REPS], noop[SCRIPTS][MAX_REPS];
+    static double ratio[FLOOR_ROWS][MAX_REPS], skeleton[FLOOR_ROWS][MAX_REPS],
+        noop[FLOOR_ROWS][MAX_REPS];
     for (unsigned rep = 0; rep < reps; rep++) {
         double before, after;
         if (floor_usec(address, noop_sha, "rl:perf-floor:noop", 0, NULL, NULL, &before, err,
                        err_len) != 0)
             return -1;
-        for (int s = 0; s < SCRIPTS; s++) {
+        for (int s = 0; s < FLOOR_ROWS; s++) {
             char key[64];
             snprintf(key, sizeof key, "rl:perf-floor:%d", s);
             if (floor_usec(address, sha[s], key, floors[s].argc, floors[s].arg_len,
@@ -248,28 +287,153 @@ static int floor_rows(const char *address, unsigned reps, struct rl_perf_row *ro
             before = after;
         }
     }
-    for (int s = 0; s < SCRIPTS; s++) {
+    for (int s = 0; s < FLOOR_ROWS; s++) {
         struct rl_perf_row *r = &rows[s];
         memset(r, 0, sizeof *r);
-        snprintf(r->goal, sizeof r->goal, "redis floor %s", script_names[s]);
-        snprintf(r->measured, sizeof r->measured,
-                 "the server's us per EVALSHA of a script of only %s's redis.call lines on a "
-                 "refusal, with its arguments, on a key holding its state",
-                 script_names[s]);
+        bool gcra_client = s == GCRA_CLIENT_TIME;
+        if (gcra_client) {
+            snprintf(r->goal, sizeof r->goal, "redis refusal redis_gcra client time");
+            snprintf(r->measured, sizeof r->measured,
+                     "the server's us per EVALSHA of gcra.lua itself on a refusal, the client's "
+                     "time passed in (no TIME), on a key holding a TAT");
+        } else {
+            snprintf(r->goal, sizeof r->goal, "redis floor %s", script_names[s]);
+            snprintf(r->measured, sizeof r->measured,
+                     "the server's us per EVALSHA of a script of only %s's redis.call lines on a "
+                     "refusal, with its arguments, on a key holding its state",
+                     script_names[s]);
+        }
         snprintf(r->floor, sizeof r->floor,
                  "redis_noop's us per EVALSHA (1 key, no arguments), the runs just before and "
-                 "after: reported; above the target, no Lua body making these calls meets it");
+                 "after: reported; %s",
+                 gcra_client ? "what redis_gcra would cost on a refusal without its server clock"
+                             : "above the target, no Lua body making these calls meets it");
         r->ratio = rl_median(ratio[s], reps);
         r->at_most = true;
-        r->target = server_target[s];
+        r->target = server_target[gcra_client ? 0 : s];
         r->reported = true;
         snprintf(r->detail, sizeof r->detail,
                  "%.2f vs redis_noop %.2f us a call (medians, %u calls a run)",
                  rl_median(skeleton[s], reps), rl_median(noop[s], reps), FLOOR_CALLS);
         snprintf(r->command, sizeof r->command,
-                 "bench --suite perf --goal redis; by hand: EVALSHA of %s", floors[s].body);
+                 "bench --suite perf --goal redis; by hand: EVALSHA of %s",
+                 gcra_client ? "algorithms/redis/lua/gcra.lua, now >= 0" : floors[s].body);
     }
     return FLOOR_ROWS;
+}
+
+/* ---- the server rows again, on a private cluster ---- */
+
+static void node_address(const struct rl_redis_cluster_node *n, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s:%u", n->host[0] ? n->host : "127.0.0.1", n->port);
+}
+
+/* One stress run of algo on the cluster (10 threads, one key, as the
+ * server rows): every primary's statistics reset before it, their EVALSHA
+ * µs per call (and their scripts' commands') summed over the primaries
+ * after it. */
+static int cluster_run(const struct rl_algo *algo, const struct rl_redis_cluster *c, double *usec,
+                       double *inner, char *err, size_t err_len)
+{
+    const char *reset[] = {"CONFIG", "RESETSTAT"};
+    char ok[64], address[96];
+    for (size_t i = 0; i < c->node_count; i++) {
+        node_address(&c->nodes[i], address, sizeof address);
+        if (c->nodes[i].primary &&
+            rl_redis_command(address, 2, reset, ok, sizeof ok, err, err_len) != 0)
+            return -1;
+    }
+    double per_s;
+    if (rate_of(algo, c->address, thread_sizes[0], &per_s, err, err_len) != 0)
+        return -1;
+    unsigned long long calls = 0, total = 0, commands = 0;
+    for (size_t i = 0; i < c->node_count; i++) {
+        node_address(&c->nodes[i], address, sizeof address);
+        if (c->nodes[i].primary &&
+            add_server_stats(address, &calls, &total, &commands, err, err_len) != 0)
+            return -1;
+    }
+    return per_call(calls, total, commands, usec, inner, err, err_len);
+}
+
+static void cluster_not_measured(struct rl_perf_row *rows, const char *why)
+{
+    for (int s = 0; s < SCRIPTS; s++) {
+        struct rl_perf_row *r = &rows[s];
+        memset(r, 0, sizeof *r);
+        snprintf(r->goal, sizeof r->goal, "redis cluster %s", script_names[s]);
+        r->ratio = NAN;
+        r->at_most = true;
+        r->target = server_target[s];
+        snprintf(r->detail, sizeof r->detail, "not measured: %s", why);
+    }
+}
+
+/* The server rows on a private 3x1 cluster: noop, script, noop, ... as
+ * measure_on alternates them, each script ÷ the mean of the noop runs
+ * around it; the cluster stopped and removed whatever happens. */
+static int cluster_rows(unsigned reps, struct rl_perf_row *rows, char *err, size_t err_len)
+{
+    if (!rl_redis_cluster_available()) {
+        cluster_not_measured(rows, "no redis-server (make deps installs it)");
+        return CLUSTER_ROWS;
+    }
+    const struct rl_algo *noop = rl_registry_find("redis_noop");
+    const struct rl_algo *algo[SCRIPTS];
+    for (int s = 0; s < SCRIPTS; s++)
+        algo[s] = rl_registry_find(script_names[s]); /* measure_on found them */
+    static struct rl_redis_cluster cluster;
+    char why[512];
+    if (rl_redis_cluster_start(&cluster, CLUSTER_PRIMARIES, CLUSTER_REPLICAS, why, sizeof why) !=
+        0) { /* the one-server rows stand; these say why they are missing */
+        cluster_not_measured(rows, why);
+        return CLUSTER_ROWS;
+    }
+    static double cost[SCRIPTS][MAX_REPS], noop_cost[SCRIPTS][MAX_REPS], ratio[SCRIPTS][MAX_REPS],
+        inner[SCRIPTS][MAX_REPS];
+    int failed = 0;
+    for (unsigned rep = 0; rep < reps && !failed; rep++) {
+        double before, after, unused;
+        failed = cluster_run(noop, &cluster, &before, &unused, err, err_len);
+        for (int k = 0; k < SCRIPTS && !failed; k++) {
+            int s = (int)((rep + (unsigned)k) % SCRIPTS);
+            failed = cluster_run(algo[s], &cluster, &cost[s][rep], &inner[s][rep], err, err_len) ||
+                     cluster_run(noop, &cluster, &after, &unused, err, err_len);
+            noop_cost[s][rep] = (before + after) / 2;
+            ratio[s][rep] = cost[s][rep] / noop_cost[s][rep];
+            before = after;
+        }
+    }
+    rl_redis_cluster_stop(&cluster);
+    if (failed)
+        return -1;
+    for (int s = 0; s < SCRIPTS; s++) {
+        struct rl_perf_row *r = &rows[s];
+        memset(r, 0, sizeof *r);
+        snprintf(r->goal, sizeof r->goal, "redis cluster %s", script_names[s]);
+        snprintf(r->measured, sizeof r->measured,
+                 "the us per EVALSHA of %s summed over the %d primaries of a private %dx%d "
+                 "cluster (INFO commandstats after CONFIG RESETSTAT on each; 10 threads, one key)",
+                 script_names[s], CLUSTER_PRIMARIES, CLUSTER_PRIMARIES, CLUSTER_REPLICAS);
+        snprintf(r->floor, sizeof r->floor,
+                 "redis_noop's us per EVALSHA on the same cluster in the runs just before and "
+                 "after");
+        r->at_most = true;
+        r->target = server_target[s];
+        r->ratio = rl_median(ratio[s], reps); /* sorts: first and last are the range */
+        snprintf(r->detail, sizeof r->detail,
+                 "%.2f vs redis_noop %.2f us a call, its redis.call commands %.2f us (medians); "
+                 "reps %.2f-%.2f",
+                 rl_median(cost[s], reps), rl_median(noop_cost[s], reps), rl_median(inner[s], reps),
+                 ratio[s][0], ratio[s][reps - 1]);
+        snprintf(r->command, sizeof r->command,
+                 "build/ratelab bench --suite perf --goal redis (by hand: stress --algo %s "
+                 "--threads 10 --redis-cluster %dx%d, CONFIG RESETSTAT and INFO commandstats on "
+                 "each primary)",
+                 script_names[s], CLUSTER_PRIMARIES, CLUSTER_REPLICAS);
+    }
+    return CLUSTER_ROWS;
 }
 
 /* Rows that say why the server's cost was not measured. */
@@ -410,9 +574,9 @@ static int not_measured(struct rl_perf_row *rows, const char *why)
 static int measure(const struct rl_perf_options *opts, struct rl_perf_row *rows, size_t cap,
                    char *err, size_t err_len)
 {
-    if (cap < SERVER_ROWS + CLIENT_ROWS + FLOOR_ROWS) {
+    if (cap < SERVER_ROWS + CLIENT_ROWS + FLOOR_ROWS + CLUSTER_ROWS) {
         snprintf(err, err_len, "room for %zu rows, %d needed", cap,
-                 SERVER_ROWS + CLIENT_ROWS + FLOOR_ROWS);
+                 SERVER_ROWS + CLIENT_ROWS + FLOOR_ROWS + CLUSTER_ROWS);
         return -1;
     }
     unsigned reps = opts->reps < 1 ? 1 : opts->reps > MAX_REPS ? MAX_REPS : opts->reps;
@@ -421,10 +585,16 @@ static int measure(const struct rl_perf_options *opts, struct rl_perf_row *rows,
         if (rl_redis_address_check(opts->redis, address, sizeof address, err, err_len) != 0 ||
             rl_redis_ping(address, err, err_len) != 0)
             return -1;
-        return measure_on(address, false, reps, rows, err, err_len);
+        int got = measure_on(address, false, reps, rows, err, err_len);
+        if (got >= 0)
+            cluster_not_measured(rows + got, "a server given by --redis: no private cluster");
+        return got < 0 ? -1 : got + CLUSTER_ROWS;
     }
-    if (!rl_redis_server_available())
-        return not_measured(rows, "no redis-server (make deps installs it; or give --redis)");
+    if (!rl_redis_server_available()) {
+        int got = not_measured(rows, "no redis-server (make deps installs it; or give --redis)");
+        cluster_not_measured(rows + got, "no redis-server (make deps installs it)");
+        return got + CLUSTER_ROWS;
+    }
     struct rl_redis_server server;
     if (rl_redis_server_start(&server, err, err_len) != 0)
         return -1;
@@ -434,6 +604,10 @@ static int measure(const struct rl_perf_options *opts, struct rl_perf_row *rows,
         got = more < 0 ? -1 : got + more;
     }
     rl_redis_server_stop(&server);
+    if (got >= 0) {
+        int more = cluster_rows(reps, rows + got, err, err_len);
+        got = more < 0 ? -1 : got + more;
+    }
     return got;
 }
 

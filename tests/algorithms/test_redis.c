@@ -712,6 +712,70 @@ static void test_fixed_window_one_expiry(void)
     algo->destroy(state);
 }
 
+/* The sliding log's refusal is one read (ZCOUNT): it leaves the members
+ * it does not count in the set; the next admit trims them, then adds.
+ * L = 2, I = 10 µs: admits at 0 and 5 µs fill the window; at 12 µs, n = 2
+ * is refused (the 5 µs member still counts) and the 0 µs member stays;
+ * n = 1 is then admitted and the 0 µs member goes. */
+static void test_sliding_log_refusal_reads_only(void)
+{
+    const struct rl_algo *algo = rl_registry_find("redis_sliding_log");
+    struct rl_clock clock;
+    char err[256];
+    rl_clock_init(&clock, "virtual", err, sizeof err);
+    struct rl_config cfg = {.limit = 2,
+                            .interval_ns = 10000,
+                            .epoch_ns = RL_VIRTUAL_ORIGIN_NS,
+                            .remote = rl_test_redis_address(),
+                            .virtual_time = true};
+    void *state = algo->create(&cfg, err, sizeof err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(state);
+    char key[128];
+    rl_redis_key(*(struct rl_redis **)state, 5, NULL, key, sizeof key);
+    redisContext *c = redisConnectUnix(rl_test_redis_address() + strlen("unix:"));
+    CU_ASSERT_FATAL(c != NULL && c->err == 0);
+    rl_clock_set_virtual(&clock, RL_VIRTUAL_ORIGIN_NS);
+    CU_ASSERT_EQUAL(algo->acquire(state, &clock, 5, 1), RL_ADMIT);
+    rl_clock_set_virtual(&clock, RL_VIRTUAL_ORIGIN_NS + 5000);
+    CU_ASSERT_EQUAL(algo->acquire(state, &clock, 5, 1), RL_ADMIT);
+    rl_clock_set_virtual(&clock, RL_VIRTUAL_ORIGIN_NS + 12000);
+    CU_ASSERT_EQUAL(algo->acquire(state, &clock, 5, 2), RL_REJECT);
+    EXPECT(key_integer(c, "ZCARD %s", key) == 2, "the refusal trimmed the set: %lld members",
+           key_integer(c, "ZCARD %s", key));
+    CU_ASSERT_EQUAL(algo->acquire(state, &clock, 5, 1), RL_ADMIT);
+    CU_ASSERT_EQUAL(key_integer(c, "ZCARD %s", key), 2); /* 5 and 12 µs */
+    CU_ASSERT_EQUAL(key_integer(c, "ZCOUNT %s -inf 2000", key), 0);
+    redisFree(c);
+    algo->destroy(state);
+}
+
+/* The window on real time compares the counter and L − n as decimal text
+ * (no tonumber): by length first, so 100 is above 99 and 9 below 10,
+ * which plain string order gets wrong. L = 100, I = 10 s (no window ends
+ * here). */
+static void test_fixed_window_compares_text_by_length(void)
+{
+    const struct rl_algo *algo = rl_registry_find("redis_fixed_window");
+    struct rl_clock clock;
+    char err[256];
+    rl_clock_init(&clock, "monotonic", err, sizeof err);
+    struct rl_config cfg = {.limit = 100,
+                            .interval_ns = 10000 * MS,
+                            .remote = rl_test_redis_address(),
+                            .epoch_ns = rl_clock_now(&clock)};
+    void *state = algo->create(&cfg, err, sizeof err);
+    EXPECT_FATAL(state != NULL, "%s", err);
+    CU_ASSERT_EQUAL(algo->acquire(state, &clock, 6, 95), RL_ADMIT);
+    CU_ASSERT_EQUAL(algo->acquire(state, &clock, 6, 6), RL_REJECT); /* 95 > 94 */
+    CU_ASSERT_EQUAL(algo->acquire(state, &clock, 6, 5), RL_ADMIT);  /* 95 = 95 */
+    EXPECT(algo->acquire(state, &clock, 6, 1) == RL_REJECT, "100 of 100 held, one more admitted");
+    CU_ASSERT_EQUAL(algo->acquire(state, &clock, 7, 9), RL_ADMIT);
+    EXPECT(algo->acquire(state, &clock, 7, 90) == RL_ADMIT, "9 of 100 held, 90 more refused");
+    CU_ASSERT_EQUAL(algo->acquire(state, &clock, 7, 1), RL_ADMIT); /* 99 + 1 = 100 */
+    CU_ASSERT_EQUAL(algo->acquire(state, &clock, 7, 1), RL_REJECT);
+    algo->destroy(state);
+}
+
 /* Last: the suite's server goes, and nothing of it is left. */
 static void test_stop_server(void)
 {
@@ -724,8 +788,11 @@ static void test_stop_server(void)
 
 RL_TEST_SUITE(
     "redis", {"fixed window: GET, SET PX or INCRBY, fw_expiry's steps", test_fixed_window_steps},
+    {"fixed window: counter and L - n compared as text, by length first",
+     test_fixed_window_compares_text_by_length},
     {"sliding log: trimmed sorted set, sliding_log's steps", test_sliding_log_steps},
     {"sliding log scan: stricter between KEYS cleanups", test_sliding_log_scan_steps},
+    {"sliding log: a refusal reads, the next admit trims", test_sliding_log_refusal_reads_only},
     {"tb_article: floored refills lose fractions", test_tb_article_steps},
     {"exact buckets and GCRA: tb_mutex's steps", test_exact_bucket_steps},
     {"sliding counter: sliding_counter's steps", test_sliding_counter_steps},
