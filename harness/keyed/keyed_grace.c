@@ -3,13 +3,9 @@
 #include "keyed_grace.h"
 
 #include <assert.h>
-#include <errno.h>
-#include <linux/membarrier.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 _Thread_local struct rl_grace_thread *rl_grace_current;
 
@@ -29,50 +25,10 @@ static void give_back(void *record)
     atomic_store_explicit(&t->taken, false, memory_order_release);
 }
 
-/* Readers enter with a plain store (keyed_grace.h); set once, before the
- * first record is made, and copied into every record. */
-static bool asymmetric;
-
-static long membarrier(int cmd)
-{
-    return syscall(SYS_membarrier, cmd, 0, 0);
-}
-
-/* The process registers for the private expedited command, which the
- * kernel then runs without blocking; a kernel without it (before 4.14, or
- * seccomp refusing the call) leaves readers on their seq_cst store. */
-static void choose_mode(void)
-{
-    long offered = membarrier(MEMBARRIER_CMD_QUERY);
-    asymmetric = offered > 0 && (offered & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
-                 membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) == 0;
-}
-
 static void make_exit_key(void)
 {
     if (pthread_key_create(&exit_key, give_back) != 0)
         abort(); /* only when the process is out of keys: nothing sensible to do */
-    choose_mode();
-}
-
-const char *rl_grace_mode(void)
-{
-    pthread_once(&exit_key_once, make_exit_key);
-    return asymmetric ? "membarrier" : "seq_cst";
-}
-
-void rl_grace_writer_fence(void)
-{
-    pthread_once(&exit_key_once, make_exit_key);
-    if (!asymmetric)
-        return; /* the readers' stores and our loads are seq_cst */
-    if (membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) == 0)
-        return;
-    /* A forked child may need its own registration; readers already count
-     * on the barrier, so without it there is no sound way on. */
-    if (errno != EPERM || membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED) != 0 ||
-        membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) != 0)
-        abort();
 }
 
 struct rl_grace_thread *rl_grace_register(void)
@@ -90,7 +46,6 @@ struct rl_grace_thread *rl_grace_register(void)
             return NULL;
         }
         atomic_init(&t->seq, 0);
-        t->asymmetric = asymmetric;
         t->next = atomic_load_explicit(&registry, memory_order_relaxed);
         atomic_init(&t->taken, true);
         /* release: a waiter that finds the record sees it initialised */
@@ -107,7 +62,6 @@ struct rl_grace_thread *rl_grace_register(void)
 void rl_grace_wait(void)
 {
     assert(rl_grace_current == NULL || atomic_load(&rl_grace_current->seq) % 2 == 0);
-    rl_grace_writer_fence();
     /* seq_cst: this load of the list and of each count follows the caller's
      * seq_cst change in S; a record pushed after it belongs to a thread whose
      * first operation sees the change. */

@@ -13,21 +13,6 @@
  * total order S of seq_cst operations). So a writer that waited may free the
  * old table, destroy an expired state or reuse its slot.
  *
- * The reader's seq_cst store is a locked instruction (xchg on x86), paid on
- * every operation. Where the kernel offers membarrier's private expedited
- * command (Linux 4.14 and later), the reader's store is a plain relaxed one
- * instead, kept before its later loads by a compiler barrier only, and the
- * writer pays: between its change and its loads of the counts it has the
- * kernel run a full barrier on every CPU running a thread of the process
- * (threads not running passed one when they were switched out). Each
- * reader's store and loads then sit on either side of that barrier: if the
- * barrier came after the store, the writer sees the count odd; if it came
- * before the loads, they see the change (the writer's own barrier in the
- * call put the change before it). The store-buffer outcome is excluded as
- * before, by the kernel instead of the reader's instruction; the asymmetric
- * fence of liburcu's membarrier flavour. A writer waits seldom (a rebuild,
- * an expiry batch), a reader works on every operation.
- *
  * Readers never wait for anything while inside (no lock, no grace), so a
  * writer's wait ends once the operations in flight end. A writer must not be
  * inside itself (rl_grace_wait checks). Records are never freed: a thread
@@ -44,9 +29,8 @@
 
 struct rl_grace_thread {
     _Alignas(RL_CACHE_LINE) _Atomic uint64_t seq; /* odd: inside an operation */
-    bool asymmetric;              /* writers fence for us (membarrier): set before first use */
-    _Atomic bool taken;           /* a live thread owns it */
-    struct rl_grace_thread *next; /* the registry's list; set once */
+    _Atomic bool taken;                           /* a live thread owns it */
+    struct rl_grace_thread *next;                 /* the registry's list; set once */
 };
 
 /* This thread's record, NULL until rl_grace_self registers it. */
@@ -62,18 +46,11 @@ static inline struct rl_grace_thread *rl_grace_self(void)
 }
 
 /* seq_cst: the store must be ordered before the operation's loads of the
- * table and its key words (see above); a plain store could pass them. With
- * membarrier, the writers' barrier orders them, and the compiler must only
- * keep the store before the loads in the instruction stream. */
+ * table and its key words (see above); a plain store could pass them. */
 static inline void rl_grace_enter(struct rl_grace_thread *t)
 {
     uint64_t seq = atomic_load_explicit(&t->seq, memory_order_relaxed); /* only we write it */
-    if (t->asymmetric) {
-        atomic_store_explicit(&t->seq, seq + 1, memory_order_relaxed);
-        atomic_signal_fence(memory_order_seq_cst);
-    } else {
-        atomic_store_explicit(&t->seq, seq + 1, memory_order_seq_cst);
-    }
+    atomic_store_explicit(&t->seq, seq + 1, memory_order_seq_cst);
 }
 
 /* release: everything the operation did happens before a waiter that sees
@@ -87,14 +64,5 @@ static inline void rl_grace_leave(struct rl_grace_thread *t)
 /* Returns once every thread that was inside an operation when it was called
  * has left it. The caller's own change must already be stored (seq_cst). */
 void rl_grace_wait(void);
-
-/* What a writer does between its change and its loads of the counts:
- * membarrier's barrier on every running thread, or nothing when readers
- * store seq_cst. rl_grace_wait calls it; the grace test does too. */
-void rl_grace_writer_fence(void);
-
-/* "membarrier" when readers enter with a plain store (see above), else
- * "seq_cst"; fixed once the first thread registers. */
-const char *rl_grace_mode(void);
 
 #endif
