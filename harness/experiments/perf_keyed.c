@@ -217,10 +217,10 @@ static void *floor_main(void *arg)
         }
     else if (run->mode == FLOOR_SERIAL)
         for (uint64_t previous = 0; !atomic_load_explicit(&run->stop, memory_order_relaxed);) {
-            uint32_t key = rl_key_sampler_draw(&run->sampler, &rng);
-            /* an empty asm the compiler cannot see through: key now
-             * depends on the previous add's result, at no other cost */
-            __asm__("" : "+r"(key) : "r"(previous));
+            /* a counter never reaches 2^63, so this adds 0: but the core
+             * cannot know, and must wait for the previous add's result
+             * before it has this add's address */
+            uint32_t key = rl_key_sampler_draw(&run->sampler, &rng) + (uint32_t)(previous >> 63);
             previous = atomic_fetch_add_explicit(&run->slots[key], 1, memory_order_relaxed);
             ops++;
         }
