@@ -19,7 +19,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define BLOCK       (1u << 20)
+/* The read size; the fuzzing build (tests/fuzz/fuzz_lin_stream.c) makes it
+ * tiny, so that its small inputs cross block ends and grow the buffer. */
+#ifndef LIN_STREAM_BLOCK
+#define LIN_STREAM_BLOCK (1u << 20)
+#endif
+#define BLOCK       LIN_STREAM_BLOCK
 #define MAX_THREADS 4096u /* more thread ids than this: the full reader */
 /* Bytes kept readable (and zeroed) after the buffer's end: the fast parser
  * loads a field's bytes eight at a time, up to 24 past its start, and a
@@ -457,7 +462,10 @@ static int whole_lines(struct reader *r, size_t *limit)
 
 /* Parsing is half the work, so it runs on a thread of its own and hands
  * batches to the replay through a ring of BATCHES (bounded memory). */
-#define BATCH   4096
+#ifndef LIN_STREAM_BATCH
+#define LIN_STREAM_BATCH 4096 /* the fuzzing build: a few, so the ring turns */
+#endif
+#define BATCH   LIN_STREAM_BATCH
 #define BATCHES 8
 
 struct pipeline {
