@@ -506,6 +506,9 @@ fuzz-deps:
 # The targets themselves are held to -Werror; the library to the normal
 # build's warnings (gcc's -Werror there).
 build/fuzz/obj/tests/fuzz/%.o: FUZZ_CFLAGS += $(WARN)
+# fuzz_lin_stream: tiny reads and batches, so small inputs reach the buffer's
+# and the batch ring's edges
+build/fuzz/obj/harness/check/lin_stream.o: FUZZ_CFLAGS += -DLIN_STREAM_BLOCK=64 -DLIN_STREAM_BATCH=3
 
 $(FUZZ_BINS): build/fuzz/%: build/fuzz/obj/tests/fuzz/%.o build/fuzz/libratelab.a
 	$(call say,LD,$@)

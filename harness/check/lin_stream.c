@@ -1,6 +1,12 @@
 /* lin_stream.c — witness mode streamed (lin_stream.h): a block reader, a
  * line parser that hands anything unusual to the full reader, and the
- * per-key replay. */
+ * per-key replay.
+ *
+ * The work is split in two threads of about equal weight: the reader
+ * parses the lines (a fast parser for the lines every writer writes, eight
+ * bytes at a time as check/event_reader.c parses decision logs, and a
+ * field-by-field one for the rest), checks each thread's order and finds
+ * each key's id; the replay steps each key's limiter at the witnesses. */
 #include "lin_stream.h"
 
 #include "harness/io/key_table.h"
@@ -13,11 +19,31 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define BLOCK       (1u << 20)
+/* The read size; the fuzzing build (tests/fuzz/fuzz_lin_stream.c) makes it
+ * tiny, so that its small inputs cross block ends and grow the buffer. */
+#ifndef LIN_STREAM_BLOCK
+#define LIN_STREAM_BLOCK (1u << 20)
+#endif
+#define BLOCK       LIN_STREAM_BLOCK
 #define MAX_THREADS 4096u /* more thread ids than this: the full reader */
+/* Bytes kept readable (and zeroed) after the buffer's end: the fast parser
+ * loads a field's bytes eight at a time, up to 24 past its start, and a
+ * last line without '\n' is given one. */
+#define SLACK 64
+
+/* A buffer of cap + SLACK bytes, the new ones zeroed (so the parser's
+ * loads past the data never read undefined bytes). */
+static char *grow_buffer(char *buf, size_t old_cap, size_t cap)
+{
+    char *grown = realloc(buf, cap + SLACK);
+    if (grown != NULL)
+        memset(grown + old_cap, 0, cap + SLACK - old_cap);
+    return grown;
+}
 
 /* The next line (without its end) in *line, *len: 1, 0 at the end, -1 on a
- * read error or no memory. The buffer grows only for a line longer than it. */
+ * read error or no memory. The buffer grows only for a line longer than it.
+ * Used for the comment lines and the header. */
 static int next_line(struct rl_lin_stream *s, const char **line, size_t *len)
 {
     for (;;) {
@@ -29,6 +55,7 @@ static int next_line(struct rl_lin_stream *s, const char **line, size_t *len)
             if (l > 0 && (*line)[l - 1] == '\r')
                 l--;
             *len = l;
+            s->lines++;
             return 1;
         }
         if (s->eof)
@@ -39,7 +66,7 @@ static int next_line(struct rl_lin_stream *s, const char **line, size_t *len)
             s->start = 0;
         }
         if (s->end == s->cap) {
-            char *grown = realloc(s->buf, 2 * s->cap);
+            char *grown = grow_buffer(s->buf, s->cap, 2 * s->cap);
             if (grown == NULL)
                 return -1;
             s->buf = grown;
@@ -67,7 +94,7 @@ int rl_lin_stream_open(struct rl_lin_stream *s, const char *path)
         return 1;
     }
     s->cap = BLOCK;
-    s->buf = malloc(s->cap);
+    s->buf = grow_buffer(NULL, 0, s->cap);
     if (s->buf == NULL) {
         rl_lin_stream_close(s);
         return -1;
@@ -86,39 +113,188 @@ int rl_lin_stream_open(struct rl_lin_stream *s, const char *path)
     return 0;
 }
 
-/* A decimal u64 from *p up to the next comma (or end, for the last field),
- * *p moved past the comma; false when empty, not digits or over 19 digits
- * (19 never overflow; longer numbers go to the full reader). */
-/* Eight ASCII digits at s as a number, when all eight are digits (SWAR:
- * the nanosecond times are most of a history's bytes). */
-static inline bool eight_digits(const char *s, uint64_t *out)
+/* ---- the fast parser ------------------------------------------------------- */
+
+/* Eight bytes at p, in memory order (the first byte lowest). */
+static inline uint64_t load8(const char *p)
 {
-    uint64_t x;
-    memcpy(&x, s, sizeof x);
-    /* every byte 0x30..0x39: high nibble 3, and adding 6 does not carry out */
-    if ((x & 0xF0F0F0F0F0F0F0F0ull) != 0x3030303030303030ull ||
-        ((x + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) != 0x3030303030303030ull)
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+#define BYTES(b) (0x0101010101010101ull * (b))
+
+/* Bit 7 of a byte set where it is not a digit: exact for the first such
+ * byte, which is all that is read. */
+static inline uint64_t non_digits(uint64_t v)
+{
+    uint64_t d = v - BYTES('0');
+    return (d | (d + BYTES(0x76))) & BYTES(0x80);
+}
+
+/* Bit 7 set at zero bytes, and at bytes below b (exact for the first). */
+static inline uint64_t bytes_below(uint64_t v, unsigned b)
+{
+    return (v - BYTES(b)) & ~v & BYTES(0x80);
+}
+
+/* The index of the first flagged byte, 8 when none. */
+static inline unsigned first_flag(uint64_t flags)
+{
+    return flags ? (unsigned)__builtin_ctzll(flags) / 8 : 8;
+}
+
+/* The number in the first k (1–8) bytes of v, all digits, in three
+ * multiplications, leading zeros shifted in. */
+static inline uint64_t digits8(uint64_t v, unsigned k)
+{
+    uint64_t d = (v - BYTES('0')) << (8 * (8 - k));
+    d = d * 10 + (d >> 8); /* byte 2i: 10·d2i + d2i+1 */
+    return ((d & 0x000000FF000000FFull) * (100 + (1000000ull << 32)) +
+            ((d >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32))) >>
+           32;
+}
+
+static const uint64_t powers_of_ten[9] = {1,      10,      100,      1000,     10000,
+                                          100000, 1000000, 10000000, 100000000};
+
+/* The decimal number of 1–19 digits at *s; *s moves past it. false when
+ * there is no digit or more than 19 (those go to the field-by-field
+ * parser, which refuses them too: the full reader decides). */
+static inline __attribute__((always_inline)) bool parse_digits(const char **s, uint64_t *out)
+{
+    const char *p = *s;
+    uint64_t v0 = load8(p);
+    unsigned n = first_flag(non_digits(v0));
+    if (n < 8) {
+        if (n == 0)
+            return false;
+        *out = digits8(v0, n);
+        *s = p + n;
+        return true;
+    }
+    uint64_t v1 = load8(p + 8);
+    uint64_t high = digits8(v0, 8);
+    n = first_flag(non_digits(v1));
+    if (n < 8) {
+        *out = n ? high * powers_of_ten[n] + digits8(v1, n) : high;
+        *s = p + 8 + n;
+        return true;
+    }
+    uint64_t v2 = load8(p + 16);
+    high = high * powers_of_ten[8] + digits8(v1, 8);
+    n = first_flag(non_digits(v2));
+    if (n > 3)
         return false;
-    x -= 0x3030303030303030ull; /* bytes d0 (first, lowest) .. d7 */
-    x = x * 10 + (x >> 8);      /* byte 2i: 10·d2i + d2i+1, pairs of digits */
-    x = (((x & 0x000000FF000000FFull) * (100 + (1000000ull << 32))) +
-         (((x >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32)))) >>
-        32;
-    *out = x;
+    *out = n ? high * powers_of_ten[n] + digits8(v2, n) : high;
+    *s = p + 16 + n;
     return true;
 }
 
-__attribute__((always_inline)) static inline bool take_u64(const char **p, const char *end,
-                                                           bool last, uint64_t *out)
+/* parse_digits for fields that are mostly one digit (a thread, a cost). */
+static inline __attribute__((always_inline)) bool parse_small(const char **s, uint64_t *out)
+{
+    unsigned d = (unsigned)(unsigned char)(*s)[0] - '0';
+    if (d <= 9 && (unsigned)(unsigned char)(*s)[1] - '0' > 9) {
+        *out = d;
+        *s += 1;
+        return true;
+    }
+    return parse_digits(s, out);
+}
+
+/* Bytes that end a short key in the fast parser: the comma, bytes below
+ * 0x20 (the tab too, which the field-by-field parser takes) and 0x7F. */
+static inline uint64_t key_stops(uint64_t v)
+{
+    return bytes_below(v ^ BYTES(','), 1) | bytes_below(v, 0x20) | bytes_below(v ^ BYTES(0x7F), 1);
+}
+
+/* A key of up to 16 bytes as two words, zero-padded. */
+static inline void key_words(const char *key, size_t len, uint64_t *w0, uint64_t *w1)
+{
+    uint64_t a = load8(key), b = load8(key + 8);
+    if (len < 8) {
+        a &= ((uint64_t)1 << (8 * len)) - 1;
+        b = 0;
+    } else if (len < 16) {
+        b &= ((uint64_t)1 << (8 * (len - 8))) - 1; /* len 8: b = 0 */
+    }
+    *w0 = a;
+    *w1 = b;
+}
+
+/* One line's fields, as either parser found them. */
+struct fields {
+    uint64_t thread, cost, call, ret, witness;
+    const char *key;
+    size_t key_len;
+    uint64_t w0, w1; /* a key of up to 16 bytes, zero-padded */
+    bool admitted;
+};
+
+/* The line at p as every writer writes it: a thread of 1–19 digits, a key
+ * of 1–16 bytes from 0x20 up (no comma, no 0x7F), a cost, call, return
+ * (1–19 digits each), 0 or 1, a witness, then '\n' or "\r\n". The buffer
+ * holds a '\n' at or after p and SLACK readable bytes after its end, so
+ * the loads need no bounds. The next line's start, or NULL for any other
+ * line (the field-by-field parser decides it). */
+static inline const char *parse_fast(const char *p, struct fields *f)
+{
+    const char *s = p;
+    if (!parse_small(&s, &f->thread) || *s != ',')
+        return NULL;
+    const char *k = ++s;
+    uint64_t a = load8(k), b = load8(k + 8);
+    unsigned len = first_flag(key_stops(a));
+    if (len == 8)
+        len = 8 + first_flag(key_stops(b));
+    if (len == 0 || k[len] != ',')
+        return NULL;
+    if (len < 8) {
+        a &= ((uint64_t)1 << (8 * len)) - 1;
+        b = 0;
+    } else if (len < 16) {
+        b &= ((uint64_t)1 << (8 * (len - 8))) - 1;
+    }
+    s = k + len + 1;
+    if (!parse_small(&s, &f->cost) || *s != ',')
+        return NULL;
+    s++;
+    if (!parse_digits(&s, &f->call) || *s != ',')
+        return NULL;
+    s++;
+    if (!parse_digits(&s, &f->ret) || *s != ',')
+        return NULL;
+    unsigned answer = (unsigned)(unsigned char)s[1] - '0';
+    if (answer > 1 || s[2] != ',')
+        return NULL;
+    s += 3;
+    if (!parse_digits(&s, &f->witness))
+        return NULL;
+    if (*s == '\r')
+        s++;
+    if (*s != '\n')
+        return NULL;
+    f->key = k;
+    f->key_len = len;
+    f->w0 = a;
+    f->w1 = b;
+    f->admitted = answer == 1;
+    return s + 1;
+}
+
+/* ---- the field-by-field parser --------------------------------------------- */
+
+/* A decimal u64 from *p up to the next comma (or the end, for the last
+ * field), *p moved past the comma; false when empty, not digits or over 19
+ * digits (19 never overflow; longer numbers go to the full reader). */
+static bool take_u64(const char **p, const char *end, bool last, uint64_t *out)
 {
     const char *s = *p;
-    uint64_t v = 0, eight;
+    uint64_t v = 0;
     size_t n = 0;
-    while (end - s >= 8 && n < 16 && eight_digits(s, &eight)) {
-        v = v * 100000000u + eight;
-        s += 8;
-        n += 8;
-    }
     for (; s < end && *s != ','; s++, n++) {
         unsigned d = (unsigned)(*s - '0');
         if (d > 9)
@@ -132,79 +308,164 @@ __attribute__((always_inline)) static inline bool take_u64(const char **p, const
     return true;
 }
 
-/* One parsed operation, handed from the reader to the replay. */
+/* The line [line, line + len) (its end excluded) split into f; false for
+ * a line the stream does not take. */
+static bool parse_slow(const char *line, size_t len, struct fields *f)
+{
+    const char *p = line, *end = line + len;
+    uint64_t answer;
+    if (!take_u64(&p, end, false, &f->thread))
+        return false;
+    const char *comma = memchr(p, ',', (size_t)(end - p));
+    if (comma == NULL)
+        return false;
+    f->key = p;
+    f->key_len = (size_t)(comma - p);
+    p = comma + 1;
+    if (!take_u64(&p, end, false, &f->cost) || !take_u64(&p, end, false, &f->call) ||
+        !take_u64(&p, end, false, &f->ret) || !take_u64(&p, end, false, &answer) || answer > 1 ||
+        !take_u64(&p, end, true, &f->witness))
+        return false;
+    f->admitted = answer == 1;
+    f->w0 = f->w1 = 0;
+    if (f->key_len <= 16) /* the key's 16 bytes are in the buffer (slack) */
+        key_words(f->key, f->key_len, &f->w0, &f->w1);
+    return true;
+}
+
+/* ---- the reader ------------------------------------------------------------ */
+
+/* One parsed operation, handed from the reader to the replay, with its key
+ * as its bytes: finding keys is the replay's work, which leaves the two
+ * threads about equal. */
 struct parsed_op {
     uint64_t witness, cost;
-    uint32_t key_at, key_len; /* the key's bytes in its batch's arena */
+    uint64_t w0, w1;  /* a key of up to 16 bytes, zero-padded; a longer one: */
+    uint32_t key_len; /* its bytes at w0 in the batch's arena */
     bool admitted;
 };
 
-/* The reader's side: the file's lines parsed and checked as the full reader
- * would (fields, each thread's order, keys interned). */
-struct reader {
-    struct rl_lin_stream *s;
-    uint64_t last_call[MAX_THREADS], last_return[MAX_THREADS];
-    bool seen[MAX_THREADS];
-    uint32_t threads;
-};
-
-/* A batch's keys, copied out of the read buffer (which the next read
- * overwrites), for the replay to intern. */
+/* A batch's keys longer than 16 bytes, copied out of the read buffer
+ * (which the next read overwrites). */
 struct arena {
     char *bytes;
     size_t len, cap;
 };
 
-/* One line into *op, its key into keys: 0, 1 fall back, -1 no memory. */
-static int parse_line(struct reader *r, const char *line, size_t len, struct parsed_op *op,
-                      struct arena *keys)
+/* The reader's side: the file's lines parsed and checked as the full reader
+ * would (fields, each thread's order). */
+struct reader {
+    struct rl_lin_stream *s;
+    size_t limit;   /* buf[start, limit): whole lines not parsed yet */
+    size_t scanned; /* buf[limit, scanned) is known to hold no '\n' */
+    uint64_t last_call[MAX_THREADS], last_return[MAX_THREADS];
+    bool seen[MAX_THREADS];
+};
+
+/* A parsed line checked as the full reader would, into *op: 0, 1 fall
+ * back, -1 no memory. */
+static inline int accept(struct reader *r, const struct fields *f, struct parsed_op *op,
+                         struct arena *keys)
 {
-    /* one pass over the line: the fields parsed as they are found */
-    const char *p = line, *end = line + len;
-    uint64_t thread, cost, call, ret, answer, witness;
-    if (!take_u64(&p, end, false, &thread) || thread >= MAX_THREADS)
+    if (f->thread >= MAX_THREADS || f->cost == 0 || f->ret < f->call || f->witness < f->call ||
+        f->witness > f->ret || f->key_len == 0 || f->key_len > UINT32_MAX / 2)
         return 1;
-    const char *key = p, *comma = memchr(p, ',', (size_t)(end - p));
-    if (comma == NULL)
+    /* each thread in call order, one call at a time (an unseen thread's
+     * last call and return are 0, which no call precedes) */
+    uint64_t t = f->thread;
+    if (f->call < r->last_call[t] || f->call < r->last_return[t])
         return 1;
-    size_t key_len = (size_t)(comma - key);
-    p = comma + 1;
-    if (!take_u64(&p, end, false, &cost) || cost == 0 || !take_u64(&p, end, false, &call) ||
-        !take_u64(&p, end, false, &ret) || !take_u64(&p, end, false, &answer) || answer > 1 ||
-        !take_u64(&p, end, true, &witness) || ret < call || witness < call || witness > ret)
-        return 1;
-    /* each thread in call order, one call at a time */
-    if (r->seen[thread] && (call < r->last_call[thread] || call < r->last_return[thread]))
-        return 1;
-    if (!r->seen[thread]) {
-        r->seen[thread] = true;
-        r->threads++;
+    r->seen[t] = true;
+    r->last_call[t] = f->call;
+    r->last_return[t] = f->ret;
+    *op = (struct parsed_op){.witness = f->witness,
+                             .cost = f->cost,
+                             .w0 = f->w0,
+                             .w1 = f->w1,
+                             .key_len = (uint32_t)f->key_len,
+                             .admitted = f->admitted};
+    if (f->key_len > 16) {
+        if (keys->len + f->key_len > keys->cap) {
+            size_t cap = 2 * (keys->cap + f->key_len);
+            char *grown = realloc(keys->bytes, cap);
+            if (grown == NULL)
+                return -1;
+            keys->bytes = grown;
+            keys->cap = cap;
+        }
+        memcpy(keys->bytes + keys->len, f->key, f->key_len);
+        op->w0 = keys->len;
+        keys->len += f->key_len;
     }
-    r->last_call[thread] = call;
-    r->last_return[thread] = ret;
-    if (key_len > UINT32_MAX / 2)
-        return 1;
-    if (keys->len + key_len > keys->cap) {
-        size_t cap = 2 * (keys->cap + key_len);
-        char *grown = cap <= UINT32_MAX ? realloc(keys->bytes, cap) : NULL;
-        if (grown == NULL)
-            return cap <= UINT32_MAX ? -1 : 1;
-        keys->bytes = grown;
-        keys->cap = cap;
-    }
-    memcpy(keys->bytes + keys->len, key, key_len);
-    *op = (struct parsed_op){.witness = witness,
-                             .cost = cost,
-                             .key_at = (uint32_t)keys->len,
-                             .key_len = (uint32_t)key_len,
-                             .admitted = answer == 1};
-    keys->len += key_len;
     return 0;
 }
 
-/* Parsing is most of the work, so it runs on a thread of its own and hands
+/* Reads more after buf[start, end), moving that to the front first and
+ * growing the buffer when it is nearly full (a line longer than a block).
+ * 0, or -1 on a read error or no memory. */
+static int refill(struct reader *r)
+{
+    struct rl_lin_stream *s = r->s;
+    size_t kept = s->end - s->start;
+    if (s->start > 0) {
+        memmove(s->buf, s->buf + s->start, kept);
+        r->scanned = r->scanned > s->start ? r->scanned - s->start : 0;
+        r->limit = 0; /* every whole line was parsed: limit was start */
+        s->start = 0;
+        s->end = kept;
+    }
+    if (s->cap - s->end < BLOCK / 2) {
+        char *grown = grow_buffer(s->buf, s->cap, 2 * s->cap);
+        if (grown == NULL)
+            return -1;
+        s->buf = grown;
+        s->cap *= 2;
+    }
+    for (;;) {
+        ssize_t got = read(s->fd, s->buf + s->end, s->cap - s->end);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            return -1;
+        s->end += (size_t)got;
+        s->eof = got == 0;
+        return 0;
+    }
+}
+
+/* Whole lines in buf[start, *limit) (past the last '\n'), reading as
+ * needed; a last line without '\n' is given one. 1, 0 at the end, -1 on a
+ * read error or no memory. */
+static int whole_lines(struct reader *r, size_t *limit)
+{
+    struct rl_lin_stream *s = r->s;
+    for (;;) {
+        if (s->eof && s->end > s->start && s->buf[s->end - 1] != '\n')
+            s->buf[s->end++] = '\n'; /* the slack has room; nothing is read after */
+        if (r->limit > s->start) {
+            *limit = r->limit;
+            return 1;
+        }
+        size_t from = r->scanned > s->start ? r->scanned : s->start;
+        const char *nl = memrchr(s->buf + from, '\n', s->end - from);
+        r->scanned = s->end;
+        if (nl != NULL) {
+            *limit = r->limit = (size_t)(nl - s->buf) + 1;
+            return 1;
+        }
+        if (s->eof)
+            return 0;
+        if (refill(r) != 0)
+            return -1;
+    }
+}
+
+/* Parsing is half the work, so it runs on a thread of its own and hands
  * batches to the replay through a ring of BATCHES (bounded memory). */
-#define BATCH   4096
+#ifndef LIN_STREAM_BATCH
+#define LIN_STREAM_BATCH 4096 /* the fuzzing build: a few, so the ring turns */
+#endif
+#define BATCH   LIN_STREAM_BATCH
 #define BATCHES 8
 
 struct pipeline {
@@ -220,12 +481,66 @@ struct pipeline {
     struct reader reader;
 };
 
+/* Up to BATCH operations from the file into ops: their number, with *rc
+ * 0, 1 fall back or -1, and *more false at the end of the file. */
+static size_t read_batch(struct reader *r, struct parsed_op *ops, struct arena *keys, int *rc,
+                         bool *more)
+{
+    struct rl_lin_stream *s = r->s;
+    size_t n = 0, limit;
+    *rc = 0;
+    keys->len = 0;
+    while (n < BATCH) {
+        int got = whole_lines(r, &limit);
+        if (got <= 0) {
+            *rc = got < 0 ? -1 : 0;
+            *more = false;
+            return n;
+        }
+        const char *p = s->buf + s->start, *stop = s->buf + limit;
+        while (p < stop && n < BATCH) {
+            struct fields f;
+            const char *next = parse_fast(p, &f);
+            s->lines++;
+            if (next == NULL) {
+                const char *eol = memchr(p, '\n', (size_t)(stop - p));
+                size_t len = (size_t)(eol - p);
+                if (len > 0 && p[len - 1] == '\r')
+                    len--;
+                next = eol + 1;
+                if (len == 0) { /* a blank line, which the full reader skips */
+                    p = next;
+                    continue;
+                }
+                if (!parse_slow(p, len, &f)) {
+                    *rc = 1;
+                    break;
+                }
+            }
+            p = next;
+            if ((*rc = accept(r, &f, &ops[n], keys)) != 0)
+                break;
+            n++;
+        }
+        s->start = (size_t)(p - s->buf);
+        /* the full reader numbers lines in 32 bits */
+        if (*rc == 0 && s->lines >= UINT32_MAX - 1)
+            *rc = 1;
+        if (*rc != 0) {
+            *more = false;
+            return n;
+        }
+    }
+    *more = true;
+    return n;
+}
+
 static void *read_batches(void *arg)
 {
     struct pipeline *pl = arg;
-    struct reader *r = &pl->reader;
-    int rc = 0, got = 1;
-    while (rc == 0 && got == 1) {
+    int rc = 0;
+    bool more = true;
+    while (rc == 0 && more) {
         pthread_mutex_lock(&pl->lock);
         while (pl->filled - pl->emptied == BATCHES && !pl->stop)
             pthread_cond_wait(&pl->changed, &pl->lock);
@@ -235,17 +550,7 @@ static void *read_batches(void *arg)
             break;
         /* the slot is the reader's until it is handed over */
         unsigned slot = (unsigned)(pl->filled % BATCHES);
-        size_t n = 0;
-        const char *line;
-        size_t len;
-        pl->keys[slot].len = 0;
-        while (n < BATCH && rc == 0 && (got = next_line(r->s, &line, &len)) == 1)
-            if (len > 0) {
-                rc = parse_line(r, line, len, &pl->ops[slot][n], &pl->keys[slot]);
-                n += rc == 0;
-            }
-        if (got < 0)
-            rc = -1;
+        size_t n = read_batch(&pl->reader, pl->ops[slot], &pl->keys[slot], &rc, &more);
         pthread_mutex_lock(&pl->lock);
         pl->len[slot] = n;
         pl->filled++;
@@ -260,49 +565,48 @@ static void *read_batches(void *arg)
     return NULL;
 }
 
-/* Each key's replay: its sequential limiter and the witness it reached. */
+/* ---- the replay ------------------------------------------------------------ */
+
+/* Keys of up to 16 bytes (nearly every key) are found in the replay's own
+ * table, as two zero-padded words, which also hold the key's replay: no
+ * byte loop, no call, one cache line. The key table (key_table.h) hands
+ * out the ids and checks each key once, when it is new; longer keys are
+ * found there. */
 struct key_replay {
-    void *state;
-    uint64_t at_ns;
+    uint64_t w0, w1;
+    uint32_t len; /* 0: an empty slot */
+    uint32_t id;
+    void *state;    /* its sequential limiter */
+    uint64_t at_ns; /* the witness it reached */
 };
 
 struct replay {
+    const struct rl_lin_model *m;
     struct rl_key_table keys;
     size_t checked_keys; /* ids below this passed rl_key_problem */
-    struct key_replay *per_key;
-    size_t cap;
+    struct key_replay *slots;
+    unsigned bits;
+    size_t used;
+    struct key_replay *long_keys; /* by id, for keys over 16 bytes */
+    size_t long_cap;
 };
 
-/* The replay state of key id (new keys get a fresh limiter). NULL on no
- * memory. */
-static struct key_replay *key_state(struct replay *r, const struct rl_lin_model *m, uint32_t id)
+static inline uint64_t short_key_hash(uint64_t w0, uint64_t w1, size_t len)
 {
-    if (id >= r->cap) {
-        size_t cap = r->cap ? 2 * r->cap : 1024;
-        while (cap <= id)
-            cap *= 2;
-        struct key_replay *grown = realloc(r->per_key, cap * sizeof *grown);
-        if (grown == NULL)
-            return NULL;
-        memset(grown + r->cap, 0, (cap - r->cap) * sizeof *grown);
-        r->per_key = grown;
-        r->cap = cap;
-    }
-    struct key_replay *k = &r->per_key[id];
-    if (k->state == NULL && (k->state = m->create(m->ctx, 0)) == NULL)
-        return NULL;
-    return k;
+    uint64_t h = (w0 + len) * 0x9E3779B97F4A7C15ull;
+    h ^= w1 * 0xC2B2AE3D27D4EB4Full;
+    h ^= h >> 29;
+    return h * 0xBF58476D1CE4E5B9ull; /* the high bits pick the slot */
 }
 
-/* The id of a key (interned here, so the two threads share the work). -1
- * no memory, -2 fall back (a key the reader refuses, too many keys). */
-static int64_t key_id(struct replay *r, const char *key, size_t len)
+/* The id of a key from the key table, which adds it when new (checked
+ * then). -1 no memory, -2 fall back (a key the reader refuses, too many). */
+static int64_t intern(struct replay *r, const char *key, size_t len)
 {
     bool too_many = false;
     int64_t id = rl_key_table_intern(&r->keys, key, len, rl_key_hash(key, len), &too_many);
     if (id < 0)
         return too_many ? -2 : -1;
-    /* a key seen before passed this when it was new */
     if ((uint32_t)id + 1 == r->keys.count && (size_t)id >= r->checked_keys) {
         if (rl_key_problem(key, len) != NULL)
             return -2;
@@ -311,30 +615,132 @@ static int64_t key_id(struct replay *r, const char *key, size_t len)
     return id;
 }
 
-/* One batch replayed: 0 every answer given, 1 fall back, -1 no memory. */
-static int replay_batch(struct replay *r, const struct rl_lin_model *m, const struct parsed_op *ops,
-                        size_t n, const struct arena *keys)
+/* Doubles the short-key table. -1 on no memory. */
+static int slots_grow(struct replay *r)
 {
+    unsigned bits = r->bits + 1;
+    struct key_replay *slots = calloc((size_t)1 << bits, sizeof *slots);
+    if (slots == NULL)
+        return -1;
+    size_t mask = ((size_t)1 << bits) - 1, old_size = (size_t)1 << r->bits;
+    for (size_t i = 0; i < old_size; i++) {
+        const struct key_replay *k = &r->slots[i];
+        if (k->len == 0)
+            continue;
+        size_t j = short_key_hash(k->w0, k->w1, k->len) >> (64 - bits);
+        while (slots[j].len != 0)
+            j = (j + 1) & mask;
+        slots[j] = *k;
+    }
+    free(r->slots);
+    r->slots = slots;
+    r->bits = bits;
+    return 0;
+}
+
+/* A key seen the first time: interned, given a limiter and a slot. NULL
+ * with *rc -1 no memory or 1 fall back. */
+static struct key_replay *new_short_key(struct replay *r, struct key_replay *slot,
+                                        const struct parsed_op *op, int *rc)
+{
+    char bytes[16];
+    memcpy(bytes, &op->w0, 8);
+    memcpy(bytes + 8, &op->w1, 8);
+    int64_t id = intern(r, bytes, op->key_len);
+    void *state = id < 0 ? NULL : r->m->create(r->m->ctx, 0);
+    if (state == NULL) {
+        *rc = id == -2 ? 1 : -1;
+        return NULL;
+    }
+    *slot = (struct key_replay){op->w0, op->w1, op->key_len, (uint32_t)id, state, 0};
+    size_t size = (size_t)1 << r->bits;
+    if (++r->used * 2 <= size)
+        return slot;
+    if (slots_grow(r) != 0) {
+        *rc = -1;
+        return NULL;
+    }
+    /* the slots moved: find it again */
+    size_t mask = ((size_t)1 << r->bits) - 1;
+    size_t i = short_key_hash(op->w0, op->w1, op->key_len) >> (64 - r->bits);
+    while (r->slots[i].id != (uint32_t)id || r->slots[i].len != op->key_len)
+        i = (i + 1) & mask;
+    return &r->slots[i];
+}
+
+/* A key over 16 bytes, its bytes in the batch's arena. */
+static struct key_replay *long_key(struct replay *r, const struct parsed_op *op,
+                                   const struct arena *keys, int *rc)
+{
+    int64_t id = intern(r, keys->bytes + op->w0, op->key_len);
+    if (id < 0) {
+        *rc = id == -2 ? 1 : -1;
+        return NULL;
+    }
+    if ((size_t)id >= r->long_cap) {
+        size_t cap = r->long_cap ? 2 * r->long_cap : 64;
+        while (cap <= (size_t)id)
+            cap *= 2;
+        struct key_replay *grown = realloc(r->long_keys, cap * sizeof *grown);
+        if (grown == NULL) {
+            *rc = -1;
+            return NULL;
+        }
+        memset(grown + r->long_cap, 0, (cap - r->long_cap) * sizeof *grown);
+        r->long_keys = grown;
+        r->long_cap = cap;
+    }
+    struct key_replay *k = &r->long_keys[id];
+    if (k->state == NULL) {
+        k->id = (uint32_t)id;
+        if ((k->state = r->m->create(r->m->ctx, 0)) == NULL) {
+            *rc = -1;
+            return NULL;
+        }
+    }
+    return k;
+}
+
+/* The replay of op's key: NULL with *rc -1 no memory or 1 fall back. */
+static inline struct key_replay *find_key(struct replay *r, const struct parsed_op *op,
+                                          const struct arena *keys, int *rc)
+{
+    if (op->key_len > 16)
+        return long_key(r, op, keys, rc);
+    size_t mask = ((size_t)1 << r->bits) - 1;
+    size_t i = short_key_hash(op->w0, op->w1, op->key_len) >> (64 - r->bits);
+    struct key_replay *slot = &r->slots[i];
+    while (slot->len != 0 &&
+           (slot->len != op->key_len || slot->w0 != op->w0 || slot->w1 != op->w1)) {
+        i = (i + 1) & mask;
+        slot = &r->slots[i];
+    }
+    return slot->len != 0 ? slot : new_short_key(r, slot, op, rc);
+}
+
+/* One batch replayed: 0 every answer given, 1 fall back, -1 no memory. */
+static int replay_batch(struct replay *r, const struct parsed_op *ops, size_t n,
+                        const struct arena *keys)
+{
+    const struct rl_lin_model *m = r->m;
+    int rc = 0;
     for (size_t i = 0; i < n; i++) {
         const struct parsed_op *op = &ops[i];
-        int64_t id = key_id(r, keys->bytes + op->key_at, op->key_len);
-        if (id < 0)
-            return id == -1 ? -1 : 1;
-        struct key_replay *k = key_state(r, m, (uint32_t)id);
+        struct key_replay *k = find_key(r, op, keys, &rc);
         if (k == NULL)
-            return -1;
+            return rc;
+        /* each key's witnesses in order: the replay order is theirs */
         if (op->witness < k->at_ns)
             return 1;
         k->at_ns = op->witness;
-        if (m->step(m->ctx, k->state, op->witness, (uint32_t)id, op->cost) != op->admitted)
+        if (m->step(m->ctx, k->state, op->witness, k->id, op->cost) != op->admitted)
             return 1;
     }
     return 0;
 }
 
 /* The replay's loop: takes batches until the reader is done or one fails. */
-static int replay_all(struct pipeline *pl, struct replay *r, const struct rl_lin_model *model,
-                      uint64_t *ops)
+static int replay_all(struct pipeline *pl, struct replay *r, uint64_t *ops)
 {
     int rc = 0;
     for (;;) {
@@ -346,7 +752,7 @@ static int replay_all(struct pipeline *pl, struct replay *r, const struct rl_lin
         if (!more)
             break;
         unsigned slot = (unsigned)(pl->emptied % BATCHES);
-        rc = replay_batch(r, model, pl->ops[slot], pl->len[slot], &pl->keys[slot]);
+        rc = replay_batch(r, pl->ops[slot], pl->len[slot], &pl->keys[slot]);
         *ops += pl->len[slot];
         pthread_mutex_lock(&pl->lock);
         pl->emptied++;
@@ -364,14 +770,14 @@ int rl_lin_stream_run(struct rl_lin_stream *s, const struct rl_lin_model *model,
 {
     memset(out, 0, sizeof *out);
     struct pipeline *pl = calloc(1, sizeof *pl);
-    if (pl == NULL)
-        return -1;
-    pl->reader.s = s;
-    struct replay r = {0};
-    if (rl_key_table_init(&r.keys) != 0) {
+    struct replay r = {.m = model, .bits = 10};
+    r.slots = calloc((size_t)1 << r.bits, sizeof *r.slots);
+    if (pl == NULL || r.slots == NULL || rl_key_table_init(&r.keys) != 0) {
+        free(r.slots);
         free(pl);
         return -1;
     }
+    pl->reader.s = s;
     pthread_mutex_init(&pl->lock, NULL);
     pthread_cond_init(&pl->changed, NULL);
     pthread_t reader;
@@ -379,17 +785,22 @@ int rl_lin_stream_run(struct rl_lin_stream *s, const struct rl_lin_model *model,
     if (pthread_create(&reader, NULL, read_batches, pl) != 0) {
         rc = 1; /* no thread: the whole-history check, which needs none */
     } else {
-        rc = replay_all(pl, &r, model, &out->ops);
+        rc = replay_all(pl, &r, &out->ops);
         pthread_join(reader, NULL);
         if (rc == 0)
             rc = pl->reader_rc;
     }
     out->keys = r.keys.count;
-    out->threads = pl->reader.threads;
-    for (size_t i = 0; i < r.cap; i++)
-        if (r.per_key[i].state)
-            model->destroy(model->ctx, r.per_key[i].state);
-    free(r.per_key);
+    for (size_t t = 0; t < MAX_THREADS; t++)
+        out->threads += pl->reader.seen[t];
+    for (size_t i = 0; i < (size_t)1 << r.bits; i++)
+        if (r.slots[i].state)
+            model->destroy(model->ctx, r.slots[i].state);
+    for (size_t i = 0; i < r.long_cap; i++)
+        if (r.long_keys[i].state)
+            model->destroy(model->ctx, r.long_keys[i].state);
+    free(r.slots);
+    free(r.long_keys);
     rl_key_table_free(&r.keys);
     for (unsigned i = 0; i < BATCHES; i++)
         free(pl->keys[i].bytes);

@@ -28,6 +28,7 @@ struct rl_lin_stream {
     char *buf;
     size_t cap, start, end;
     bool eof;
+    uint64_t lines;         /* read so far, as the full reader numbers them */
     struct rl_history head; /* algo and epoch from the comment lines; no ops */
 };
 

@@ -141,5 +141,98 @@ static void test_streams_or_falls_back(void)
     rmdir(dir);
 }
 
+/* A history of tb_cas at L = 3 per 1 ms over several read blocks (1 MiB
+ * each): keys of 1 to 40 bytes (both sides of the parser's 16-byte keys),
+ * some lines ending "\r\n", blank lines, numbers with leading zeros (the
+ * field-by-field parser's lines among the fast parser's), and, when
+ * `flip`, one answer flipped near the end. Returns the operations. */
+static size_t write_big_history(const char *path, bool flip)
+{
+    const struct rl_algo *algo = rl_registry_find("tb_cas");
+    struct rl_config cfg = {.limit = 3, .interval_ns = 1000000};
+    struct rl_lin_algo ctx;
+    struct rl_lin_model m;
+    char err[256];
+    CU_ASSERT_FATAL(rl_lin_model_of(algo, &cfg, &ctx, &m, err, sizeof err) == 0);
+    enum { KEYS_BIG = 40, OPS_BIG = 60000 };
+    void *state[KEYS_BIG];
+    char names[KEYS_BIG][48];
+    for (int k = 0; k < KEYS_BIG; k++) {
+        state[k] = m.create(m.ctx, 0);
+        /* key k: k + 1 bytes */
+        snprintf(names[k], sizeof names[k], "%0*d", k + 1, k);
+    }
+    FILE *f = fopen(path, "w");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    fprintf(f, "# ratelab history algo=tb_cas epoch_ns=0\n"
+               "thread,key,cost,call_ns,return_ns,answer,witness_ns\n");
+    struct rl_rng rng;
+    rl_rng_seed(&rng, 11, 3);
+    uint64_t t = 1000;
+    for (int i = 0; i < OPS_BIG; i++) {
+        t += 1 + rl_rng_next(&rng) % 30000;
+        int k = (int)(rl_rng_next(&rng) % KEYS_BIG);
+        bool admit = m.step(m.ctx, state[k], t, (uint32_t)k, 1);
+        if (flip && i == OPS_BIG - 10)
+            admit = !admit;
+        const char *end = i % 7 == 0 ? "\r\n" : "\n";
+        if (i % 11 == 0)
+            fprintf(f, "%d,%s,01,%019llu,%llu,%d,%llu%s", i % 2, names[k], (unsigned long long)t,
+                    (unsigned long long)t + 5, admit, (unsigned long long)t, end);
+        else
+            fprintf(f, "%d,%s,1,%llu,%llu,%d,%llu%s", i % 2, names[k], (unsigned long long)t,
+                    (unsigned long long)t + 5, admit, (unsigned long long)t, end);
+        if (i % 13 == 0)
+            fputs(i % 2 ? "\n" : "\r\n", f);
+    }
+    CU_ASSERT(ftell(f) > 3 * (1 << 20));
+    fclose(f);
+    for (int k = 0; k < KEYS_BIG; k++)
+        m.destroy(m.ctx, state[k]);
+    return OPS_BIG;
+}
+
+/* Streamed across block ends, with long and short keys, both parsers'
+ * lines and blank ones: linearizable with the full reader's counts; a
+ * flipped answer falls back. */
+static void test_streams_across_blocks(void)
+{
+    char dir[] = "/tmp/ratelab-linstream-XXXXXX", path[64];
+    EXPECT_FATAL(mkdtemp(dir) != NULL, "mkdtemp");
+    snprintf(path, sizeof path, "%s/big.csv", dir);
+    for (int flip = 0; flip <= 1; flip++) {
+        size_t ops = write_big_history(path, flip);
+        const struct rl_algo *algo = rl_registry_find("tb_cas");
+        struct rl_config cfg = {.limit = 3, .interval_ns = 1000000};
+        struct rl_lin_algo ctx;
+        struct rl_lin_model m;
+        char err[256];
+        CU_ASSERT_FATAL(rl_lin_model_of(algo, &cfg, &ctx, &m, err, sizeof err) == 0);
+        ctx.never_cloned = true;
+        struct rl_lin_stream s;
+        int rc = rl_lin_stream_open(&s, path);
+        struct rl_lin_stream_result r = {0};
+        if (rc == 0) {
+            rc = rl_lin_stream_run(&s, &m, &r);
+            rl_lin_stream_close(&s);
+        }
+        rl_lin_model_free(&ctx);
+        struct rl_history h;
+        CU_ASSERT_FATAL(rl_history_read(path, &h, err, sizeof err) == 0);
+        CU_ASSERT(h.len == ops && h.key_count == 40);
+        if (!flip)
+            EXPECT(rc == 0 && r.ops == h.len && r.keys == h.key_count && r.threads == 2,
+                   "streamed %d: %llu ops, %u keys, %u threads", rc, (unsigned long long)r.ops,
+                   r.keys, r.threads);
+        else
+            EXPECT(rc == 1, "a flipped answer streamed %d", rc);
+        rl_history_free(&h);
+    }
+    unlink(path);
+    rmdir(dir);
+}
+
 RL_TEST_SUITE("lin_stream",
-              {"streams in-order histories, falls back otherwise", test_streams_or_falls_back})
+              {"streams in-order histories, falls back otherwise", test_streams_or_falls_back},
+              {"streams across read blocks, long keys, both parsers' lines",
+               test_streams_across_blocks})
