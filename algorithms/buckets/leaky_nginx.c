@@ -58,7 +58,8 @@
  *
  * Memory orders: mutex.
  *
- * Races accepted: none.
+ * Races accepted: none (the clock is read under the lock: reads come in
+ * lock order).
  *
  * Sources: nginx, module ngx_http_limit_req_module,
  * https://nginx.org/en/docs/http/ngx_http_limit_req_module.html, and its
@@ -135,10 +136,9 @@ static enum rl_decision leaky_nginx_acquire(void *state, struct rl_clock *clock,
         return RL_ADMIT; /* costs nothing, changes nothing */
     if (n > s->burst + 1)
         return RL_REJECT; /* can never pass: see the file comment */
+    pthread_mutex_lock(&s->lock);
     uint64_t ms = rl_clock_now(clock) / NS_PER_MS;
     uint64_t rest = (n - 1) * NGX_MILLI; /* ≤ burst·1000 < 2^42 */
-
-    pthread_mutex_lock(&s->lock);
     uint64_t excess = rest;
     if (s->seen) {
         uint64_t elapsed = ms > s->last_ms ? ms - s->last_ms : 0;

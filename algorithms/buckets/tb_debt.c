@@ -73,7 +73,11 @@
  *
  * Memory orders: mutex.
  *
- * Races accepted: none beyond stale reads, refused as above.
+ * Races accepted: none. The clock is read under the lock, as Guava's
+ * tryAcquire reads its stopwatch inside synchronized(mutex()): read before
+ * it, a thread that lost the lock to a later reader was refused as in debt
+ * where a fresh time admits (one such reject seen by `bench --suite
+ * linearizable`). A stale time then comes only from a trace, refused as above.
  *
  * Sources: Guava, com.google.common.util.concurrent.SmoothRateLimiter
  * (SmoothBursty) and RateLimiter.tryAcquire, from their documentation.
@@ -136,10 +140,9 @@ static enum rl_decision tb_debt_acquire(void *state, struct rl_clock *clock, uin
 {
     (void)key;
     struct tb_debt_state *s = state;
+    pthread_mutex_lock(&s->lock);
     rl_u128 now = (rl_u128)tb_since_epoch(rl_clock_now(clock), s->epoch_ns) * s->ticks.per_ns;
     rl_u128 cost = (rl_u128)n * s->ticks.per_token;
-
-    pthread_mutex_lock(&s->lock);
     if (now < s->next_free) {
         pthread_mutex_unlock(&s->lock);
         return RL_REJECT;

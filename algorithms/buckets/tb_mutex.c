@@ -41,7 +41,11 @@
  *
  * Memory orders: mutex.
  *
- * Races accepted: none; a thread's stale read is decided as above.
+ * Races accepted: none. The clock is read under the lock, so reads come in lock order and no
+ * thread decides on a time older than an earlier holder's: a read before
+ * the lock may be decided after a later one, a reject no sequential order
+ * at non-decreasing times explains (check --linearizable counts them). A
+ * stale time then comes only from a trace, decided as above.
  *
  * Sources: none; the textbook token bucket.
  */
@@ -99,10 +103,9 @@ static enum rl_decision tb_mutex_acquire(void *state, struct rl_clock *clock, ui
     struct tb_mutex_state *s = state;
     if (n > s->burst)
         return RL_REJECT;
+    pthread_mutex_lock(&s->lock);
     uint64_t now = tb_since_epoch(rl_clock_now(clock), s->epoch_ns);
     rl_u128 cost = (rl_u128)n * s->ticks.per_token;
-
-    pthread_mutex_lock(&s->lock);
     rl_u128 tokens;
     if (now >= s->last_ns) {
         /* forward: refill up to capacity */

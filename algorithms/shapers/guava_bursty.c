@@ -39,8 +39,9 @@
  *
  * Memory orders: mutex.
  *
- * Races accepted: a stale read is released at its own moment or later,
- * never before nextFreeTicket.
+ * Races accepted: none; the stopwatch is read under the lock, as Guava
+ * reads it inside synchronized(mutex()). A stale time (a trace) is released
+ * at its own moment or later, never before nextFreeTicket.
  *
  * Sources: Guava, com.google.common.util.concurrent.SmoothRateLimiter
  * (SmoothBursty: doSetRate), RateLimiter.acquire, tryAcquire(permits, timeout) and setRate,
@@ -106,12 +107,11 @@ static enum rl_decision guava_bursty_shape(void *state, struct rl_clock *clock, 
 {
     (void)key;
     struct guava_bursty_state *s = state;
+    pthread_mutex_lock(&s->lock);
     uint64_t read = rl_clock_now(clock);
     uint64_t since = tb_since_epoch(read, s->epoch_ns);
     rl_u128 now = (rl_u128)since * s->ticks.per_ns;
     rl_u128 cost = (rl_u128)n * s->ticks.per_token;
-
-    pthread_mutex_lock(&s->lock);
     rl_u128 wait_ticks = s->next_free > now ? s->next_free - now : 0;
     rl_u128 wait_ns = wait_ticks / s->ticks.per_ns + (wait_ticks % s->ticks.per_ns != 0);
     if (wait_ns > max_wait_ns) {
@@ -139,9 +139,8 @@ static bool guava_bursty_set_rate(void *state, struct rl_clock *clock, uint64_t 
     struct tb_ticks to = tb_ticks_of(limit, interval_ns);
     if (to.per_ns > UINT64_MAX - to.per_token)
         return false; /* as create: a debt must fit 128 bits */
-    rl_u128 now = (rl_u128)tb_since_epoch(rl_clock_now(clock), s->epoch_ns) * s->ticks.per_ns;
-
     pthread_mutex_lock(&s->lock);
+    rl_u128 now = (rl_u128)tb_since_epoch(rl_clock_now(clock), s->epoch_ns) * s->ticks.per_ns;
     rl_u128 stored = s->stored, next_free = s->next_free;
     if (now > next_free) { /* resync at the old rate */
         rl_u128 idle = now - next_free, room = s->max_stored - stored;

@@ -60,7 +60,8 @@
  *
  * Memory orders: mutex.
  *
- * Races accepted: none.
+ * Races accepted: none (the stopwatch is read under the lock, as Guava
+ * reads it inside synchronized(mutex())).
  *
  * Sources: Guava, com.google.common.util.concurrent.SmoothRateLimiter
  * (SmoothWarmingUp) and RateLimiter.create(double, Duration),
@@ -143,11 +144,10 @@ static enum rl_decision guava_warmup_shape(void *state, struct rl_clock *clock, 
 {
     (void)key;
     struct guava_warmup_state *s = state;
+    pthread_mutex_lock(&s->lock);
     uint64_t read = rl_clock_now(clock);
     rl_u128 now = (rl_u128)tb_since_epoch(read, s->epoch_ns) * s->per_ns;
     rl_u128 cost = (rl_u128)n * s->per_token;
-
-    pthread_mutex_lock(&s->lock);
     rl_u128 wait_ticks = s->next_free > now ? s->next_free - now : 0;
     rl_u128 wait_ns = wait_ticks / s->per_ns + (wait_ticks % s->per_ns != 0);
     if (wait_ns > max_wait_ns) {
@@ -176,9 +176,8 @@ static bool guava_warmup_set_rate(void *state, struct rl_clock *clock, uint64_t 
     struct tb_ticks to = tb_ticks_of(limit, interval_ns);
     if (to.per_ns >= 1ull << 62 || to.per_token >= 1ull << 61)
         return false; /* as create */
-    rl_u128 now = (rl_u128)tb_since_epoch(rl_clock_now(clock), s->epoch_ns) * s->per_ns;
-
     pthread_mutex_lock(&s->lock);
+    rl_u128 now = (rl_u128)tb_since_epoch(rl_clock_now(clock), s->epoch_ns) * s->per_ns;
     rl_u128 stored = s->stored, next_free = s->next_free;
     if (now > next_free) { /* resync at the old rate */
         rl_u128 idle = now - next_free, room = s->max_stored - stored;

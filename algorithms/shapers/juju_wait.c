@@ -40,7 +40,8 @@
  *
  * Memory orders: mutex.
  *
- * Races accepted: a read whose tick is before latestTick (a stale clock)
+ * Races accepted: none beyond a stale clock (the clock is read under the
+ * lock, as juju's Take does): a read whose tick is before latestTick
  * is counted from latestTick: it gains nothing and takes nothing back
  * (the package would subtract the ticks, outside what its adjust allows:
  * "must be in the future"), and its wait runs from its own read, so it is
@@ -100,15 +101,16 @@ static enum rl_decision juju_wait_shape(void *state, struct rl_clock *clock, uin
 {
     (void)key;
     struct juju_wait_state *s = state;
+    pthread_mutex_lock(&s->lock); /* juju's Take locks, then reads the clock */
     uint64_t read = rl_clock_now(clock);
     uint64_t since = tb_since_epoch(read, s->epoch_ns);
     uint64_t from = read > s->epoch_ns ? read : s->epoch_ns;
     *reservation = (struct rl_reservation){.release_ns = from};
-    if (n == 0)
+    if (n == 0) {
+        pthread_mutex_unlock(&s->lock);
         return RL_ADMIT; /* count <= 0: go now, nothing taken */
+    }
     uint64_t tick = since / s->fill_ns;
-
-    pthread_mutex_lock(&s->lock);
     juju_i128 available = s->available;
     uint64_t latest = s->latest_tick;
     if (tick > latest) { /* the quanta of the ticks since, up to capacity (#31) */

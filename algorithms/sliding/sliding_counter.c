@@ -39,8 +39,9 @@
  *
  * Memory orders: mutex.
  *
- * Races accepted: a time read before the current window (a thread that
- * lost the lock for a while, or a trace that goes backwards) is counted in
+ * Races accepted: none; the clock is read under the lock, so reads come
+ * in lock order. A time read before the current window (a trace that goes
+ * backwards) is counted in
  * the current window at elapsed = 0, where the estimate is largest; a
  * stale time inside the current window only weights prev more. Neither
  * ever admits more. The same rule is used by freq_ctr.c, so the two decide
@@ -96,11 +97,11 @@ static enum rl_decision sliding_counter_acquire(void *state, struct rl_clock *cl
     struct sliding_counter_state *s = state;
     if (n > s->limit)
         return RL_REJECT;
+    pthread_mutex_lock(&s->lock);
     uint64_t now = rl_clock_now(clock);
     uint64_t since = now > s->epoch_ns ? now - s->epoch_ns : 0;
     uint64_t window = since / s->interval_ns;
     uint64_t elapsed = since % s->interval_ns;
-    pthread_mutex_lock(&s->lock);
     if (window > s->window) {
         s->prev = window == s->window + 1 ? s->curr : 0;
         s->curr = 0;

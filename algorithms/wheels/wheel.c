@@ -30,7 +30,8 @@
  *
  * Memory orders: mutex.
  *
- * Races accepted: none.
+ * Races accepted: none (the clock is read under the lock: reads come in
+ * lock order).
  *
  * Sources: the time-wheel article (CRateLimitMgr::RotateWheel; Chinese,
  * limiting the packets a user sends in a period with a time wheel).
@@ -113,8 +114,8 @@ static enum rl_decision wheel_acquire(void *state, struct rl_clock *clock, uint6
     struct wheel_state *s = state;
     if (n > s->limit)
         return RL_REJECT;
-    uint64_t now = rl_clock_now(clock);
     pthread_mutex_lock(&s->lock);
+    uint64_t now = rl_clock_now(clock);
     if (!s->started) {
         s->started = true;
         s->last_rotation_ns = now;

@@ -9,8 +9,8 @@
  * Decision: the window starts at the first attempt after the previous one
  * expired (≥ I after its start), admitted or not, unlike the C++
  * article's, which restarts only on an over-limit attempt. Within it, admit
- * while the cost fits in L. A time read before another thread's newer
- * window is counted in that window rather than restarting it.
+ * while the cost fits in L. A time before the current window (a trace
+ * that goes backwards) is counted in it rather than restarting it.
  *
  * Not Linux's ___ratelimit: the kernel opens a new window only when
  * jiffies is after begin + interval, so an attempt at exactly begin + I is
@@ -20,7 +20,8 @@
  *
  * Memory orders: mutex.
  *
- * Races accepted: none.
+ * Races accepted: none (the clock is read under the lock: reads come in
+ * lock order).
  *
  * Sources: the .NET article's cache-expiry counter, "How does .Net
  * simulate session-level semaphores, limit the http interface call
@@ -65,10 +66,10 @@ static enum rl_decision fw_expiry_acquire(void *state, struct rl_clock *clock, u
 {
     (void)key;
     struct fw_expiry_state *s = state;
-    uint64_t now = rl_clock_now(clock);
     pthread_mutex_lock(&s->lock);
-    /* A time read before another thread's newer window (now < start) is
-     * counted in that window rather than restarting it. */
+    uint64_t now = rl_clock_now(clock);
+    /* A time before the current window (now < start; a trace that goes
+     * backwards) is counted in that window rather than restarting it. */
     if (!s->started || (now > s->window_start_ns && now - s->window_start_ns >= s->interval_ns)) {
         s->started = true;
         s->window_start_ns = now;
