@@ -18,7 +18,7 @@
 
 #define SLOW_READ_NS 50000000L
 
-static atomic_uint sequence;   /* orders the events below */
+static atomic_uint sequence;    /* orders the events below */
 static atomic_bool slow_inside; /* the slow read has begun */
 static unsigned slow_read_end, other_read;
 static _Thread_local bool read_slowly;
