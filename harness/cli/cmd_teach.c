@@ -427,9 +427,22 @@ static int lesson_linearizable(const struct lesson *l)
                              t.result.culprit);
         printf("\nNo order of these calls, each at a time inside its span, lets the\n"
                "single-threaded algorithm give the ! answer. A reset here is a load, a check\n"
-               "and a store, three steps: one thread's reset landed after the other had\n"
-               "taken tickets, and tickets were handed out that one window's L forbids.\n"
-               "The overshoot score is by how many (unknown: its search ran out of budget).\n\n");
+               "and a store, three steps, and a ticket is taken (a fetch-add) before it.\n");
+        if (t.result.culprit < t.history.len && !t.history.ops[t.result.culprit].admitted)
+            printf(
+                "Here the ! answer is a reject: a thread took its ticket while the other\n"
+                "was restarting an expired, full window; the restart stored the count back\n"
+                "to its own ticket, and the first thread's, counted against the old window,\n"
+                "was refused though the new one had room. A lone reject is what is left\n"
+                "after shrinking: a fresh limiter never refuses its first call, and no call\n"
+                "before it explains it. The race also over-admits (one thread's reset\n"
+                "landing after the other had taken tickets in the new window): the\n"
+                "overshoot score counts by how many (unknown: its search ran out of budget).\n\n");
+        else
+            printf("Here the ! answer is an admit: one thread's reset landed after the other\n"
+                   "had taken tickets, and tickets were handed out that one window's L\n"
+                   "forbids. The overshoot score is by how many (unknown: its search ran out\n"
+                   "of budget).\n\n");
     }
     bool unknown = t.result.verdict == RL_LIN_UNKNOWN;
     rl_lin_trial_free(&t);
