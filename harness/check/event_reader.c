@@ -151,18 +151,10 @@ static inline const char *parse_line_fast(const char *p, int fields, struct rl_e
     if (!parse_digits(&s, &t) || *s != ',')
         return NULL;
     const char *k = ++s;
-    uint64_t a = load8(k), b = load8(k + 8);
-    unsigned len = first_flag(key_stops(a));
-    if (len == 8)
-        len = 8 + first_flag(key_stops(b));
-    if (len == 0 || k[len] != ',')
+    uint64_t a, b;
+    unsigned len = scan_short_key(k, &a, &b);
+    if (len == 0)
         return NULL; /* empty, over 16 bytes, or a byte the strict reading judges */
-    if (len < 8) {
-        a &= ((uint64_t)1 << (8 * len)) - 1;
-        b = 0;
-    } else if (len < 16) {
-        b &= ((uint64_t)1 << (8 * (len - 8))) - 1; /* len 8: b = 0 */
-    }
     s = k + len + 1;
     const char *ns = s;
     if (!parse_small(&s, &n) || s - ns > 10 || n == 0 || n > UINT32_MAX || *s != ',')

@@ -137,18 +137,10 @@ static inline const char *parse_fast(const char *p, struct fields *f)
     if (!parse_small(&s, &f->thread) || *s != ',')
         return NULL;
     const char *k = ++s;
-    uint64_t a = load8(k), b = load8(k + 8);
-    unsigned len = first_flag(key_stops(a));
-    if (len == 8)
-        len = 8 + first_flag(key_stops(b));
-    if (len == 0 || k[len] != ',')
+    uint64_t a, b;
+    unsigned len = scan_short_key(k, &a, &b);
+    if (len == 0)
         return NULL;
-    if (len < 8) {
-        a &= ((uint64_t)1 << (8 * len)) - 1;
-        b = 0;
-    } else if (len < 16) {
-        b &= ((uint64_t)1 << (8 * (len - 8))) - 1;
-    }
     s = k + len + 1;
     if (!parse_small(&s, &f->cost) || *s != ',')
         return NULL;

@@ -138,4 +138,27 @@ static inline uint64_t short_key_hash(uint64_t w0, uint64_t w1, size_t len)
     return h * 0xBF58476D1CE4E5B9ull; /* the high bits pick the slot */
 }
 
+/* The key of 1–16 bytes at k, ended by a comma: its length, and its bytes
+ * as two words, zero-padded; 0 when it is empty, longer than 16 bytes or
+ * holds a byte key_stops flags (the callers' strict parsers judge those).
+ * 16 bytes past k are readable. */
+static inline unsigned scan_short_key(const char *k, uint64_t *w0, uint64_t *w1)
+{
+    uint64_t a = load8(k), b = load8(k + 8);
+    unsigned len = first_flag(key_stops(a));
+    if (len == 8)
+        len = 8 + first_flag(key_stops(b));
+    if (len == 0 || k[len] != ',')
+        return 0;
+    if (len < 8) {
+        a &= ((uint64_t)1 << (8 * len)) - 1;
+        b = 0;
+    } else if (len < 16) {
+        b &= ((uint64_t)1 << (8 * (len - 8))) - 1; /* len 8: b = 0 */
+    }
+    *w0 = a;
+    *w1 = b;
+    return len;
+}
+
 #endif
