@@ -176,7 +176,11 @@ static void test_fw_cas_decided(void)
      * operations, where copies by replay were charged their depth */
     o = (struct rl_lin_options){.budget = 1000000, .no_shrink = true, .no_overshoot = true};
     CU_ASSERT_FATAL(rl_lin_check(&h, &model, &o, &r, err, sizeof err) == 0);
-    EXPECT(r.verdict != RL_LIN_UNKNOWN && r.states <= 20 * (uint64_t)h.len,
+    /* linear when an order exists (the search walks it); proving none
+     * exists (fw_cas's lost restart CAS, which TSan's slower threads show
+     * more often) explores more, within the budget */
+    EXPECT(r.verdict != RL_LIN_UNKNOWN &&
+               (r.verdict == RL_LIN_NO || r.states <= 20 * (uint64_t)h.len),
            "%s after %llu states for %zu operations", rl_lin_verdict_name(r.verdict),
            (unsigned long long)r.states, h.len);
     printf("(%llu for the verdict alone) ", (unsigned long long)r.states);
