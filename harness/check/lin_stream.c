@@ -42,6 +42,30 @@ static char *grow_buffer(char *buf, size_t old_cap, size_t cap)
     return grown;
 }
 
+/* One read after the data, the buffer first doubled when it has less than
+ * room bytes free: 0 (s->eof set at the end), or -1 on a read error or no
+ * memory. */
+static int read_more(struct rl_lin_stream *s, size_t room)
+{
+    if (s->cap - s->end < room) {
+        char *grown = grow_buffer(s->buf, s->cap, 2 * s->cap);
+        if (grown == NULL)
+            return -1;
+        s->buf = grown;
+        s->cap *= 2;
+    }
+    for (;;) {
+        ssize_t got = read(s->fd, s->buf + s->end, s->cap - s->end);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            return -1;
+        s->end += (size_t)got;
+        s->eof = got == 0;
+        return 0;
+    }
+}
+
 /* The next line (without its end) in *line, *len: 1, 0 at the end, -1 on a
  * read error or no memory. The buffer grows only for a line longer than it.
  * Used for the comment lines and the header. */
@@ -66,20 +90,8 @@ static int next_line(struct rl_lin_stream *s, const char **line, size_t *len)
             s->end -= s->start;
             s->start = 0;
         }
-        if (s->end == s->cap) {
-            char *grown = grow_buffer(s->buf, s->cap, 2 * s->cap);
-            if (grown == NULL)
-                return -1;
-            s->buf = grown;
-            s->cap *= 2;
-        }
-        ssize_t got = read(s->fd, s->buf + s->end, s->cap - s->end);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0)
+        if (read_more(s, 1) != 0)
             return -1;
-        s->end += (size_t)got;
-        s->eof = got == 0;
     }
 }
 
@@ -297,23 +309,7 @@ static int refill(struct reader *r)
         s->start = 0;
         s->end = kept;
     }
-    if (s->cap - s->end < BLOCK / 2) {
-        char *grown = grow_buffer(s->buf, s->cap, 2 * s->cap);
-        if (grown == NULL)
-            return -1;
-        s->buf = grown;
-        s->cap *= 2;
-    }
-    for (;;) {
-        ssize_t got = read(s->fd, s->buf + s->end, s->cap - s->end);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0)
-            return -1;
-        s->end += (size_t)got;
-        s->eof = got == 0;
-        return 0;
-    }
+    return read_more(s, BLOCK / 2);
 }
 
 /* Whole lines in buf[start, *limit) (past the last '\n'), reading as
