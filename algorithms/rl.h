@@ -127,6 +127,25 @@ struct rl_reservation {
     uint64_t ticket;     /* the shaper's own record of it, for cancel; opaque */
 };
 
+/* For a snapshot hook whose state is a few words: writes them when cap
+ * holds them, and returns their size either way (rl_algo.snapshot). */
+static inline size_t rl_snapshot_words(void *buf, size_t cap, const uint64_t *w, size_t n)
+{
+    size_t size = n * sizeof *w;
+    if (cap >= size)
+        memcpy(buf, w, size);
+    return size;
+}
+
+/* Its restore's half: false when len is not n words. */
+static inline bool rl_restore_words(const void *buf, size_t len, uint64_t *w, size_t n)
+{
+    if (len != n * sizeof *w)
+        return false;
+    memcpy(w, buf, len);
+    return true;
+}
+
 /* One implementation: a row of `ratelab list` and of every CSV, and four
  * calls. The harness reaches an algorithm only through this table and the
  * registry.

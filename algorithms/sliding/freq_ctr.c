@@ -170,18 +170,15 @@ static size_t freq_ctr_snapshot(const void *state, void *buf, size_t cap)
 {
     const struct freq_ctr_state *s = state;
     uint64_t w[3] = {atomic_load(&s->tick), atomic_load(&s->curr), atomic_load(&s->prev)};
-    if (cap >= sizeof w)
-        memcpy(buf, w, sizeof w);
-    return sizeof w;
+    return rl_snapshot_words(buf, cap, w, sizeof w / sizeof *w);
 }
 
 static int freq_ctr_restore(void *state, const void *buf, size_t len)
 {
     struct freq_ctr_state *s = state;
     uint64_t w[3];
-    if (len != sizeof w)
+    if (!rl_restore_words(buf, len, w, sizeof w / sizeof *w))
         return -1;
-    memcpy(w, buf, sizeof w);
     atomic_store(&s->tick, w[0]);
     atomic_store(&s->curr, w[1]);
     atomic_store(&s->prev, w[2]);

@@ -25,18 +25,15 @@ size_t fw_article_snapshot(const void *state, void *buf, size_t cap)
 {
     const struct fw_article_state *s = state;
     uint64_t w[2] = {atomic_load(&s->count), atomic_load(&s->timestamp_ns)};
-    if (cap >= sizeof w)
-        memcpy(buf, w, sizeof w);
-    return sizeof w;
+    return rl_snapshot_words(buf, cap, w, sizeof w / sizeof *w);
 }
 
 int fw_article_restore(void *state, const void *buf, size_t len)
 {
     struct fw_article_state *s = state;
     uint64_t w[2];
-    if (len != sizeof w)
+    if (!rl_restore_words(buf, len, w, sizeof w / sizeof *w))
         return -1;
-    memcpy(w, buf, sizeof w);
     atomic_store(&s->count, w[0]);
     atomic_store(&s->timestamp_ns, w[1]);
     return 0;

@@ -70,18 +70,15 @@ static size_t fw_mutex_snapshot(const void *state, void *buf, size_t cap)
 {
     const struct fw_mutex_state *s = state;
     uint64_t w[2] = {s->count, s->timestamp_ns};
-    if (cap >= sizeof w)
-        memcpy(buf, w, sizeof w);
-    return sizeof w;
+    return rl_snapshot_words(buf, cap, w, sizeof w / sizeof *w);
 }
 
 static int fw_mutex_restore(void *state, const void *buf, size_t len)
 {
     struct fw_mutex_state *s = state;
     uint64_t w[2];
-    if (len != sizeof w)
+    if (!rl_restore_words(buf, len, w, sizeof w / sizeof *w))
         return -1;
-    memcpy(w, buf, sizeof w);
     s->count = w[0];
     s->timestamp_ns = w[1];
     return 0;

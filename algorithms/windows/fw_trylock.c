@@ -109,18 +109,15 @@ static size_t fw_trylock_snapshot(const void *state, void *buf, size_t cap)
 {
     const struct fw_trylock_state *s = state;
     uint64_t w[3] = {s->started, s->started ? s->begin_ns : 0, s->used};
-    if (cap >= sizeof w)
-        memcpy(buf, w, sizeof w);
-    return sizeof w;
+    return rl_snapshot_words(buf, cap, w, sizeof w / sizeof *w);
 }
 
 static int fw_trylock_restore(void *state, const void *buf, size_t len)
 {
     struct fw_trylock_state *s = state;
     uint64_t w[3];
-    if (len != sizeof w)
+    if (!rl_restore_words(buf, len, w, sizeof w / sizeof *w))
         return -1;
-    memcpy(w, buf, sizeof w);
     s->started = w[0] != 0;
     s->begin_ns = w[1];
     s->used = w[2];
