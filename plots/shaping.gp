@@ -6,7 +6,7 @@
 # filled mark, max as a hollow one, joined by a line. tb_cas's admit path
 # is the dotted vertical: a bucket that answers at once. A shaper that
 # left the curve B + L·u/I on some workload is marked in red with the count.
-# Data (shaping.awk): algo ns ns_min ns_max p50_ms p99_ms max_ms broken workloads.
+# Data (shaping.awk): algo ns ns_min ns_max p50_ms p99_ms max_ms broken workloads label.
 load 'plots/common.gp'
 set output out
 set title "Shapers: distance from the ideal schedule against cost per decision\nL = 100 per 1 s, B = L, six workloads in sim (worst shown); cost: the shape call alone, 1 thread" font ',13'
@@ -36,5 +36,5 @@ plot data using ($5 == $5 ? $2 : NaN):6:3:4 with xerrorbars pt 7 ps 1.4 lc rgb '
      data using ($5 == $5 ? $2 : NaN):7 with points pt 6 ps 2.2 lw 2 lc rgb '#0072b2' title 'late max', \
      data using ($5 == $5 ? $2 : NaN):6:(0):($7 - $6) with vectors nohead lc rgb '#0072b2' notitle, \
      data using ($5 == $5 && $8 > 0 ? $2 : NaN):6 with points pt 7 ps 1.4 lc rgb '#d55e00' title 'left B + L·u/I on some workload', \
-     data using ($5 == $5 && int($0) % 2 == 0 ? $2 : NaN):($7):(sprintf('%d', $0 + 1)) with labels center offset 0, 1.4 font ',10' tc rgb '#333333' notitle, \
-     data using ($5 == $5 && int($0) % 2 == 1 ? $2 : NaN):($7):(sprintf('%d', $0 + 1)) with labels center offset 0, -1.4 font ',10' tc rgb '#333333' notitle
+     data using ($5 == $5 && int($0) % 2 == 0 && strcol(10) ne '-' ? $2 : NaN):($7):(strcol(10)) with labels center offset 0, 1.4 font ',10' tc rgb '#333333' notitle, \
+     data using ($5 == $5 && int($0) % 2 == 1 && strcol(10) ne '-' ? $2 : NaN):($7):(strcol(10)) with labels center offset 0, -1.4 font ',10' tc rgb '#333333' notitle
