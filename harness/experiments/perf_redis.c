@@ -357,12 +357,14 @@ static int cluster_run(const struct rl_algo *algo, const struct rl_redis_cluster
     return per_call(calls, total, commands, usec, inner, err, err_len);
 }
 
-static void cluster_not_measured(struct rl_perf_row *rows, const char *why)
+/* Rows that say why the server's cost was not measured, where: "server"
+ * (one redis-server) or "cluster". */
+static void cost_not_measured(struct rl_perf_row *rows, const char *where, const char *why)
 {
     for (int s = 0; s < SCRIPTS; s++) {
         struct rl_perf_row *r = &rows[s];
         memset(r, 0, sizeof *r);
-        snprintf(r->goal, sizeof r->goal, "redis cluster %s", script_names[s]);
+        snprintf(r->goal, sizeof r->goal, "redis %s %s", where, script_names[s]);
         r->ratio = NAN;
         r->at_most = true;
         r->target = server_target[s];
@@ -376,7 +378,7 @@ static void cluster_not_measured(struct rl_perf_row *rows, const char *why)
 static int cluster_rows(unsigned reps, struct rl_perf_row *rows, char *err, size_t err_len)
 {
     if (!rl_redis_cluster_available()) {
-        cluster_not_measured(rows, "no redis-server (make deps installs it)");
+        cost_not_measured(rows, "cluster", "no redis-server (make deps installs it)");
         return CLUSTER_ROWS;
     }
     const struct rl_algo *noop = rl_registry_find("redis_noop");
@@ -387,7 +389,7 @@ static int cluster_rows(unsigned reps, struct rl_perf_row *rows, char *err, size
     char why[512];
     if (rl_redis_cluster_start(&cluster, CLUSTER_PRIMARIES, CLUSTER_REPLICAS, why, sizeof why) !=
         0) { /* the one-server rows stand; these say why they are missing */
-        cluster_not_measured(rows, why);
+        cost_not_measured(rows, "cluster", why);
         return CLUSTER_ROWS;
     }
     static double cost[SCRIPTS][MAX_REPS], noop_cost[SCRIPTS][MAX_REPS], ratio[SCRIPTS][MAX_REPS],
@@ -434,20 +436,6 @@ static int cluster_rows(unsigned reps, struct rl_perf_row *rows, char *err, size
                  script_names[s], CLUSTER_PRIMARIES, CLUSTER_REPLICAS);
     }
     return CLUSTER_ROWS;
-}
-
-/* Rows that say why the server's cost was not measured. */
-static void server_not_measured(struct rl_perf_row *rows, const char *why)
-{
-    for (int s = 0; s < SCRIPTS; s++) {
-        struct rl_perf_row *r = &rows[s];
-        memset(r, 0, sizeof *r);
-        snprintf(r->goal, sizeof r->goal, "redis server %s", script_names[s]);
-        r->ratio = NAN;
-        r->at_most = true;
-        r->target = server_target[s];
-        snprintf(r->detail, sizeof r->detail, "not measured: %s", why);
-    }
 }
 
 /* The measurement proper, on a server that answers at address. */
@@ -521,8 +509,9 @@ static int measure_on(const char *address, bool server_cost, unsigned reps,
         }
     }
     if (!server_cost) {
-        server_not_measured(rows, "CONFIG RESETSTAT is sent only to the private server, not to "
-                                  "one given by --redis");
+        cost_not_measured(rows, "server",
+                          "CONFIG RESETSTAT is sent only to the private server, not to "
+                          "one given by --redis");
         return SERVER_ROWS + CLIENT_ROWS;
     }
     for (int s = 0; s < SCRIPTS; s++) {
@@ -556,7 +545,7 @@ static int measure_on(const char *address, bool server_cost, unsigned reps,
 /* Rows that say why nothing was measured: no server at all. */
 static int not_measured(struct rl_perf_row *rows, const char *why)
 {
-    server_not_measured(rows, why);
+    cost_not_measured(rows, "server", why);
     for (int t = 0; t < THREAD_SIZES; t++)
         for (int s = 0; s < SCRIPTS; s++) {
             struct rl_perf_row *r = &rows[SERVER_ROWS + t * SCRIPTS + s];
@@ -587,12 +576,13 @@ static int measure(const struct rl_perf_options *opts, struct rl_perf_row *rows,
             return -1;
         int got = measure_on(address, false, reps, rows, err, err_len);
         if (got >= 0)
-            cluster_not_measured(rows + got, "a server given by --redis: no private cluster");
+            cost_not_measured(rows + got, "cluster",
+                              "a server given by --redis: no private cluster");
         return got < 0 ? -1 : got + CLUSTER_ROWS;
     }
     if (!rl_redis_server_available()) {
         int got = not_measured(rows, "no redis-server (make deps installs it; or give --redis)");
-        cluster_not_measured(rows + got, "no redis-server (make deps installs it)");
+        cost_not_measured(rows + got, "cluster", "no redis-server (make deps installs it)");
         return got + CLUSTER_ROWS;
     }
     struct rl_redis_server server;
