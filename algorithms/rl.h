@@ -166,6 +166,10 @@ struct rl_algo {
      * server); a mix joined with '+', the dominant one first. Never a comma.
      * The file comment's "Memory orders:" paragraph says why. */
     const char *orders;
+    /* Its own thread changes the state (a sweeper on a real clock): a
+     * quiescent cut of the callers is not a cut of the state, so a history
+     * recorded in windows cannot restore a model from a snapshot of it. */
+    bool own_thread;
 
     /* A new limiter for cfg, in its initial state. NULL with a one-line
      * reason in err (err_len bytes) when cfg is outside what the algorithm

@@ -269,6 +269,7 @@ const struct rl_algo rl_sliding_log_sweeper_algo = {
     .promise = RL_PROMISE_STRONG,
     .flags = RL_THREAD_SAFE,
     .orders = "mutex",
+    .own_thread = true,
     .create = sweeper_create,
     .destroy = sweeper_destroy,
     .acquire = sweeper_acquire,

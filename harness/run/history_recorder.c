@@ -32,17 +32,14 @@ void rl_witness_clock_wrap(struct rl_clock *clock)
     clock->read = witness_read;
 }
 
-/* Limiters whose state a thread of their own changes on a real clock
- * (rl.h has no flag for it): with every caller parked their state still
- * moves, and their snapshot records that mode, which a virtual-time model
- * restored from it would follow without the thread. */
-static const char *const swept_by_own_thread[] = {"sliding_log_sweeper"};
-
+/* A limiter whose own thread changes its state (rl_algo.own_thread) keeps
+ * moving with every caller parked, and its snapshot records that mode,
+ * which a virtual-time model restored from it would follow without the
+ * thread. */
 bool rl_hist_can_snapshot(const struct rl_algo *algo)
 {
-    for (size_t i = 0; i < sizeof swept_by_own_thread / sizeof *swept_by_own_thread; i++)
-        if (strcmp(algo->name, swept_by_own_thread[i]) == 0)
-            return false;
+    if (algo->own_thread)
+        return false;
     return (algo->snapshot && algo->restore) || algo->one_word_state >= sizeof(uint64_t);
 }
 

@@ -347,6 +347,24 @@ static void test_both_threads_overlap(void)
     EXPECT(bad == 0, "%u of %u windows without both threads overlapping", bad, windows);
 }
 
+/* The windows' refusal reads rl_algo.own_thread, not a name: the sweeper
+ * sets it; a copy without it may snapshot (it has snapshot and restore),
+ * and tb_cas with it set may not. */
+static void test_own_thread_refused(void)
+{
+    const struct rl_algo *sweeper = rl_registry_find("sliding_log_sweeper");
+    const struct rl_algo *tb_cas = rl_registry_find("tb_cas");
+    CU_ASSERT_FATAL(sweeper != NULL && tb_cas != NULL);
+    CU_ASSERT_TRUE(sweeper->own_thread);
+    CU_ASSERT_FALSE(rl_hist_can_snapshot(sweeper));
+    struct rl_algo unswept = *sweeper, swept = *tb_cas;
+    unswept.own_thread = false;
+    swept.own_thread = true;
+    CU_ASSERT_TRUE(rl_hist_can_snapshot(&unswept));
+    CU_ASSERT_TRUE(rl_hist_can_snapshot(tb_cas));
+    CU_ASSERT_FALSE(rl_hist_can_snapshot(&swept));
+}
+
 RL_TEST_SUITE(
     "history_recorder",
     {"sound limiters recorded at 2 threads are linearizable", test_sound_are_linearizable},
@@ -356,4 +374,5 @@ RL_TEST_SUITE(
     {"a recorded fw_cas history is decided within the default budget", test_fw_cas_decided},
     {"windows over the run are each linearizable from their start state",
      test_windows_are_linearizable},
-    {"the start gate: both threads record, their spans overlap", test_both_threads_overlap})
+    {"the start gate: both threads record, their spans overlap", test_both_threads_overlap},
+    {"a limiter whose own thread changes its state has no windows", test_own_thread_refused})
