@@ -43,6 +43,26 @@ static void test_decisions_by_hand(void)
     CU_ASSERT_EQUAL(reads, 7);
 }
 
+/* A refill when the bucket holds fewer than a batch but at least need takes
+ * all it holds, not just need: the rest waits in the cache, where the
+ * bucket's capacity no longer caps it (the (k − 1) of the excess), so a
+ * later full bucket plus the cache admits one more than the bucket alone.
+ * k = 3, B = 3, a token every 1000 ns; cache in (), bucket in []. */
+static void test_partial_refill_takes_what_is_held(void)
+{
+    static const struct rl_config sharded_3 = {
+        .limit = 3, .interval_ns = 3000, .burst = 3, .slots = 3};
+    uint64_t reads = rl_expect_decisions_cfg(
+        "tb_sharded", &sharded_3,
+        RL_STEPS({0, 3, 'A'},      /* takes 3, pays 3 (0) [0]          read 1 */
+                 {2000, 1, 'A'},   /* [2] < a batch: takes 2, pays 1 (1) [0]  read 2 */
+                 {100000, 3, 'A'}, /* full [3]: needs 2, takes 3 (1) [0]     read 3 */
+                 {100000, 1, 'A'}  /* hit (0): taking only need would have left
+                                      (0) and an empty bucket: a reject */
+                 ));
+    CU_ASSERT_EQUAL(reads, 3);
+}
+
 /* k is S, at most B; left out it is B/100 between 1 and 10: the excess the
  * harness allows, (k − 1)·min(threads, 64), follows. */
 static void test_batch_and_excess(void)
@@ -274,6 +294,8 @@ static void test_snapshot_round_trip(void)
 }
 
 RL_TEST_SUITE("tb_sharded", {"decisions by hand (k = 3, B = 3)", test_decisions_by_hand},
+              {"a partial refill takes all the bucket holds",
+               test_partial_refill_takes_what_is_held},
               {"k from S, the default and B; the excess the harness allows", test_batch_and_excess},
               {"k = 1 decides as tb_cas on seeded traces", test_batch_one_is_tb_cas},
               {"an idle cache's tokens: past B + L, within B + L + k - 1", test_idle_cache_excess},
