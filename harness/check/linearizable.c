@@ -5,6 +5,7 @@
 #include "linearizable.h"
 
 #include "harness/io/errmsg.h"
+#include "harness/io/grow_array.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -548,14 +549,10 @@ struct pending_list {
 
 static int pending_push(struct pending_list *l, const struct pending *x)
 {
-    if (l->len == l->cap) {
-        size_t cap = l->cap ? 2 * l->cap : 256;
-        struct pending *items = realloc(l->items, cap * sizeof *items);
-        if (items == NULL)
-            return -1;
-        l->items = items;
-        l->cap = cap;
-    }
+    struct pending *items = rl_grow_array(l->items, &l->cap, l->len, sizeof *items, 256);
+    if (items == NULL)
+        return -1;
+    l->items = items;
     l->items[l->len++] = *x;
     return 0;
 }

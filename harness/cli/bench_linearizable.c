@@ -117,8 +117,9 @@ static void print_table(const struct row *rows, size_t count)
                r->t.check_s, r->t.tries, r->t.solo, r->t.unknown);
     }
     printf("\nA run is concurrent when both threads have operations and at least one was\n"
-           "called while the other thread's was in flight (overlapping); one that is not\n"
-           "(a thread filled its window before the other got a core) is recorded again\n"
+           "called while the other thread's was in flight (overlapping), its last call, which\n"
+           "the recorder holds open until the other has called its last, left out; one that\n"
+           "is not (a thread filled its window before the other got a core) is recorded again\n"
            "(solo: such runs). The row is the first concurrent history that is not\n"
            "linearizable, else the last decided concurrent one; \"no concurrent history\":\n"
            "every run was solo, and nothing was judged of a race. tries: the run kept;\n"

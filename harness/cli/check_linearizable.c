@@ -54,6 +54,15 @@ static void lin_help(void)
            "  --limit L, --interval DUR, --burst B, --slots S   its configuration\n"
            "  --budget STATES   search states the check may visit (default %u, >= 1);\n"
            "                    shrinking and the overshoot score get as many again each.\n"
+           "                    A key decided by search needs at least one state per\n"
+           "                    operation (a one-word CAS limiter about one, when calls\n"
+           "                    are short), so a longer history that falls to search is\n"
+           "                    unknown: raise --budget above its operations (twice them\n"
+           "                    to start), or record shorter windows (stress\n"
+           "                    --history-max, --history-windows). The default stays\n"
+           "                    fixed: every state is held in memory until its key is\n"
+           "                    decided, and a call that spans many of another thread's\n"
+           "                    (a preempted one) makes each state dearer.\n"
            "                    An algorithm whose state is neither one flat word nor\n"
            "                    given a snapshot is copied by replaying its steps, and\n"
            "                    each copy costs its depth\n"
@@ -265,9 +274,10 @@ static void print_verdict(const char *cmd, const struct lin_options *o, const st
                               : (snprintf(kb, sizeof kb, "k%u", r->unknown_key), kb);
         printf("\nunknown: the budget of %llu states ran out on key %s after %u of %u keys: at\n"
                "most %zu of its %zu operations placed in one order. Never a pass: raise\n"
-               "--budget, or check a shorter window of the run.\n",
+               "--budget (a search needs at least one state per operation: %zu for this\n"
+               "key), or check a shorter window of the run.\n",
                (unsigned long long)o->budget, rl_table_text(shown, sizeof shown, key),
-               r->keys_checked, h->key_count, r->unknown_deepest, r->unknown_ops);
+               r->keys_checked, h->key_count, r->unknown_deepest, r->unknown_ops, r->unknown_ops);
     }
     if (r->verdict == RL_LIN_NO) {
         const char *key = h->key_names && r->failed_key < h->key_count

@@ -47,16 +47,47 @@ struct rl_lin_trial_params rl_lin_suite_params(const char *algo)
                                         .solo_retries = RL_LIN_SUITE_SOLO_RETRIES};
 }
 
+/* One operation's span for the sweep; last: its thread's last operation of
+ * its window, the one the recorder may hold open. */
+struct span {
+    uint64_t call_ns, return_ns;
+    uint32_t thread;
+    bool last;
+};
+
 static int by_call(const void *a, const void *b)
 {
-    const struct rl_hist_op *x = a, *y = b;
+    const struct span *x = a, *y = b;
     return x->call_ns < y->call_ns ? -1 : x->call_ns > y->call_ns;
+}
+
+/* Marks each thread's last operation (the latest call) in ops[first, end). */
+static void mark_last_calls(const struct rl_history *h, size_t first, size_t end,
+                            struct span *spans)
+{
+    size_t last[RL_LIN_TRIAL_MAX_THREADS];
+    for (uint32_t u = 0; u < RL_LIN_TRIAL_MAX_THREADS; u++)
+        last[u] = SIZE_MAX;
+    for (size_t i = first; i < end; i++) {
+        uint32_t t = h->ops[i].thread;
+        if (t < RL_LIN_TRIAL_MAX_THREADS &&
+            (last[t] == SIZE_MAX || h->ops[i].call_ns >= h->ops[last[t]].call_ns))
+            last[t] = i;
+    }
+    for (uint32_t u = 0; u < RL_LIN_TRIAL_MAX_THREADS; u++)
+        if (last[u] != SIZE_MAX)
+            spans[last[u]].last = true;
 }
 
 /* Overlapping: a sweep by call keeping each thread's latest return (a
  * thread's calls do not overlap each other, so its latest return is that of
- * its operation in flight, if any). Zero means the threads took turns and
- * no race could be recorded. */
+ * its operation in flight, if any). A thread's last operation of a window is
+ * left out of the spans others are called in: the recorder holds the first
+ * finisher's last call open until the others have called their last
+ * (history_recorder.c, hold_last_open), so every call they make meanwhile
+ * lies inside it without the two threads ever racing. Zero means the
+ * threads took turns, or met only in that held-open call, and no race could
+ * be recorded. */
 int rl_lin_concurrency_of(const struct rl_history *h, unsigned asked, struct rl_lin_concurrency *c)
 {
     memset(c, 0, sizeof *c);
@@ -65,25 +96,31 @@ int rl_lin_concurrency_of(const struct rl_history *h, unsigned asked, struct rl_
         if (t < RL_LIN_TRIAL_MAX_THREADS && c->thread_ops[t]++ == 0)
             c->threads++;
     }
-    struct rl_hist_op *ops = malloc((h->len ? h->len : 1) * sizeof *ops);
-    if (ops == NULL)
+    struct span *spans = calloc(h->len ? h->len : 1, sizeof *spans);
+    if (spans == NULL)
         return -1;
-    memcpy(ops, h->ops, h->len * sizeof *ops);
-    qsort(ops, h->len, sizeof *ops, by_call);
+    for (size_t i = 0; i < h->len; i++)
+        spans[i] = (struct span){h->ops[i].call_ns, h->ops[i].return_ns, h->ops[i].thread, false};
+    if (h->window_count == 0)
+        mark_last_calls(h, 0, h->len, spans);
+    for (uint32_t w = 0; w < h->window_count; w++)
+        mark_last_calls(h, h->windows[w].first_op,
+                        w + 1 < h->window_count ? h->windows[w + 1].first_op : h->len, spans);
+    qsort(spans, h->len, sizeof *spans, by_call);
     uint64_t last_return[RL_LIN_TRIAL_MAX_THREADS] = {0};
     for (size_t i = 0; i < h->len; i++) {
-        uint32_t t = ops[i].thread;
+        uint32_t t = spans[i].thread;
         if (t >= RL_LIN_TRIAL_MAX_THREADS)
             continue;
         for (uint32_t u = 0; u < RL_LIN_TRIAL_MAX_THREADS; u++)
-            if (u != t && last_return[u] > ops[i].call_ns) {
+            if (u != t && last_return[u] > spans[i].call_ns) {
                 c->overlapping++;
                 break;
             }
-        if (ops[i].return_ns > last_return[t])
-            last_return[t] = ops[i].return_ns;
+        if (!spans[i].last && spans[i].return_ns > last_return[t])
+            last_return[t] = spans[i].return_ns;
     }
-    free(ops);
+    free(spans);
     bool all = true;
     for (unsigned i = 0; i < asked && i < RL_LIN_TRIAL_MAX_THREADS; i++)
         all &= c->thread_ops[i] > 0;

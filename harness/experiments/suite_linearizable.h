@@ -7,7 +7,10 @@
  * recorded up to `tries` times: the kept run is the first concurrent
  * history that is not linearizable, else the last decided concurrent one.
  * Concurrent: every requested thread has operations in the history and at
- * least one operation was called while another thread's was in flight.
+ * least one operation was called while another thread's was in flight,
+ * that thread's last call of the window left out (the recorder holds the
+ * first finisher's last call open until the others have called theirs, so
+ * calls inside it say nothing of a race).
  * A run that is not (one thread filled its window before the other got a
  * core, or they took turns) is no try: it is recorded again, up to
  * `solo_retries` times in all, and replaced by any concurrent run; a run
@@ -61,7 +64,9 @@ struct rl_lin_trial {
     /* the kept history's operations of thread i, for i below the threads
      * asked (and below RL_LIN_TRIAL_MAX_THREADS) */
     size_t thread_ops[RL_LIN_TRIAL_MAX_THREADS];
-    size_t overlapping; /* operations called while another thread's was in flight */
+    /* operations called while another thread's was in flight, its last
+     * call of the window (which may be held open) left out */
+    size_t overlapping;
     /* every thread asked has operations and overlapping > 0 (always true of
      * a 1-thread control run): false, the verdict is not a concurrent one */
     bool concurrent;
@@ -78,14 +83,18 @@ struct rl_lin_trial {
 struct rl_lin_concurrency {
     unsigned threads;                            /* threads with operations */
     size_t thread_ops[RL_LIN_TRIAL_MAX_THREADS]; /* thread i's operations */
-    size_t overlapping; /* operations called while another thread's was in flight */
+    /* operations called while another thread's was in flight, not counting
+     * calls inside its last of the window (the held-open one) */
+    size_t overlapping;
     /* each of the `asked` threads (below RL_LIN_TRIAL_MAX_THREADS) has
      * operations and overlapping > 0; always true when 1 was asked */
     bool concurrent;
 };
 
 /* Counts h's operations per thread and those called while another
- * thread's was in flight. -1 on no memory (c then says not concurrent). */
+ * thread's was in flight, each thread's last operation of a window (per
+ * "# window", or of the whole history) left out of the spans others are
+ * called in. -1 on no memory (c then says not concurrent). */
 int rl_lin_concurrency_of(const struct rl_history *h, unsigned asked, struct rl_lin_concurrency *c);
 
 /* The suite's parameters for algo. */

@@ -4,6 +4,7 @@
  * checker as it is made. */
 #include "nodes_sim.h"
 
+#include "harness/io/grow_array.h"
 #include "workloads/rng.h"
 
 #include <math.h>
@@ -32,14 +33,10 @@ static bool ev_before(const struct ev *x, const struct ev *y)
 
 static int heap_push(struct heap *h, struct ev e)
 {
-    if (h->len == h->cap) {
-        size_t cap = h->cap ? 2 * h->cap : 1024;
-        struct ev *a = realloc(h->a, cap * sizeof *a);
-        if (a == NULL)
-            return -1;
-        h->a = a;
-        h->cap = cap;
-    }
+    struct ev *a = rl_grow_array(h->a, &h->cap, h->len, sizeof *a, 1024);
+    if (a == NULL)
+        return -1;
+    h->a = a;
     e.seq = h->seq++;
     size_t i = h->len++;
     while (i > 0 && ev_before(&e, &h->a[(i - 1) / 2])) {

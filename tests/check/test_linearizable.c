@@ -862,6 +862,48 @@ static void test_command(void)
     rmdir(dir);
 }
 
+/* The budget's advice: a key decided by search needs at least one state
+ * per operation, which --help says and an unknown verdict counts for its
+ * key. 40 short operations with no witnesses (search mode) are unknown at
+ * a budget of 20 and decided in exactly 40 states. */
+static void test_budget_advice(void)
+{
+    char dir[] = "/tmp/ratelab-lin-XXXXXX", path[64], cmd[512];
+    EXPECT_FATAL(mkdtemp(dir) != NULL, "mkdtemp");
+    snprintf(path, sizeof path, "%s/h.csv", dir);
+    FILE *f = fopen(path, "w");
+    EXPECT_FATAL(f != NULL, "cannot write %s", path);
+    fprintf(f, "# ratelab history algo=tb_cas epoch_ns=0\n"
+               "thread,key,cost,call_ns,return_ns,answer,witness_ns\n");
+    for (int i = 0; i < 40; i++)
+        fprintf(f, "%d,k,1,%d,%d,1,\n", i % 2, 1000000 + 1000 * i, 1000000 + 1000 * i + 10);
+    fclose(f);
+    struct rl_cli_outcome *o = malloc(sizeof *o);
+    EXPECT_FATAL(o != NULL, "out of memory");
+    rl_cli_run(o, "check --linearizable --help");
+    EXPECT(o->status == 0 && strstr(o->out, "needs at least one state per") &&
+               strstr(o->out, "raise --budget above its operations"),
+           "--help does not say what to raise:\n%s", o->out);
+    snprintf(cmd, sizeof cmd,
+             "check --linearizable --algo tb_cas --limit 1000 --interval 1s --events %s "
+             "--budget 20",
+             path);
+    rl_cli_run(o, cmd);
+    EXPECT(o->status == 3 && strstr(o->out, "verdict          unknown") &&
+               strstr(o->out, "at least one state per operation: 40 for this"),
+           "budget 20: exit %d:\n%s%s", o->status, o->out, o->err);
+    snprintf(cmd, sizeof cmd,
+             "check --linearizable --algo tb_cas --limit 1000 --interval 1s --events %s "
+             "--budget 40",
+             path);
+    rl_cli_run(o, cmd);
+    EXPECT(o->status == 0 && strstr(o->out, "states           40 (budget 40)"),
+           "budget 40: exit %d:\n%s%s", o->status, o->out, o->err);
+    free(o);
+    unlink(path);
+    rmdir(dir);
+}
+
 RL_TEST_SUITE("linearizable", {"agrees with a brute-force oracle", test_agrees_with_oracle},
               {"overshoot, false rejects and real-time order", test_overshoot_and_order},
               {"flip times explain what call and return cannot", test_flip_times_explain},
@@ -874,4 +916,5 @@ RL_TEST_SUITE("linearizable", {"agrees with a brute-force oracle", test_agrees_w
                test_recorded_sweeper_false_rejects_exact},
               {"a spent budget says unknown", test_budget_gives_unknown},
               {"sim runs are linearizable, broken ones caught", test_sim_runs_are_linearizable},
-              {"history reader refusals", test_reader}, {"the command", test_command})
+              {"history reader refusals", test_reader}, {"the command", test_command},
+              {"the budget's advice: a state per operation", test_budget_advice})

@@ -57,7 +57,55 @@ static void test_concurrency_counted(void)
     rl_history_free(&h);
 }
 
-/* One operation a thread: the two rarely overlap, so most runs are solo.
+/* The recorder holds the first finisher's last call open until the other
+ * thread has called its last (history_recorder.c), so every call the other
+ * makes meanwhile lies inside it: those are not overlaps. Thread 0's last
+ * call spans 10..100 and thread 1 runs three calls inside it: solo. When
+ * thread 1's first call (10..30) meets thread 0's first (5..12), two count:
+ * it, and thread 0's last, called at 12 while it was in flight; thread 1's
+ * calls at 30 and 40, inside the held-open one only, do not. A history of windows leaves out each
+ * thread's last call of each window. */
+static void test_held_open_call_left_out(void)
+{
+    struct rl_history h;
+    struct rl_lin_concurrency c;
+    const struct rl_hist_op held[] = {op(0, 0, 10), op(0, 10, 100), op(1, 20, 30), op(1, 30, 40),
+                                      op(1, 40, 50)};
+    history_of(&h, held, 5);
+    CU_ASSERT_EQUAL_FATAL(rl_lin_concurrency_of(&h, 2, &c), 0);
+    EXPECT(c.threads == 2 && c.overlapping == 0 && !c.concurrent,
+           "inside the held-open call only: %zu overlapping, concurrent %d", c.overlapping,
+           c.concurrent);
+    rl_history_free(&h);
+
+    const struct rl_hist_op met[] = {op(0, 5, 12), op(0, 12, 100), op(1, 10, 30), op(1, 30, 40),
+                                     op(1, 40, 50)};
+    history_of(&h, met, 5);
+    CU_ASSERT_EQUAL_FATAL(rl_lin_concurrency_of(&h, 2, &c), 0);
+    EXPECT(c.overlapping == 2 && c.concurrent,
+           "calls inside a call not held open: %zu overlapping, concurrent %d", c.overlapping,
+           c.concurrent);
+    rl_history_free(&h);
+
+    /* two windows, each ending in thread 0's held-open call */
+    const struct rl_hist_op windows[] = {op(0, 0, 10),    op(0, 10, 100),  op(1, 20, 30),
+                                         op(1, 30, 40),   op(0, 200, 210), op(0, 210, 300),
+                                         op(1, 220, 230), op(1, 230, 240)};
+    history_of(&h, windows, 8);
+    struct rl_hist_window_head heads[2] = {{.first_op = 0, .start_ns = 0},
+                                           {.first_op = 4, .start_ns = 200}};
+    h.windows = heads;
+    h.window_count = 2;
+    CU_ASSERT_EQUAL_FATAL(rl_lin_concurrency_of(&h, 2, &c), 0);
+    EXPECT(c.overlapping == 0 && !c.concurrent,
+           "two windows, inside held-open calls only: %zu overlapping", c.overlapping);
+    h.windows = NULL;
+    h.window_count = 0;
+    rl_history_free(&h);
+}
+
+/* One operation a thread: each is its thread's last, so no run counts as
+ * concurrent (the recorder holds the first open until the other calls).
  * Whatever happened, the trial stops within its bound (1 try + 2 solo
  * retries) and a kept history that is not concurrent is never shown as a
  * verdict. */
@@ -113,6 +161,7 @@ static void test_fast_limiters_recorded_concurrently(void)
 
 RL_TEST_SUITE("suite_linearizable",
               {"a concurrent history: both threads, overlapping", test_concurrency_counted},
+              {"calls inside the held-open last call are no overlap", test_held_open_call_left_out},
               {"solo runs are retried within a bound and said", test_solo_runs_bounded_and_said},
               {"the fast limiters get a concurrent history",
                test_fast_limiters_recorded_concurrently})
