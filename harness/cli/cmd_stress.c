@@ -307,8 +307,8 @@ static void prepare_plan(struct stress_options *o, const struct rl_algo **list, 
         rl_cli_usage_error(cmd, "--lookahead needs --keys K (K > 1) and an unrecorded run "
                                 "(no --record, --decisions, --fault or --history)");
     for (size_t i = 0; i < o->plan.algo_count; i++)
-        if (run->lookahead && (o->plan.algos[i]->shape ||
-                               (o->plan.algos[i]->flags & (RL_NEEDS_RELEASE | RL_REMOTE))))
+        if (run->lookahead &&
+            (o->plan.algos[i]->shape || (o->plan.algos[i]->flags & (RL_NEEDS_RELEASE | RL_REMOTE))))
             rl_cli_usage_error(cmd,
                                "--lookahead: %s %s; the look-ahead decides keys in batches "
                                "through the local container",

@@ -106,10 +106,10 @@ struct shard {
     /* The table's slot count, stored with each table published: what
      * rl_keyed_prefetch reads instead of the table's own, which may be freed */
     _Atomic size_t slots_hint;
-    _Alignas(RL_CACHE_LINE) pthread_mutex_t lock;          /* changes (see above) */
-    uint64_t created, expired;                             /* under lock */
-    struct rl_keyed_arena arena;                           /* under lock; when packed */
-    _Alignas(RL_CACHE_LINE) _Atomic uint64_t cursor;       /* where lazy expiry looks next */
+    _Alignas(RL_CACHE_LINE) pthread_mutex_t lock;    /* changes (see above) */
+    uint64_t created, expired;                       /* under lock */
+    struct rl_keyed_arena arena;                     /* under lock; when packed */
+    _Alignas(RL_CACHE_LINE) _Atomic uint64_t cursor; /* where lazy expiry looks next */
 };
 
 struct rl_keyed {

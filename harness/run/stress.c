@@ -764,9 +764,8 @@ int rl_stress_run(const struct rl_stress_params *p, struct rl_stress_outcome *ou
     }
     shared.history = p->history;
     if (p->lookahead > RL_STRESS_MAX_LOOKAHEAD ||
-        (p->lookahead &&
-         (p->keys <= 1 || p->record || p->history || shared.shapes ||
-          (p->algo->flags & RL_NEEDS_RELEASE)))) {
+        (p->lookahead && (p->keys <= 1 || p->record || p->history || shared.shapes ||
+                          (p->algo->flags & RL_NEEDS_RELEASE)))) {
         snprintf(err, err_len,
                  "a look-ahead of %u: at most %u, and only for an unrecorded keyed run (--keys) "
                  "of a limiter that needs no release and does not shape",

@@ -35,8 +35,8 @@ struct rl_stress_params {
      * (rl_keyed_acquire_batch). 0: one key drawn and decided at a time.
      * At most RL_STRESS_MAX_LOOKAHEAD. */
     unsigned lookahead;
-    bool error_admits;           /* on RL_ERROR the caller admits (fail-open) or rejects */
-    uint64_t client_skew_ns;     /* thread i's clock is off by a share of ±skew (see stress.c) */
+    bool error_admits;       /* on RL_ERROR the caller admits (fail-open) or rejects */
+    uint64_t client_skew_ns; /* thread i's clock is off by a share of ±skew (see stress.c) */
     /* Already started, when a plan started it once for all its runs (the
      * run copies the handle); NULL: the run starts `clock` itself. */
     const struct rl_clock *started_clock;

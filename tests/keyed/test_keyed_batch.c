@@ -120,7 +120,6 @@ static void test_locked(void)
     check_every_expiry("fw_plain"); /* not thread-safe: the shard's mutex for each key */
 }
 
-RL_TEST_SUITE("keyed_batch",
-              {"a batch decides as one-word keys one at a time", test_one_word},
+RL_TEST_SUITE("keyed_batch", {"a batch decides as one-word keys one at a time", test_one_word},
               {"a batch decides as instance keys one at a time", test_instances},
               {"a batch decides as locked keys one at a time", test_locked})
