@@ -174,19 +174,43 @@ uint64_t rl_keyed_default_idle_ns(const struct rl_config *cfg)
 
 /* ---- tables ------------------------------------------------------------------ */
 
+/* bytes of fresh zeroed pages; NULL when the mapping fails. A mapping of
+ * HUGE_BYTES or more is placed and sized on whole huge pages and asked for
+ * them: a lookup lands on a random slot, and with 4 KiB pages a table of
+ * megabytes misses the TLB on nearly every operation. Placed where mmap
+ * likes, a 6.5 MiB table held 2 or 4 MiB of huge pages out of a possible 6
+ * (AnonHugePages in /proc/PID/smaps during a 10^6-key stress run), since
+ * only the 2 MiB-aligned stretches inside a mapping can be huge. *bytes
+ * becomes what was mapped. The hint's failure (or THP off) is harmless. */
+static void *map_table(size_t *bytes)
+{
+    if (*bytes < HUGE_BYTES) {
+        void *p = mmap(NULL, *bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        return p == MAP_FAILED ? NULL : p;
+    }
+    size_t want = (*bytes + HUGE_BYTES - 1) / HUGE_BYTES * HUGE_BYTES;
+    size_t over = want + HUGE_BYTES; /* room to slide to a huge-page boundary */
+    char *p = mmap(NULL, over, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    uintptr_t start = ((uintptr_t)p + HUGE_BYTES - 1) / HUGE_BYTES * HUGE_BYTES;
+    size_t head = start - (uintptr_t)p, tail = over - head - want;
+    if (head)
+        munmap(p, head);
+    if (tail)
+        munmap((char *)start + want, tail);
+    madvise((void *)start, want, MADV_HUGEPAGE);
+    *bytes = want;
+    return (void *)start;
+}
+
 static struct table *table_new(const struct rl_keyed *k, size_t slots)
 {
     size_t bytes = sizeof(struct table) + slots * k->stride * sizeof(uint64_t);
     bool mapped = bytes >= MAP_BYTES;
     struct table *t;
     if (mapped) {
-        void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        t = p == MAP_FAILED ? NULL : p; /* zeroed */
-        /* A lookup lands on a random slot: with 4 KiB pages a table of
-         * megabytes misses the TLB on nearly every operation. A hint:
-         * failure (or THP off) is harmless. */
-        if (t && bytes >= HUGE_BYTES)
-            madvise(p, bytes, MADV_HUGEPAGE);
+        t = map_table(&bytes); /* zeroed */
     } else {
         size_t rounded = (bytes + RL_CACHE_LINE - 1) / RL_CACHE_LINE * RL_CACHE_LINE;
         t = aligned_alloc(RL_CACHE_LINE, rounded);
