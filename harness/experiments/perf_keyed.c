@@ -38,6 +38,7 @@
 #include "harness/io/file_bytes.h"
 #include "harness/sys/clock.h"
 #include "harness/sys/interrupt.h"
+#include "harness/sys/pages.h"
 #include "harness/sys/prefetch.h"
 #include "workloads/keys.h"
 
@@ -267,17 +268,13 @@ static size_t floor_bytes(uint32_t keys)
     return (size_t)keys * sizeof(uint64_t);
 }
 
-/* The bare array: fresh zeroed pages, mapped and asked for huge pages as
- * the container's tables of 2 MiB or more are (keyed.c), so that the
- * floor and the container pay the same TLB. */
-static _Atomic uint64_t *floor_array(uint32_t keys)
+/* The bare array: fresh zeroed pages, on huge pages as the container's
+ * tables of 2 MiB or more are (harness/sys/pages.h), so that the floor and
+ * the container pay the same TLB. *bytes: what to unmap. */
+static _Atomic uint64_t *floor_array(uint32_t keys, size_t *bytes)
 {
-    void *p =
-        mmap(NULL, floor_bytes(keys), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
-        return NULL;
-    madvise(p, floor_bytes(keys), MADV_HUGEPAGE); /* a hint: failure is harmless */
-    return p;
+    *bytes = floor_bytes(keys);
+    return rl_pages_map(bytes);
 }
 
 /* Millions of attempts a second of the floor loop over `stream` in `mode`,
@@ -287,9 +284,10 @@ static int floor_mops(const struct key_stream *stream, enum floor_mode mode, dou
 {
     static struct floor_worker workers[THROUGHPUT_THREADS];
     struct floor_run run = {.mode = mode};
+    size_t mapped = 0;
     if (rl_key_sampler_init(&run.sampler, stream->zipf_s > 0 ? RL_KEYS_ZIPF : RL_KEYS_UNIFORM,
                             stream->keys, stream->zipf_s) != 0 ||
-        (mode != FLOOR_SAMPLER && (run.slots = floor_array(stream->keys)) == NULL)) {
+        (mode != FLOOR_SAMPLER && (run.slots = floor_array(stream->keys, &mapped)) == NULL)) {
         rl_key_sampler_free(&run.sampler);
         snprintf(err, err_len, "out of memory for %u keys", stream->keys);
         return -1;
@@ -321,7 +319,7 @@ static int floor_mops(const struct key_stream *stream, enum floor_mode mode, dou
         last = workers[i].end_ns > last ? workers[i].end_ns : last;
     }
     if (run.slots)
-        munmap((void *)run.slots, floor_bytes(stream->keys));
+        munmap((void *)run.slots, mapped);
     rl_key_sampler_free(&run.sampler);
     if (started < THROUGHPUT_THREADS || rl_interrupted) {
         snprintf(err, err_len, "%s", rl_interrupted ? "interrupted" : "cannot start a thread");

@@ -64,6 +64,7 @@
 #include "keyed_arena.h"
 #include "keyed_grace.h"
 #include "harness/sys/clock.h"
+#include "harness/sys/pages.h"
 #include "harness/sys/prefetch.h"
 
 #include <errno.h>
@@ -85,9 +86,8 @@ const char *const rl_keyed_expiry_names[] = {"never", "lazy", "sweeper", NULL};
 #define SLOT_STATE    1
 #define MIN_SLOTS     16u
 #define MAP_BYTES     (64u * 1024) /* tables this large are mapped, so freeing one shrinks RSS */
-#define HUGE_BYTES    (2u * 1024 * 1024) /* and this large, asked for huge pages */
-#define SCRATCH_BYTES 256u               /* the largest one-word state kept in a per-thread copy */
-#define EXPIRE_BATCH  256u               /* tombstones per grace period when sweeping */
+#define SCRATCH_BYTES 256u         /* the largest one-word state kept in a per-thread copy */
+#define EXPIRE_BATCH  256u         /* tombstones per grace period when sweeping */
 #define LAZY_LOOKS    2
 
 __extension__ typedef unsigned __int128 u128;
@@ -174,43 +174,13 @@ uint64_t rl_keyed_default_idle_ns(const struct rl_config *cfg)
 
 /* ---- tables ------------------------------------------------------------------ */
 
-/* bytes of fresh zeroed pages; NULL when the mapping fails. A mapping of
- * HUGE_BYTES or more is placed and sized on whole huge pages and asked for
- * them: a lookup lands on a random slot, and with 4 KiB pages a table of
- * megabytes misses the TLB on nearly every operation. Placed where mmap
- * likes, a 6.5 MiB table held 2 or 4 MiB of huge pages out of a possible 6
- * (AnonHugePages in /proc/PID/smaps during a 10^6-key stress run), since
- * only the 2 MiB-aligned stretches inside a mapping can be huge. *bytes
- * becomes what was mapped. The hint's failure (or THP off) is harmless. */
-static void *map_table(size_t *bytes)
-{
-    if (*bytes < HUGE_BYTES) {
-        void *p = mmap(NULL, *bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        return p == MAP_FAILED ? NULL : p;
-    }
-    size_t want = (*bytes + HUGE_BYTES - 1) / HUGE_BYTES * HUGE_BYTES;
-    size_t over = want + HUGE_BYTES; /* room to slide to a huge-page boundary */
-    char *p = mmap(NULL, over, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
-        return NULL;
-    uintptr_t start = ((uintptr_t)p + HUGE_BYTES - 1) / HUGE_BYTES * HUGE_BYTES;
-    size_t head = start - (uintptr_t)p, tail = over - head - want;
-    if (head)
-        munmap(p, head);
-    if (tail)
-        munmap((char *)start + want, tail);
-    madvise((void *)start, want, MADV_HUGEPAGE);
-    *bytes = want;
-    return (void *)start;
-}
-
 static struct table *table_new(const struct rl_keyed *k, size_t slots)
 {
     size_t bytes = sizeof(struct table) + slots * k->stride * sizeof(uint64_t);
     bool mapped = bytes >= MAP_BYTES;
     struct table *t;
     if (mapped) {
-        t = map_table(&bytes); /* zeroed */
+        t = rl_pages_map(&bytes); /* zeroed; on huge pages from 2 MiB */
     } else {
         size_t rounded = (bytes + RL_CACHE_LINE - 1) / RL_CACHE_LINE * RL_CACHE_LINE;
         t = aligned_alloc(RL_CACHE_LINE, rounded);
