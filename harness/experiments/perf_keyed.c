@@ -63,7 +63,7 @@
 #define ZIPF_S 1.0
 
 /* The goal rows' look-ahead: the best of 4, 8, 16 and 32 measured on this
- * machine (docs/performance.md, Keyed against its memory floor). */
+ * machine (docs/performance.md, "Keyed, fourth pass"). */
 #define LOOKAHEAD 8u
 
 static const char *const algos[] = {"gcra_cas", "tb_cas"};
