@@ -20,13 +20,13 @@
 #define MAX_THREAD_COUNTS 32
 
 /* stress's own options beyond cli.h's shared codes. */
-enum { OPT_HISTORY = 20000, OPT_HISTORY_MAX, OPT_HISTORY_WINDOWS };
+enum { OPT_HISTORY = 20000, OPT_HISTORY_MAX, OPT_HISTORY_WINDOWS, OPT_LOOKAHEAD };
 
 static void stress_help(void)
 {
     printf("usage: ratelab stress --algo A[,B...|all] [--threads 1,2,4] [--duration DUR]\n"
            "                      [--reps R] [--clock C] [--record] [--pin] [--unsafe]\n"
-           "                      [--hold DUR] [--keys K [--zipf S] [--expiry E]]\n"
+           "                      [--hold DUR] [--keys K [--zipf S] [--expiry E] [--lookahead D]]\n"
            "                      [--redis ADDR | --redis-cluster C [--fault SPEC]]\n"
            "                      [--wait-replicas N] [--on-error P] [--client-skew DUR]\n"
            "                      [--limit L --interval DUR] [--out FILE.csv] [--format F]\n"
@@ -59,6 +59,10 @@ static void stress_help(void)
            "                    looked up without a lock (docs/keys.md)\n"
            "  --expiry E        idle keys: never (default), lazy (each access looks at two\n"
            "                    other entries) or sweeper (a thread sweeps every idle/2)\n"
+           "  --lookahead D     keyed, unrecorded, no release, no shaper: each thread draws\n"
+           "                    its keys D attempts ahead (the same keys), prefetches each\n"
+           "                    key's slot as it is drawn and decides D at a time under one\n"
+           "                    announcement (1 to 64; default 0: one at a time)\n"
            "  --client-skew DUR each thread's clock is off by a share of ±DUR, spread evenly\n"
            "                    (thread i: −DUR + 2·DUR·i/(T−1)): clients that disagree on\n"
            "                    the time, for limiters that trust the client's clock\n"
@@ -136,6 +140,7 @@ static const struct option options[] = {
     {"keys", required_argument, NULL, OPT_KEYS},
     {"zipf", required_argument, NULL, OPT_ZIPF},
     {"expiry", required_argument, NULL, OPT_EXPIRY},
+    {"lookahead", required_argument, NULL, OPT_LOOKAHEAD},
     {"client-skew", required_argument, NULL, OPT_CLIENT_SKEW},
     RL_CLI_REMOTE_OPTIONS,
     {"fault", required_argument, NULL, OPT_FAULT},
@@ -205,6 +210,13 @@ static bool parse_options(int argc, char **argv, struct stress_options *o)
         case OPT_EXPIRY:
             run->expiry = rl_cli_parse_expiry(cmd, optarg);
             break;
+        case OPT_LOOKAHEAD: {
+            uint64_t depth;
+            if (rl_parse_u64(optarg, 1, RL_STRESS_MAX_LOOKAHEAD, &depth, err, sizeof err) != 0)
+                rl_cli_usage_error(cmd, "--lookahead: %s", err);
+            run->lookahead = (unsigned)depth;
+            break;
+        }
         case OPT_REDIS:
             o->redis = optarg;
             break;
@@ -290,6 +302,21 @@ static void prepare_plan(struct stress_options *o, const struct rl_algo **list, 
         if (o->plan.run.cancel_share > 0 && algo->shape && algo->cancel == NULL)
             rl_cli_usage_error(cmd, "--cancel-share: %s cannot cancel a reservation", algo->name);
     }
+    const struct rl_stress_params *run = &o->plan.run;
+    if (run->lookahead && (run->keys <= 1 || run->record || run->history))
+        rl_cli_usage_error(cmd, "--lookahead needs --keys K (K > 1) and an unrecorded run "
+                                "(no --record, --decisions, --fault or --history)");
+    for (size_t i = 0; i < o->plan.algo_count; i++)
+        if (run->lookahead &&
+            (o->plan.algos[i]->shape || (o->plan.algos[i]->flags & (RL_NEEDS_RELEASE | RL_REMOTE))))
+            rl_cli_usage_error(cmd,
+                               "--lookahead: %s %s; the look-ahead decides keys in batches "
+                               "through the local container",
+                               o->plan.algos[i]->name,
+                               o->plan.algos[i]->shape ? "is a shaper"
+                               : o->plan.algos[i]->flags & RL_REMOTE
+                                   ? "keeps its keys on the server"
+                                   : "needs release");
     for (size_t i = 0; i < o->plan.algo_count; i++) /* shapers sleep on the true clock */
         if (o->plan.algos[i]->shape && o->plan.run.client_skew_ns)
             rl_cli_usage_error(cmd,

@@ -64,6 +64,8 @@
 #include "keyed_arena.h"
 #include "keyed_grace.h"
 #include "harness/sys/clock.h"
+#include "harness/sys/pages.h"
+#include "harness/sys/prefetch.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -84,9 +86,8 @@ const char *const rl_keyed_expiry_names[] = {"never", "lazy", "sweeper", NULL};
 #define SLOT_STATE    1
 #define MIN_SLOTS     16u
 #define MAP_BYTES     (64u * 1024) /* tables this large are mapped, so freeing one shrinks RSS */
-#define HUGE_BYTES    (2u * 1024 * 1024) /* and this large, asked for huge pages */
-#define SCRATCH_BYTES 256u               /* the largest one-word state kept in a per-thread copy */
-#define EXPIRE_BATCH  256u               /* tombstones per grace period when sweeping */
+#define SCRATCH_BYTES 256u         /* the largest one-word state kept in a per-thread copy */
+#define EXPIRE_BATCH  256u         /* tombstones per grace period when sweeping */
 #define LAZY_LOOKS    2
 
 __extension__ typedef unsigned __int128 u128;
@@ -102,10 +103,13 @@ struct table {
 
 struct shard {
     _Alignas(RL_CACHE_LINE) _Atomic(struct table *) table; /* read by every operation */
-    _Alignas(RL_CACHE_LINE) pthread_mutex_t lock;          /* changes (see above) */
-    uint64_t created, expired;                             /* under lock */
-    struct rl_keyed_arena arena;                           /* under lock; when packed */
-    _Alignas(RL_CACHE_LINE) _Atomic uint64_t cursor;       /* where lazy expiry looks next */
+    /* The table's slot count, stored with each table published: what
+     * rl_keyed_prefetch reads instead of the table's own, which may be freed */
+    _Atomic size_t slots_hint;
+    _Alignas(RL_CACHE_LINE) pthread_mutex_t lock;    /* changes (see above) */
+    uint64_t created, expired;                       /* under lock */
+    struct rl_keyed_arena arena;                     /* under lock; when packed */
+    _Alignas(RL_CACHE_LINE) _Atomic uint64_t cursor; /* where lazy expiry looks next */
 };
 
 struct rl_keyed {
@@ -176,13 +180,7 @@ static struct table *table_new(const struct rl_keyed *k, size_t slots)
     bool mapped = bytes >= MAP_BYTES;
     struct table *t;
     if (mapped) {
-        void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        t = p == MAP_FAILED ? NULL : p; /* zeroed */
-        /* A lookup lands on a random slot: with 4 KiB pages a table of
-         * megabytes misses the TLB on nearly every operation. A hint:
-         * failure (or THP off) is harmless. */
-        if (t && bytes >= HUGE_BYTES)
-            madvise(p, bytes, MADV_HUGEPAGE);
+        t = rl_pages_map(&bytes); /* zeroed; on huge pages from 2 MiB */
     } else {
         size_t rounded = (bytes + RL_CACHE_LINE - 1) / RL_CACHE_LINE * RL_CACHE_LINE;
         t = aligned_alloc(RL_CACHE_LINE, rounded);
@@ -216,22 +214,6 @@ static inline _Atomic uint64_t *slot_at(const struct rl_keyed *k, struct table *
 static inline size_t home_of(const struct rl_keyed *k, uint64_t key_word, size_t slots)
 {
     return (size_t)(((u128)(key_word << k->shard_bits) * slots) >> 64);
-}
-
-/* Asks for the slot's line in a state it can be written in. GCC turns
- * __builtin_prefetch(p, 1) into PREFETCHW only when -march allows it; with
- * the default x86-64 target it emits PREFETCHT0, which brings the line
- * shared, so the commit's CAS then pays a second trip for ownership (perf
- * annotate put most of decide_word's time on that CAS). PREFETCHW is in
- * every x86-64 CPU that reports 3dnowprefetch (AMD since K8, Intel since
- * Broadwell) and a no-op on older Intel ones. */
-static inline void prefetch_for_write(const void *p)
-{
-#if defined(__x86_64__)
-    __asm__ volatile("prefetchw %0" : : "m"(*(const char *)p));
-#else
-    __builtin_prefetch(p, 1);
-#endif
 }
 
 static inline size_t next_slot(size_t i, size_t slots)
@@ -451,6 +433,7 @@ static struct table *rebuild(struct rl_keyed *k, struct shard *s, size_t want)
     /* seq_cst: readers that load the table after the grace period's look at
      * their counts find this one */
     atomic_store_explicit(&s->table, t, memory_order_seq_cst);
+    atomic_store_explicit(&s->slots_hint, slots, memory_order_relaxed); /* a hint: see there */
     if (!k->locked)
         rl_grace_wait(); /* nobody still reads the old table */
     table_free(old);
@@ -742,6 +725,7 @@ static int create_shards(struct rl_keyed *k, unsigned wanted_shards)
         atomic_init(&s->cursor, 0);
         struct table *t = table_new(k, MIN_SLOTS);
         atomic_init(&s->table, t);
+        atomic_init(&s->slots_hint, MIN_SLOTS);
         if (t == NULL)
             return -1;
     }
@@ -818,6 +802,45 @@ static enum rl_decision acquire_locked(struct rl_keyed *k, struct shard *s, uint
     return d;
 }
 
+/* Inside an announcement: decides for the key on the shard's current
+ * table, when the table is not frozen and holds the key. *t is the table
+ * looked at. false when nothing was decided (the caller leaves, goes to the
+ * mutex, and tries again). */
+__attribute__((always_inline)) static inline bool
+decide_announced(struct rl_keyed *k, struct shard *s, uint64_t key_word, struct rl_clock *clock,
+                 uint64_t key, uint64_t n, uint64_t now, const struct shape_request *req,
+                 struct table **t, enum rl_decision *d)
+{
+    /* seq_cst, both: see keyed_grace.h */
+    *t = atomic_load_explicit(&s->table, memory_order_seq_cst);
+    if (atomic_load_explicit(&(*t)->frozen, memory_order_seq_cst))
+        return false;
+    size_t home = home_of(k, key_word, (*t)->slots);
+    /* for writing: the commit's CAS then needs no second trip for
+     * ownership; and the clock is read while it comes */
+    rl_prefetch_for_write(slot_at(k, *t, home));
+    struct primed_clock primed, *primed_if = NULL;
+    if (k->one_word && atomic_load_explicit(&k->reads_time, memory_order_relaxed)) {
+        prime(&primed, clock, k->expires ? now : clock->read(clock));
+        primed_if = &primed;
+    }
+    _Atomic uint64_t *slot = find_from(k, *t, key_word, home);
+    if (slot == NULL)
+        return false;
+    *d = use_slot(k, slot, clock, primed_if, key, n, now, req);
+    return true;
+}
+
+/* Absent, or the table being rebuilt: the key added under the mutex (which
+ * also waits for a rebuild); false on ENOMEM. Outside any announcement. */
+static bool add_under_mutex(struct rl_keyed *k, struct shard *s, uint64_t key_word, uint64_t now)
+{
+    pthread_mutex_lock(&s->lock);
+    _Atomic uint64_t *slot = find_or_add(k, s, key_word, now);
+    pthread_mutex_unlock(&s->lock);
+    return slot != NULL;
+}
+
 /* rl_keyed_acquire (req NULL, folded away) and rl_keyed_shape. */
 __attribute__((always_inline)) static inline enum rl_decision
 keyed_decide(struct rl_keyed *k, struct rl_clock *clock, uint64_t key, uint64_t n,
@@ -845,23 +868,9 @@ keyed_decide(struct rl_keyed *k, struct rl_clock *clock, uint64_t key, uint64_t 
         return RL_ERROR;
     for (;;) {
         rl_grace_enter(me);
-        /* seq_cst, both: see keyed_grace.h */
-        struct table *t = atomic_load_explicit(&s->table, memory_order_seq_cst);
-        _Atomic uint64_t *slot = NULL;
-        struct primed_clock primed, *primed_if = NULL;
-        if (!atomic_load_explicit(&t->frozen, memory_order_seq_cst)) {
-            size_t home = home_of(k, key_word, t->slots);
-            /* for writing: the commit's CAS then needs no second trip for
-             * ownership; and the clock is read while it comes */
-            prefetch_for_write(slot_at(k, t, home));
-            if (k->one_word && atomic_load_explicit(&k->reads_time, memory_order_relaxed)) {
-                prime(&primed, clock, k->expires ? now : clock->read(clock));
-                primed_if = &primed;
-            }
-            slot = find_from(k, t, key_word, home);
-        }
-        if (slot) {
-            enum rl_decision d = use_slot(k, slot, clock, primed_if, key, n, now, req);
+        struct table *t;
+        enum rl_decision d;
+        if (decide_announced(k, s, key_word, clock, key, n, now, req, &t, &d)) {
             size_t found[LAZY_LOOKS], count = 0;
             if (k->config.expiry == RL_EXPIRE_LAZY)
                 count = look_lazily(k, s, t, key_word, now, found);
@@ -871,13 +880,65 @@ keyed_decide(struct rl_keyed *k, struct rl_clock *clock, uint64_t key, uint64_t 
             return d;
         }
         rl_grace_leave(me);
-        /* Absent, or the table is being rebuilt: add it under the mutex
-         * (which also waits for a rebuild), then decide as above. */
-        pthread_mutex_lock(&s->lock);
-        slot = find_or_add(k, s, key_word, now);
-        pthread_mutex_unlock(&s->lock);
-        if (slot == NULL)
+        if (!add_under_mutex(k, s, key_word, now))
             return RL_ERROR;
+    }
+}
+
+void rl_keyed_prefetch(struct rl_keyed *k, uint64_t key)
+{
+    if (k->remote_state)
+        return;
+    uint64_t h = mix(key);
+    struct shard *s = &k->shards[h & k->shard_mask];
+    uint64_t key_word = h >> k->shard_bits | KEY_TOP;
+    /* Relaxed, and neither dereferenced: the table may be frozen, replaced
+     * or freed by now, and the count may belong to another table than the
+     * pointer. The address is then a wrong one, which a prefetch ignores
+     * (it never faults); a right one is the usual case. */
+    struct table *t = atomic_load_explicit(&s->table, memory_order_relaxed);
+    size_t slots = atomic_load_explicit(&s->slots_hint, memory_order_relaxed);
+    uintptr_t words = (uintptr_t)t + offsetof(struct table, words);
+    rl_prefetch_for_write(
+        (const void *)(words + home_of(k, key_word, slots) * k->stride * sizeof(uint64_t)));
+}
+
+void rl_keyed_acquire_batch(struct rl_keyed *k, struct rl_clock *clock, const uint64_t *keys,
+                            size_t count, uint64_t n, enum rl_decision *out)
+{
+    for (size_t i = 0; i < count; i++)
+        rl_keyed_prefetch(k, keys[i]);
+    /* Expiry reads the time and may sweep or expire between two keys, a
+     * non-thread-safe algorithm takes the mutex for each: one at a time. */
+    if (k->remote_state || k->locked || k->expires) {
+        for (size_t i = 0; i < count; i++)
+            out[i] = keyed_decide(k, clock, keys[i], n, NULL);
+        return;
+    }
+    struct rl_grace_thread *me = rl_grace_self();
+    for (size_t i = 0; i < count && me == NULL; i++)
+        out[i] = RL_ERROR;
+    /* One announcement for the keys found in a row: a reader never waits
+     * while announced, and each decision is what it would be alone (the same
+     * loads and the same calls in the same order); a key that needs the
+     * mutex ends the announcement first, exactly as keyed_decide does. */
+    for (size_t i = 0; me && i < count;) {
+        rl_grace_enter(me);
+        for (; i < count; i++) {
+            uint64_t h = mix(keys[i]);
+            struct shard *s = &k->shards[h & k->shard_mask];
+            struct table *t;
+            if (!decide_announced(k, s, h >> k->shard_bits | KEY_TOP, clock, keys[i], n, 0, NULL,
+                                  &t, &out[i]))
+                break;
+        }
+        rl_grace_leave(me);
+        if (i < count) {
+            uint64_t h = mix(keys[i]);
+            if (add_under_mutex(k, &k->shards[h & k->shard_mask], h >> k->shard_bits | KEY_TOP, 0))
+                continue; /* and decide it, announced again */
+            out[i++] = RL_ERROR;
+        }
     }
 }
 

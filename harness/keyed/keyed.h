@@ -73,6 +73,20 @@ struct rl_keyed *rl_keyed_create(const struct rl_keyed_config *config, char *err
 enum rl_decision rl_keyed_acquire(struct rl_keyed *keyed, struct rl_clock *clock, uint64_t key,
                                   uint64_t n);
 
+/* Announces that key will be decided soon: asks for its home slot's cache
+ * line for writing, so that the miss runs while the caller does other work
+ * (decides earlier keys). Changes nothing and decides nothing; safe from any
+ * thread at any time (it reads only the shard's fields, never a table that
+ * may have been freed: docs/keys.md, Look-ahead). */
+void rl_keyed_prefetch(struct rl_keyed *keyed, uint64_t key);
+
+/* out[i] = rl_keyed_acquire(keyed, clock, keys[i], n) for i = 0 .. count-1,
+ * in that order and with exactly those decisions and clock reads, cheaper:
+ * every key's home slot is prefetched first, and the keys are decided under
+ * one announcement (keyed_grace.h) rather than one each. */
+void rl_keyed_acquire_batch(struct rl_keyed *keyed, struct rl_clock *clock, const uint64_t *keys,
+                            size_t count, uint64_t n, enum rl_decision *out);
+
 /* A shaper's decision for the key (rl_algo.shape, which must be set):
  * RL_ADMIT with *reservation, or RL_REJECT when the release would come more
  * than max_wait_ns after the read; RL_ERROR as rl_keyed_acquire. Shapers

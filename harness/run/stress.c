@@ -43,6 +43,7 @@ struct stress_shared {
     bool error_admits;
     bool shapes;          /* the algorithm is a shaper: run_shaped */
     bool without_sleep;   /* run_shape_decisions: the decision part alone */
+    unsigned lookahead;   /* run_pipelined's depth; 0: run_plain */
     double cancel_share;  /* of waiting reservations, given up halfway */
     uint64_t max_wait_ns; /* each shape call's */
     bool history;         /* run_history: every operation (history_recorder.h) */
@@ -127,6 +128,39 @@ static void run_plain(struct worker *w)
         w->decisions[d]++;
         if (d == RL_ADMIT && needs_release && !failed) /* a fail-open admit holds nothing */
             hold_and_release(w, key);
+    }
+}
+
+/* run_plain's loop over keys drawn `lookahead` attempts ahead: while one
+ * batch is decided (one announcement for all of it), the next batch's
+ * slots are on their way, each prefetched as its key was drawn. The keys
+ * are the ones run_plain would draw, in the same order; the last batch
+ * drawn when the run stops is never decided, so attempts count decisions
+ * only. */
+static void run_pipelined(struct worker *w)
+{
+    struct stress_shared *sh = w->shared;
+    unsigned depth = sh->lookahead;
+    uint64_t keys[2][RL_STRESS_MAX_LOOKAHEAD];
+    enum rl_decision decided[RL_STRESS_MAX_LOOKAHEAD];
+    for (unsigned j = 0; j < depth; j++) {
+        keys[0][j] = rl_key_sampler_draw(&sh->sampler, &w->rng);
+        rl_keyed_prefetch(sh->keyed, keys[0][j]);
+    }
+    for (unsigned now = 0; !atomic_load_explicit(&sh->stop, memory_order_relaxed); now ^= 1) {
+        for (unsigned j = 0; j < depth; j++) {
+            keys[now ^ 1][j] = rl_key_sampler_draw(&sh->sampler, &w->rng);
+            rl_keyed_prefetch(sh->keyed, keys[now ^ 1][j]);
+        }
+        rl_keyed_acquire_batch(sh->keyed, &w->clock, keys[now], depth, 1, decided);
+        for (unsigned j = 0; j < depth; j++) {
+            enum rl_decision d = decided[j];
+            if (__builtin_expect(d == RL_ERROR, 0)) {
+                w->errors++;
+                d = sh->error_admits ? RL_ADMIT : RL_REJECT;
+            }
+            w->decisions[d]++;
+        }
     }
 }
 
@@ -373,6 +407,8 @@ static void *worker_main(void *arg)
         rl_hist_thread_run(&w->hist, &sh->hist_cut, &sh->stop, &w->stamp, decide_for_history, w);
     else if (w->shared->record)
         run_recorded(w);
+    else if (w->shared->lookahead)
+        run_pipelined(w);
     else
         run_plain(w);
     w->end_ns = rl_monotonic_ns();
@@ -727,6 +763,16 @@ int rl_stress_run(const struct rl_stress_params *p, struct rl_stress_outcome *ou
         return -1;
     }
     shared.history = p->history;
+    if (p->lookahead > RL_STRESS_MAX_LOOKAHEAD ||
+        (p->lookahead && (p->keys <= 1 || p->record || p->history || shared.shapes ||
+                          (p->algo->flags & RL_NEEDS_RELEASE)))) {
+        snprintf(err, err_len,
+                 "a look-ahead of %u: at most %u, and only for an unrecorded keyed run (--keys) "
+                 "of a limiter that needs no release and does not shape",
+                 p->lookahead, RL_STRESS_MAX_LOOKAHEAD);
+        return -1;
+    }
+    shared.lookahead = p->lookahead;
     if (shared.cancel_share > 0 && p->algo->cancel == NULL) {
         snprintf(err, err_len, "%s cannot cancel a reservation (no cancel share)", p->algo->name);
         return -1;

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define RL_STRESS_MAX_LOOKAHEAD 64u
+
 struct rl_stress_params {
     const struct rl_algo *algo;
     struct rl_config cfg; /* epoch_ns is set by the run */
@@ -26,8 +28,15 @@ struct rl_stress_params {
     uint32_t keys;               /* > 1: each attempt draws a key, through the keyed container */
     double zipf_s;               /* > 0: keys Zipf(s) over K, else uniform */
     enum rl_keyed_expiry expiry; /* for keys > 1; the sweeper is a real thread here */
-    bool error_admits;           /* on RL_ERROR the caller admits (fail-open) or rejects */
-    uint64_t client_skew_ns;     /* thread i's clock is off by a share of ±skew (see stress.c) */
+    /* keys > 1, an unrecorded run of a limiter that needs no release and
+     * does not shape: each thread draws its keys this many attempts ahead
+     * (the same keys in the same order), prefetches each as it is drawn
+     * (rl_keyed_prefetch) and decides them this many at a time
+     * (rl_keyed_acquire_batch). 0: one key drawn and decided at a time.
+     * At most RL_STRESS_MAX_LOOKAHEAD. */
+    unsigned lookahead;
+    bool error_admits;       /* on RL_ERROR the caller admits (fail-open) or rejects */
+    uint64_t client_skew_ns; /* thread i's clock is off by a share of ±skew (see stress.c) */
     /* Already started, when a plan started it once for all its runs (the
      * run copies the handle); NULL: the run starts `clock` itself. */
     const struct rl_clock *started_clock;
