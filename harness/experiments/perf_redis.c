@@ -33,6 +33,7 @@
  * the primaries after it (a replica runs no script: it gets the effects).
  * The cluster is stopped and its folder removed however the goal ends
  * (redis_cluster.c's exit and signal handlers cover an interrupted run). */
+#include "algorithms/redis/redis_common.h"
 #include "harness/report/stats.h"
 #include "harness/sys/cpus.h"
 #include "perf.h"
@@ -47,6 +48,10 @@
 
 extern const char rl_lua_noop[];
 extern const char rl_lua_gcra[];
+extern const char rl_lua_token_bucket[];
+extern const char rl_lua_fixed_window[];
+extern const char rl_lua_sliding_counter[];
+extern const char rl_lua_sliding_log[];
 
 #define RUN_NS            600000000ull /* per run: 2 × reps × 11 runs ≈ 40 s at reps = 3 */
 #define SCRIPTS           5
@@ -55,6 +60,7 @@ extern const char rl_lua_gcra[];
 #define SERVER_ROWS       SCRIPTS
 #define CLIENT_ROWS       (THREAD_SIZES * SCRIPTS)
 #define FLOOR_ROWS        (SCRIPTS + 1) /* on the private server only; + gcra.lua, client time */
+#define OVER_FLOOR_ROWS   SCRIPTS       /* each script ÷ its floor, same private server */
 #define FLOOR_CALLS       20000u        /* EVALSHAs per floor run */
 #define CLUSTER_ROWS      SCRIPTS       /* the server rows again, on a private cluster */
 #define CLUSTER_PRIMARIES 3
@@ -172,56 +178,100 @@ static int run_of(const struct rl_algo *algo, const char *address, unsigned thre
 
 /* ---- what stops the server-cost goal: each script's commands alone ---- */
 
-/* The script's redis.call lines on its refusal path (the common one: the
- * stress runs ask one key far above L), with the same number and size of
- * arguments as the real call, on a key that holds state of the real type,
- * and nothing else: no arithmetic, no unpacking. Its µs per EVALSHA ÷
- * redis_noop's is the least any Lua body issuing those commands can reach.
+/* Each script on its refusal path (the common one: the stress runs ask one
+ * key far above L) against its floor: a script of only that path's
+ * redis.call lines and nothing else (no unpacking, no arithmetic), both
+ * called with the same arguments as the C caller sends (the stress
+ * config, L = 1000 per 100 ms) on the same key holding state of the real
+ * shape. The floor ÷ redis_noop is the least any Lua body issuing those
+ * commands can reach; the script ÷ its floor is the Lua work it adds.
  * Keep in step with algorithms/redis/lua/ and the C callers. */
 struct script_floor {
-    const char *body;
-    const char *plant; /* a Lua body that leaves the key's state */
-    int argc;          /* ARGV count */
-    size_t arg_len[6]; /* 0: the decimal text in arg_text */
-    const char *arg_text[6];
+    const char *body;     /* the refusal path's redis.call lines alone */
+    const char *commands; /* those lines, in words, for the rows */
+    const char *plant;    /* a Lua body that leaves the key's state */
 };
 
 static const struct script_floor floors[FLOOR_ROWS] = {
-    {"redis.call('TIME') redis.call('GET', KEYS[1]) return 0",
-     "redis.call('SET', KEYS[1], '01234567') return 'ok'",
-     2,
-     {56, 0},
-     {NULL, "60000"}},
-    {"redis.call('GET', KEYS[1]) return 0",
-     "redis.call('SET', KEYS[1], '0123456789abcdef') return 'ok'",
-     2,
-     {56, 0},
-     {NULL, "60000"}},
-    {"redis.call('GET', KEYS[1]) return 0",
-     "redis.call('SET', KEYS[1], '1000') return 'ok'",
-     3,
-     {0, 0, 0},
-     {"999", "1", "100"}},
-    {"redis.call('GET', KEYS[1]) return 0",
-     "redis.call('SET', KEYS[1], '0123456789abcdef01234567') return 'ok'",
-     2,
-     {40, 0},
-     {NULL, "200"}},
-    {"redis.call('ZCOUNT', KEYS[1], ARGV[4], '+inf') return 0",
-     "for i = 1, 1000 do redis.call('ZADD', KEYS[1], 950000000 + i, i) end return 'ok'",
-     6,
-     {0, 0, 0, 0, 0, 0},
-     {"999", "1", "1000000000", "900000001", "1", "200"}},
+    {"redis.call('TIME') redis.call('GET', KEYS[1]) return 0", "TIME+GET",
+     /* a TAT 10^15 ticks (ns) after the epoch: far ahead of any now */
+     "redis.call('SET', KEYS[1], struct.pack('<d', 1e15)) return 'ok'"},
+    {"redis.call('GET', KEYS[1]) return 0", "GET",
+     /* no tokens, last = the call's now: nothing refilled */
+     "redis.call('SET', KEYS[1], struct.pack('<dd', 0, 1e12)) return 'ok'"},
+    {"redis.call('GET', KEYS[1]) return 0", "GET", "redis.call('SET', KEYS[1], '1000') return 'ok'"},
+    {"redis.call('GET', KEYS[1]) return 0", "GET",
+     /* window 5 full (curr = L), the call's own window: no rotation */
+     "redis.call('SET', KEYS[1], struct.pack('<ddd', 5, 1000, 0)) return 'ok'"},
+    {"redis.call('ZCOUNT', KEYS[1], ARGV[4], '+inf') return 0", "ZCOUNT",
+     "for i = 1, 1000 do redis.call('ZADD', KEYS[1], 950000000 + i, i) end return 'ok'"},
     /* not a floor: gcra.lua itself on its refusal path with a client time
      * (the zeros read as now 0, n 0: no TIME, and a TAT above 0 refuses),
      * what redis_gcra would cost without its server clock */
-    {rl_lua_gcra,
-     "redis.call('SET', KEYS[1], struct.pack('<d', 1e12)) return 'ok'",
-     2,
-     {56, 0},
-     {NULL, "60000"}},
+    {rl_lua_gcra, "gcra.lua", "redis.call('SET', KEYS[1], struct.pack('<d', 1e12)) return 'ok'"},
 };
 #define GCRA_CLIENT_TIME SCRIPTS /* floors[]' last entry */
+
+/* The scripts themselves, in script_names' order. */
+static const char *const script_bodies[SCRIPTS] = {
+    rl_lua_gcra, rl_lua_token_bucket, rl_lua_fixed_window, rl_lua_sliding_counter,
+    rl_lua_sliding_log};
+static const char *const script_files[SCRIPTS] = {"gcra", "token_bucket", "fixed_window",
+                                                  "sliding_counter", "sliding_log"};
+
+/* One EVALSHA's arguments after the key. */
+struct call_args {
+    int argc;
+    const char *argv[6];
+    size_t lens[6];
+    unsigned char packed[7 * sizeof(double)];
+};
+
+/* The arguments the C caller of floors[s] sends on the stress config (L =
+ * 1000 per 100 ms, B = L, n = 1: ticks L' = 1, I' = T = 10^5), with times
+ * that keep the planted state refusing: the script's own numbers, so that
+ * the script runs its real refusal path. server_epoch_us: the server's TIME
+ * (µs) at setup, as redis_gcra's create reads it. */
+static void refusal_args(int s, uint64_t server_epoch_us, struct call_args *a)
+{
+    const int64_t horizon = (int64_t)(RL_LUA_INT_MAX - 1000ull * 100000ull); /* (2^53-1-B·T)/L' */
+    memset(a, 0, sizeof *a);
+    switch (s) {
+    case 0: { /* redis_gcra: now -1 (the server's TIME), n, L', T, τ, epoch µs, horizon */
+        const int64_t n[7] = {-1, 1, 1, 100000, 999 * 100000, (int64_t)server_epoch_us, horizon};
+        rl_redis_pack_doubles(a->packed, n, 7);
+        break;
+    }
+    case 1: { /* redis_token_bucket: client now, n, L', I', B, epoch µs, horizon */
+        const int64_t n[7] = {1000000000000, 1, 1, 100000, 1000, 0, horizon};
+        rl_redis_pack_doubles(a->packed, n, 7);
+        break;
+    }
+    case 3: { /* redis_sliding_counter: k, elapsed ns, n, L, I ns */
+        const int64_t n[5] = {5, 1000, 1, 1000, 100000000};
+        rl_redis_pack_doubles(a->packed, n, 5);
+        a->argv[0] = (const char *)a->packed, a->lens[0] = 5 * sizeof(double);
+        a->argv[1] = "200", a->argc = 2;
+        break;
+    }
+    case 2: /* redis_fixed_window: L − n, n, PX */
+        a->argv[0] = "999", a->argv[1] = "1", a->argv[2] = "100", a->argc = 3;
+        break;
+    case 4: /* redis_sliding_log: L − n, n, now, the window's oldest score, member, PX */
+        a->argv[0] = "999", a->argv[1] = "1", a->argv[2] = "1000000000";
+        a->argv[3] = "900000001", a->argv[4] = "1", a->argv[5] = "200", a->argc = 6;
+        break;
+    default: /* GCRA_CLIENT_TIME: seven zero doubles and gcra's PX */
+        break;
+    }
+    if (s == 0 || s == 1 || s == GCRA_CLIENT_TIME) {
+        a->argv[0] = (const char *)a->packed, a->lens[0] = 7 * sizeof(double);
+        a->argv[1] = "60000", a->argc = 2;
+    }
+    for (int i = 0; i < a->argc; i++)
+        if (a->lens[i] == 0)
+            a->lens[i] = strlen(a->argv[i]);
+}
 
 static int load_script(const char *address, const char *body, char *sha, size_t sha_len, char *err,
                        size_t err_len)
@@ -230,17 +280,31 @@ static int load_script(const char *address, const char *body, char *sha, size_t 
     return rl_redis_command(address, 3, argv, sha, sha_len, err, err_len);
 }
 
-/* µs per EVALSHA of sha over FLOOR_CALLS calls on key with (argc) args. */
-static int floor_usec(const char *address, const char *sha, const char *key, int argc,
-                      const size_t *arg_len, const char *const *arg_text, double *usec, char *err,
-                      size_t err_len)
+/* The server's TIME in µs, as one decimal string from a script. */
+static int server_time_us(const char *address, uint64_t *us, char *err, size_t err_len)
 {
-    static const char binary[64] = {0}; /* packed doubles' stand-in: zeros */
+    const char *argv[] = {"EVAL",
+                          "local t = redis.call('TIME') "
+                          "return t[1] .. string.format('%06d', tonumber(t[2]))",
+                          "0"};
+    char text[64];
+    if (rl_redis_command(address, 3, argv, text, sizeof text, err, err_len) != 0)
+        return -1;
+    *us = strtoull(text, NULL, 10);
+    return 0;
+}
+
+/* µs per EVALSHA of sha over FLOOR_CALLS calls on key with args a (none
+ * when NULL). */
+static int floor_usec(const char *address, const char *sha, const char *key,
+                      const struct call_args *a, double *usec, char *err, size_t err_len)
+{
     const char *argv[10] = {"EVALSHA", sha, "1", key};
     size_t lens[10] = {7, strlen(sha), 1, strlen(key)};
+    int argc = a ? a->argc : 0;
     for (int i = 0; i < argc; i++) {
-        argv[4 + i] = arg_len[i] ? binary : arg_text[i];
-        lens[4 + i] = arg_len[i] ? arg_len[i] : strlen(arg_text[i]);
+        argv[4 + i] = a->argv[i];
+        lens[4 + i] = a->lens[i];
     }
     const char *reset[] = {"CONFIG", "RESETSTAT"};
     char ok[64];
@@ -251,39 +315,87 @@ static int floor_usec(const char *address, const char *sha, const char *key, int
     return server_usec_per_call(address, usec, &inner, err, err_len);
 }
 
-/* One row per script: its commands alone ÷ redis_noop, alternating noop,
- * floor, noop as the goal's runs do; reported (what bounds the goal). */
-static int floor_rows(const char *address, unsigned reps, struct rl_perf_row *rows, char *err,
-                      size_t err_len)
+/* Checks that the script refuses on these arguments and this state, so
+ * that what is timed is its refusal path: one call that replies without an
+ * error and writes nothing (every script writes on an admit, and
+ * sliding_counter.lua on a rotation). */
+static int refuses(const char *address, const char *sha, const char *key, const struct call_args *a,
+                   char *err, size_t err_len)
 {
-    char noop_sha[64], sha[FLOOR_ROWS][64];
-    if (load_script(address, rl_lua_noop, noop_sha, sizeof noop_sha, err, err_len) != 0)
+    static const char *const writes[] = {"cmdstat_set:", "cmdstat_incrby:", "cmdstat_zadd:",
+                                         "cmdstat_zremrangebyscore:", "cmdstat_pexpire:"};
+    const char *argv[10] = {"EVALSHA", sha, "1", key};
+    size_t lens[10] = {7, strlen(sha), 1, strlen(key)};
+    for (int i = 0; i < a->argc; i++) {
+        argv[4 + i] = a->argv[i];
+        lens[4 + i] = a->lens[i];
+    }
+    const char *reset[] = {"CONFIG", "RESETSTAT"}, *info[] = {"INFO", "commandstats"};
+    static char stats[65536];
+    if (rl_redis_command(address, 2, reset, stats, sizeof stats, err, err_len) != 0 ||
+        rl_redis_repeat(address, 4 + a->argc, argv, lens, 1, err, err_len) != 0 ||
+        rl_redis_command(address, 2, info, stats, sizeof stats, err, err_len) != 0)
         return -1;
+    for (size_t i = 0; i < sizeof writes / sizeof *writes; i++)
+        if (strstr(stats, writes[i])) {
+            snprintf(err, err_len, "%s wrote (%.*s) on what should be its refusal path", key,
+                     (int)strlen(writes[i]) - 1, writes[i]);
+            return -1;
+        }
+    return 0;
+}
+
+/* Rows per script: its floor ÷ redis_noop (reported: what bounds the
+ * server-cost goal), and the script ÷ its floor (the goal that is left to
+ * a script: the Lua it adds). Alternating noop, floor, script, noop (floor
+ * and script swapping places each repetition), all on one connection with
+ * the same arguments. floor_x_noop[s] gets the floor rows' medians. */
+static int floor_rows(const char *address, unsigned reps, struct rl_perf_row *rows,
+                      double floor_x_noop[SCRIPTS], char *err, size_t err_len)
+{
+    char noop_sha[64], sha[FLOOR_ROWS][64], script_sha[SCRIPTS][64];
+    uint64_t epoch_us;
+    if (load_script(address, rl_lua_noop, noop_sha, sizeof noop_sha, err, err_len) != 0 ||
+        server_time_us(address, &epoch_us, err, err_len) != 0)
+        return -1;
+    static struct call_args args[FLOOR_ROWS];
     for (int s = 0; s < FLOOR_ROWS; s++) {
         char key[64], planted[64];
         snprintf(key, sizeof key, "rl:perf-floor:%d", s);
+        refusal_args(s, epoch_us, &args[s]);
         const char *plant[] = {"EVAL", floors[s].plant, "1", key};
         if (load_script(address, floors[s].body, sha[s], sizeof sha[s], err, err_len) != 0 ||
             rl_redis_command(address, 4, plant, planted, sizeof planted, err, err_len) != 0)
             return -1;
+        if (s < SCRIPTS &&
+            (load_script(address, script_bodies[s], script_sha[s], sizeof script_sha[s], err,
+                         err_len) != 0 ||
+             refuses(address, script_sha[s], key, &args[s], err, err_len) != 0))
+            return -1;
     }
     static double ratio[FLOOR_ROWS][MAX_REPS], skeleton[FLOOR_ROWS][MAX_REPS],
-        noop[FLOOR_ROWS][MAX_REPS];
+        noop[FLOOR_ROWS][MAX_REPS], script[SCRIPTS][MAX_REPS], over_floor[SCRIPTS][MAX_REPS];
     for (unsigned rep = 0; rep < reps; rep++) {
         double before, after;
-        if (floor_usec(address, noop_sha, "rl:perf-floor:noop", 0, NULL, NULL, &before, err,
-                       err_len) != 0)
+        if (floor_usec(address, noop_sha, "rl:perf-floor:noop", NULL, &before, err, err_len) != 0)
             return -1;
         for (int s = 0; s < FLOOR_ROWS; s++) {
             char key[64];
             snprintf(key, sizeof key, "rl:perf-floor:%d", s);
-            if (floor_usec(address, sha[s], key, floors[s].argc, floors[s].arg_len,
-                           floors[s].arg_text, &skeleton[s][rep], err, err_len) != 0 ||
-                floor_usec(address, noop_sha, "rl:perf-floor:noop", 0, NULL, NULL, &after, err,
-                           err_len) != 0)
+            bool script_first = s < SCRIPTS && rep % 2 == 1;
+            if ((script_first && floor_usec(address, script_sha[s], key, &args[s], &script[s][rep],
+                                            err, err_len) != 0) ||
+                floor_usec(address, sha[s], key, &args[s], &skeleton[s][rep], err, err_len) != 0 ||
+                (s < SCRIPTS && !script_first &&
+                 floor_usec(address, script_sha[s], key, &args[s], &script[s][rep], err,
+                            err_len) != 0) ||
+                floor_usec(address, noop_sha, "rl:perf-floor:noop", NULL, &after, err, err_len) !=
+                    0)
                 return -1;
             noop[s][rep] = (before + after) / 2;
             ratio[s][rep] = skeleton[s][rep] / noop[s][rep];
+            if (s < SCRIPTS)
+                over_floor[s][rep] = script[s][rep] / skeleton[s][rep];
             before = after;
         }
     }
@@ -300,8 +412,8 @@ static int floor_rows(const char *address, unsigned reps, struct rl_perf_row *ro
             snprintf(r->goal, sizeof r->goal, "redis floor %s", script_names[s]);
             snprintf(r->measured, sizeof r->measured,
                      "the server's us per EVALSHA of a script of only %s's redis.call lines on a "
-                     "refusal, with its arguments, on a key holding its state",
-                     script_names[s]);
+                     "refusal (%s), with its arguments, on a key holding its state",
+                     script_names[s], floors[s].commands);
         }
         snprintf(r->floor, sizeof r->floor,
                  "redis_noop's us per EVALSHA (1 key, no arguments), the runs just before and "
@@ -309,6 +421,8 @@ static int floor_rows(const char *address, unsigned reps, struct rl_perf_row *ro
                  gcra_client ? "what redis_gcra would cost on a refusal without its server clock"
                              : "above the target, no Lua body making these calls meets it");
         r->ratio = rl_median(ratio[s], reps);
+        if (!gcra_client)
+            floor_x_noop[s] = r->ratio;
         r->at_most = true;
         r->target = server_target[gcra_client ? 0 : s];
         r->reported = true;
@@ -319,7 +433,45 @@ static int floor_rows(const char *address, unsigned reps, struct rl_perf_row *ro
                  "bench --suite perf --goal redis; by hand: EVALSHA of %s",
                  gcra_client ? "algorithms/redis/lua/gcra.lua, now >= 0" : floors[s].body);
     }
-    return FLOOR_ROWS;
+    for (int s = 0; s < SCRIPTS; s++) {
+        struct rl_perf_row *r = &rows[FLOOR_ROWS + s];
+        memset(r, 0, sizeof *r);
+        snprintf(r->goal, sizeof r->goal, "redis server %s / its floor", script_names[s]);
+        snprintf(r->measured, sizeof r->measured,
+                 "the server's us per EVALSHA of %s.lua on its refusal path, the C caller's "
+                 "arguments, on a key holding its state",
+                 script_files[s]);
+        snprintf(r->floor, sizeof r->floor,
+                 "a script of only that path's redis.call lines (%s), same key and arguments, "
+                 "interleaved: the Lua work the script adds beyond the commands it must issue",
+                 floors[s].commands);
+        r->at_most = true;
+        r->target = 1.5;
+        r->ratio = rl_median(over_floor[s], reps); /* sorts: first and last are the range */
+        snprintf(r->detail, sizeof r->detail,
+                 "%.2f vs its floor %.2f us a call (medians, %u calls a run); reps %.2f-%.2f; "
+                 "floor %.2f x redis_noop",
+                 rl_median(script[s], reps), rl_median(skeleton[s], reps), FLOOR_CALLS,
+                 over_floor[s][0], over_floor[s][reps - 1], floor_x_noop[s]);
+        snprintf(r->command, sizeof r->command,
+                 "build/ratelab bench --suite perf --goal redis (EVALSHA of "
+                 "algorithms/redis/lua/%s.lua and of %s alone, alternating)",
+                 script_files[s], floors[s].commands);
+    }
+    return FLOOR_ROWS + OVER_FLOOR_ROWS;
+}
+
+/* The server rows (÷ redis_noop) say what no script can go below: its
+ * floor ÷ redis_noop, measured on the same server in the same run. */
+static void say_floors(struct rl_perf_row *server_rows, const double floor_x_noop[SCRIPTS])
+{
+    for (int s = 0; s < SCRIPTS; s++) {
+        char *detail = server_rows[s].detail;
+        size_t used = strlen(detail);
+        snprintf(detail + used, sizeof server_rows[s].detail - used,
+                 "; its floor (%s alone) %.2f x noop, same run", floors[s].commands,
+                 floor_x_noop[s]);
+    }
 }
 
 /* ---- the server rows again, on a private cluster ---- */
@@ -563,9 +715,9 @@ static int not_measured(struct rl_perf_row *rows, const char *why)
 static int measure(const struct rl_perf_options *opts, struct rl_perf_row *rows, size_t cap,
                    char *err, size_t err_len)
 {
-    if (cap < SERVER_ROWS + CLIENT_ROWS + FLOOR_ROWS + CLUSTER_ROWS) {
+    if (cap < SERVER_ROWS + CLIENT_ROWS + FLOOR_ROWS + OVER_FLOOR_ROWS + CLUSTER_ROWS) {
         snprintf(err, err_len, "room for %zu rows, %d needed", cap,
-                 SERVER_ROWS + CLIENT_ROWS + FLOOR_ROWS + CLUSTER_ROWS);
+                 SERVER_ROWS + CLIENT_ROWS + FLOOR_ROWS + OVER_FLOOR_ROWS + CLUSTER_ROWS);
         return -1;
     }
     unsigned reps = opts->reps < 1 ? 1 : opts->reps > MAX_REPS ? MAX_REPS : opts->reps;
@@ -590,7 +742,10 @@ static int measure(const struct rl_perf_options *opts, struct rl_perf_row *rows,
         return -1;
     int got = measure_on(server.address, true, reps, rows, err, err_len);
     if (got >= 0) {
-        int more = floor_rows(server.address, reps, rows + got, err, err_len);
+        double floor_x_noop[SCRIPTS];
+        int more = floor_rows(server.address, reps, rows + got, floor_x_noop, err, err_len);
+        if (more >= 0)
+            say_floors(rows, floor_x_noop);
         got = more < 0 ? -1 : got + more;
     }
     rl_redis_server_stop(&server);
