@@ -33,7 +33,6 @@
  * the primaries after it (a replica runs no script: it gets the effects).
  * The cluster is stopped and its folder removed however the goal ends
  * (redis_cluster.c's exit and signal handlers cover an interrupted run). */
-#include "algorithms/redis/redis_common.h"
 #include "harness/report/stats.h"
 #include "harness/sys/cpus.h"
 #include "perf.h"
@@ -42,6 +41,7 @@
 #include "harness/sys/redis_server.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,7 +199,8 @@ static const struct script_floor floors[FLOOR_ROWS] = {
     {"redis.call('GET', KEYS[1]) return 0", "GET",
      /* no tokens, last = the call's now: nothing refilled */
      "redis.call('SET', KEYS[1], struct.pack('<dd', 0, 1e12)) return 'ok'"},
-    {"redis.call('GET', KEYS[1]) return 0", "GET", "redis.call('SET', KEYS[1], '1000') return 'ok'"},
+    {"redis.call('GET', KEYS[1]) return 0", "GET",
+     "redis.call('SET', KEYS[1], '1000') return 'ok'"},
     {"redis.call('GET', KEYS[1]) return 0", "GET",
      /* window 5 full (curr = L), the call's own window: no rotation */
      "redis.call('SET', KEYS[1], struct.pack('<ddd', 5, 1000, 0)) return 'ok'"},
@@ -213,11 +214,25 @@ static const struct script_floor floors[FLOOR_ROWS] = {
 #define GCRA_CLIENT_TIME SCRIPTS /* floors[]' last entry */
 
 /* The scripts themselves, in script_names' order. */
-static const char *const script_bodies[SCRIPTS] = {
-    rl_lua_gcra, rl_lua_token_bucket, rl_lua_fixed_window, rl_lua_sliding_counter,
-    rl_lua_sliding_log};
+static const char *const script_bodies[SCRIPTS] = {rl_lua_gcra, rl_lua_token_bucket,
+                                                   rl_lua_fixed_window, rl_lua_sliding_counter,
+                                                   rl_lua_sliding_log};
 static const char *const script_files[SCRIPTS] = {"gcra", "token_bucket", "fixed_window",
                                                   "sliding_counter", "sliding_log"};
+
+/* values as little-endian doubles, as the C callers pack them for the
+ * scripts' struct.unpack('<d...') (algorithms/redis/ is not visible from
+ * here); each exact, below 2^53. */
+static void pack_doubles(unsigned char *out, const int64_t *values, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        double d = (double)values[i];
+        uint64_t bits;
+        memcpy(&bits, &d, sizeof bits);
+        for (int b = 0; b < 8; b++)
+            out[8 * i + (size_t)b] = (unsigned char)(bits >> (8 * b));
+    }
+}
 
 /* One EVALSHA's arguments after the key. */
 struct call_args {
@@ -234,22 +249,22 @@ struct call_args {
  * (µs) at setup, as redis_gcra's create reads it. */
 static void refusal_args(int s, uint64_t server_epoch_us, struct call_args *a)
 {
-    const int64_t horizon = (int64_t)(RL_LUA_INT_MAX - 1000ull * 100000ull); /* (2^53-1-B·T)/L' */
+    const int64_t horizon = (int64_t)((1ull << 53) - 1 - 1000ull * 100000ull); /* (2^53-1-B·T)/L' */
     memset(a, 0, sizeof *a);
     switch (s) {
     case 0: { /* redis_gcra: now -1 (the server's TIME), n, L', T, τ, epoch µs, horizon */
         const int64_t n[7] = {-1, 1, 1, 100000, 999 * 100000, (int64_t)server_epoch_us, horizon};
-        rl_redis_pack_doubles(a->packed, n, 7);
+        pack_doubles(a->packed, n, 7);
         break;
     }
     case 1: { /* redis_token_bucket: client now, n, L', I', B, epoch µs, horizon */
         const int64_t n[7] = {1000000000000, 1, 1, 100000, 1000, 0, horizon};
-        rl_redis_pack_doubles(a->packed, n, 7);
+        pack_doubles(a->packed, n, 7);
         break;
     }
     case 3: { /* redis_sliding_counter: k, elapsed ns, n, L, I ns */
         const int64_t n[5] = {5, 1000, 1, 1000, 100000000};
-        rl_redis_pack_doubles(a->packed, n, 5);
+        pack_doubles(a->packed, n, 5);
         a->argv[0] = (const char *)a->packed, a->lens[0] = 5 * sizeof(double);
         a->argv[1] = "200", a->argc = 2;
         break;
@@ -367,10 +382,9 @@ static int floor_rows(const char *address, unsigned reps, struct rl_perf_row *ro
         if (load_script(address, floors[s].body, sha[s], sizeof sha[s], err, err_len) != 0 ||
             rl_redis_command(address, 4, plant, planted, sizeof planted, err, err_len) != 0)
             return -1;
-        if (s < SCRIPTS &&
-            (load_script(address, script_bodies[s], script_sha[s], sizeof script_sha[s], err,
-                         err_len) != 0 ||
-             refuses(address, script_sha[s], key, &args[s], err, err_len) != 0))
+        if (s < SCRIPTS && (load_script(address, script_bodies[s], script_sha[s],
+                                        sizeof script_sha[s], err, err_len) != 0 ||
+                            refuses(address, script_sha[s], key, &args[s], err, err_len) != 0))
             return -1;
     }
     static double ratio[FLOOR_ROWS][MAX_REPS], skeleton[FLOOR_ROWS][MAX_REPS],
@@ -387,8 +401,8 @@ static int floor_rows(const char *address, unsigned reps, struct rl_perf_row *ro
                                             err, err_len) != 0) ||
                 floor_usec(address, sha[s], key, &args[s], &skeleton[s][rep], err, err_len) != 0 ||
                 (s < SCRIPTS && !script_first &&
-                 floor_usec(address, script_sha[s], key, &args[s], &script[s][rep], err,
-                            err_len) != 0) ||
+                 floor_usec(address, script_sha[s], key, &args[s], &script[s][rep], err, err_len) !=
+                     0) ||
                 floor_usec(address, noop_sha, "rl:perf-floor:noop", NULL, &after, err, err_len) !=
                     0)
                 return -1;
