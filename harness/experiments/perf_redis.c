@@ -99,6 +99,20 @@ static int rate_of(const struct rl_algo *algo, const char *address, unsigned thr
     return 0;
 }
 
+/* Whether INFO commandstats' command name is one a client sends itself
+ * (the calls, the statistics, the connection), not one a script issues. */
+static bool sent_by_client(const char *name)
+{
+    static const char *const client_sent[] = {"evalsha", "eval",    "script",  "config",
+                                              "info",    "ping",    "hello",   "client",
+                                              "select",  "command", "cluster", "readonly"};
+    bool by_client = strncmp(name, "config|", 7) == 0 || strncmp(name, "script|", 7) == 0 ||
+                     strncmp(name, "client|", 7) == 0 || strncmp(name, "cluster|", 8) == 0;
+    for (size_t i = 0; i < sizeof client_sent / sizeof *client_sent; i++)
+        by_client |= strcmp(name, client_sent[i]) == 0;
+    return by_client;
+}
+
 /* One server's EVALSHA calls and µs since its statistics were last reset,
  * from INFO commandstats (usec, finer than its rounded usec_per_call), and
  * the µs the scripts' own commands took (every other command's usec but
@@ -107,9 +121,6 @@ static int add_server_stats(const char *address, unsigned long long *calls,
                             unsigned long long *usec, unsigned long long *inner, char *err,
                             size_t err_len)
 {
-    static const char *const client_sent[] = {"evalsha", "eval",    "script",  "config",
-                                              "info",    "ping",    "hello",   "client",
-                                              "select",  "command", "cluster", "readonly"};
     static char info[65536];
     const char *argv[] = {"INFO", "commandstats"};
     if (rl_redis_command(address, 2, argv, info, sizeof info, err, err_len) != 0)
@@ -121,14 +132,9 @@ static int add_server_stats(const char *address, unsigned long long *calls,
         unsigned long long count, total;
         if (sscanf(line, "cmdstat_%63[^:]:calls=%llu,usec=%llu", name, &count, &total) != 3)
             continue;
-        bool by_client = false;
-        for (size_t i = 0; i < sizeof client_sent / sizeof *client_sent; i++)
-            by_client |= strcmp(name, client_sent[i]) == 0 || strncmp(name, "config|", 7) == 0 ||
-                         strncmp(name, "script|", 7) == 0 || strncmp(name, "client|", 7) == 0 ||
-                         strncmp(name, "cluster|", 8) == 0;
         if (strcmp(name, "evalsha") == 0)
             *calls += count, *usec += total;
-        else if (!by_client)
+        else if (!sent_by_client(name))
             *inner += total;
     }
     return 0;
@@ -330,15 +336,12 @@ static int floor_usec(const char *address, const char *sha, const char *key,
     return server_usec_per_call(address, usec, &inner, err, err_len);
 }
 
-/* Checks that the script refuses on these arguments and this state, so
- * that what is timed is its refusal path: one call that replies without an
- * error and writes nothing (every script writes on an admit, and
- * sliding_counter.lua on a rotation). */
-static int refuses(const char *address, const char *sha, const char *key, const struct call_args *a,
-                   char *err, size_t err_len)
+/* The commands one EVALSHA of sha issues (args a on key), from INFO
+ * commandstats: "get 1, time 1", by name. */
+static int commands_of(const char *address, const char *sha, const char *key,
+                       const struct call_args *a, char *out, size_t out_len, char *err,
+                       size_t err_len)
 {
-    static const char *const writes[] = {"cmdstat_set:", "cmdstat_incrby:", "cmdstat_zadd:",
-                                         "cmdstat_zremrangebyscore:", "cmdstat_pexpire:"};
     const char *argv[10] = {"EVALSHA", sha, "1", key};
     size_t lens[10] = {7, strlen(sha), 1, strlen(key)};
     for (int i = 0; i < a->argc; i++) {
@@ -351,12 +354,52 @@ static int refuses(const char *address, const char *sha, const char *key, const 
         rl_redis_repeat(address, 4 + a->argc, argv, lens, 1, err, err_len) != 0 ||
         rl_redis_command(address, 2, info, stats, sizeof stats, err, err_len) != 0)
         return -1;
-    for (size_t i = 0; i < sizeof writes / sizeof *writes; i++)
-        if (strstr(stats, writes[i])) {
-            snprintf(err, err_len, "%s wrote (%.*s) on what should be its refusal path", key,
-                     (int)strlen(writes[i]) - 1, writes[i]);
-            return -1;
-        }
+    char names[16][64] = {{0}}, line[128];
+    unsigned long long counts[16];
+    size_t found = 0;
+    for (const char *at = strstr(stats, "cmdstat_"); at && found < 16;
+         at = strstr(at + 1, "\ncmdstat_")) {
+        if (*at == '\n')
+            at++;
+        if (sscanf(at, "cmdstat_%63[^:]:calls=%llu", names[found], &counts[found]) == 2 &&
+            !sent_by_client(names[found]))
+            found++;
+    }
+    out[0] = '\0';
+    for (size_t i = 0; i < found; i++) { /* by name: INFO's order is its table's */
+        size_t least = i;
+        for (size_t j = i + 1; j < found; j++)
+            if (strcmp(names[j], names[least]) < 0)
+                least = j;
+        char name[64];
+        unsigned long long count = counts[least];
+        memcpy(name, names[least], sizeof name);
+        memcpy(names[least], names[i], sizeof name);
+        counts[least] = counts[i];
+        snprintf(line, sizeof line, "%s%s %llu", i ? ", " : "", name, count);
+        strncat(out, line, out_len - strlen(out) - 1);
+    }
+    return 0;
+}
+
+/* Checks that the script, on these arguments and this state, issues
+ * exactly its floor's commands: that what is timed is its refusal path
+ * (every script writes on an admit, sliding_counter.lua on a rotation too)
+ * and that floors[] is in step with algorithms/redis/lua/. */
+static int in_step(const char *address, int s, const char *script_sha, const char *floor_sha,
+                   const char *key, const struct call_args *a, char *err, size_t err_len)
+{
+    char script[256], floor[256];
+    if (commands_of(address, script_sha, key, a, script, sizeof script, err, err_len) != 0 ||
+        commands_of(address, floor_sha, key, a, floor, sizeof floor, err, err_len) != 0)
+        return -1;
+    if (strcmp(script, floor) != 0) {
+        snprintf(err, err_len,
+                 "%s.lua on its refusal path issued [%s], its floor [%s]: floors[] in "
+                 "perf_redis.c is out of step with algorithms/redis/lua/",
+                 script_files[s], script, floor);
+        return -1;
+    }
     return 0;
 }
 
@@ -382,9 +425,10 @@ static int floor_rows(const char *address, unsigned reps, struct rl_perf_row *ro
         if (load_script(address, floors[s].body, sha[s], sizeof sha[s], err, err_len) != 0 ||
             rl_redis_command(address, 4, plant, planted, sizeof planted, err, err_len) != 0)
             return -1;
-        if (s < SCRIPTS && (load_script(address, script_bodies[s], script_sha[s],
-                                        sizeof script_sha[s], err, err_len) != 0 ||
-                            refuses(address, script_sha[s], key, &args[s], err, err_len) != 0))
+        if (s < SCRIPTS &&
+            (load_script(address, script_bodies[s], script_sha[s], sizeof script_sha[s], err,
+                         err_len) != 0 ||
+             in_step(address, s, script_sha[s], sha[s], key, &args[s], err, err_len) != 0))
             return -1;
     }
     static double ratio[FLOOR_ROWS][MAX_REPS], skeleton[FLOOR_ROWS][MAX_REPS],
