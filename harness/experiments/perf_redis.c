@@ -62,7 +62,7 @@ extern const char rl_lua_sliding_log[];
 #define FLOOR_ROWS        (SCRIPTS + 1) /* on the private server only; + gcra.lua, client time */
 #define OVER_FLOOR_ROWS   SCRIPTS       /* each script ÷ its floor, same private server */
 #define FLOOR_CALLS       20000u        /* EVALSHAs per floor run */
-#define CLUSTER_ROWS      SCRIPTS       /* the server rows again, on a private cluster */
+#define CLUSTER_ROWS      (2 * SCRIPTS) /* the server rows and ÷ floor rows, on a private cluster */
 #define CLUSTER_PRIMARIES 3
 #define CLUSTER_REPLICAS  1
 
@@ -408,7 +408,11 @@ static int in_step(const char *address, int s, const char *script_sha, const cha
  * a script: the Lua it adds). Alternating noop, floor, script, noop (floor
  * and script swapping places each repetition), all on one connection with
  * the same arguments. floor_x_noop[s] gets the floor rows' medians. */
-static int floor_rows(const char *address, unsigned reps, struct rl_perf_row *rows,
+/* Every floor key in one hash slot, so that on a cluster one primary
+ * holds them all. */
+#define FLOOR_NOOP_KEY "{rl:perf-floor}:noop"
+
+static int floor_rows(const char *address, bool cluster, unsigned reps, struct rl_perf_row *rows,
                       double floor_x_noop[SCRIPTS], char *err, size_t err_len)
 {
     char noop_sha[64], sha[FLOOR_ROWS][64], script_sha[SCRIPTS][64];
@@ -419,7 +423,7 @@ static int floor_rows(const char *address, unsigned reps, struct rl_perf_row *ro
     static struct call_args args[FLOOR_ROWS];
     for (int s = 0; s < FLOOR_ROWS; s++) {
         char key[64], planted[64];
-        snprintf(key, sizeof key, "rl:perf-floor:%d", s);
+        snprintf(key, sizeof key, "{rl:perf-floor}:%d", s);
         refusal_args(s, epoch_us, &args[s]);
         const char *plant[] = {"EVAL", floors[s].plant, "1", key};
         if (load_script(address, floors[s].body, sha[s], sizeof sha[s], err, err_len) != 0 ||
@@ -435,11 +439,11 @@ static int floor_rows(const char *address, unsigned reps, struct rl_perf_row *ro
         noop[FLOOR_ROWS][MAX_REPS], script[SCRIPTS][MAX_REPS], over_floor[SCRIPTS][MAX_REPS];
     for (unsigned rep = 0; rep < reps; rep++) {
         double before, after;
-        if (floor_usec(address, noop_sha, "rl:perf-floor:noop", NULL, &before, err, err_len) != 0)
+        if (floor_usec(address, noop_sha, FLOOR_NOOP_KEY, NULL, &before, err, err_len) != 0)
             return -1;
         for (int s = 0; s < FLOOR_ROWS; s++) {
             char key[64];
-            snprintf(key, sizeof key, "rl:perf-floor:%d", s);
+            snprintf(key, sizeof key, "{rl:perf-floor}:%d", s);
             bool script_first = s < SCRIPTS && rep % 2 == 1;
             if ((script_first && floor_usec(address, script_sha[s], key, &args[s], &script[s][rep],
                                             err, err_len) != 0) ||
@@ -447,8 +451,7 @@ static int floor_rows(const char *address, unsigned reps, struct rl_perf_row *ro
                 (s < SCRIPTS && !script_first &&
                  floor_usec(address, script_sha[s], key, &args[s], &script[s][rep], err, err_len) !=
                      0) ||
-                floor_usec(address, noop_sha, "rl:perf-floor:noop", NULL, &after, err, err_len) !=
-                    0)
+                floor_usec(address, noop_sha, FLOOR_NOOP_KEY, NULL, &after, err, err_len) != 0)
                 return -1;
             noop[s][rep] = (before + after) / 2;
             ratio[s][rep] = skeleton[s][rep] / noop[s][rep];
@@ -457,7 +460,9 @@ static int floor_rows(const char *address, unsigned reps, struct rl_perf_row *ro
             before = after;
         }
     }
-    for (int s = 0; s < FLOOR_ROWS; s++) {
+    for (int s = 0; s < SCRIPTS; s++)
+        floor_x_noop[s] = rl_median(ratio[s], reps);
+    for (int s = 0; s < FLOOR_ROWS && !cluster; s++) {
         struct rl_perf_row *r = &rows[s];
         memset(r, 0, sizeof *r);
         bool gcra_client = s == GCRA_CLIENT_TIME;
@@ -479,8 +484,6 @@ static int floor_rows(const char *address, unsigned reps, struct rl_perf_row *ro
                  gcra_client ? "what redis_gcra would cost on a refusal without its server clock"
                              : "above the target, no Lua body making these calls meets it");
         r->ratio = rl_median(ratio[s], reps);
-        if (!gcra_client)
-            floor_x_noop[s] = r->ratio;
         r->at_most = true;
         r->target = server_target[gcra_client ? 0 : s];
         r->reported = true;
@@ -492,13 +495,14 @@ static int floor_rows(const char *address, unsigned reps, struct rl_perf_row *ro
                  gcra_client ? "algorithms/redis/lua/gcra.lua, now >= 0" : floors[s].body);
     }
     for (int s = 0; s < SCRIPTS; s++) {
-        struct rl_perf_row *r = &rows[FLOOR_ROWS + s];
+        struct rl_perf_row *r = &rows[(cluster ? 0 : FLOOR_ROWS) + s];
         memset(r, 0, sizeof *r);
-        snprintf(r->goal, sizeof r->goal, "redis server %s / its floor", script_names[s]);
+        snprintf(r->goal, sizeof r->goal, "redis %s %s / its floor", cluster ? "cluster" : "server",
+                 script_names[s]);
         snprintf(r->measured, sizeof r->measured,
                  "the server's us per EVALSHA of %s.lua on its refusal path, the C caller's "
-                 "arguments, on a key holding its state",
-                 script_files[s]);
+                 "arguments, on a key holding its state%s",
+                 script_files[s], cluster ? "; on the cluster's primary holding the key" : "");
         snprintf(r->floor, sizeof r->floor,
                  "a script of only that path's redis.call lines (%s), same key and arguments, "
                  "interleaved: the Lua work the script adds beyond the commands it must issue",
@@ -516,7 +520,7 @@ static int floor_rows(const char *address, unsigned reps, struct rl_perf_row *ro
                  "algorithms/redis/lua/%s.lua and of %s alone, alternating)",
                  script_files[s], floors[s].commands);
     }
-    return FLOOR_ROWS + OVER_FLOOR_ROWS;
+    return cluster ? OVER_FLOOR_ROWS : FLOOR_ROWS + OVER_FLOOR_ROWS;
 }
 
 /* The server rows (÷ redis_noop) say what no script can go below: its
@@ -582,13 +586,45 @@ static void cost_not_measured(struct rl_perf_row *rows, const char *where, const
     }
 }
 
+/* The cluster's rows, each saying why it was not measured. */
+static void cluster_not_measured(struct rl_perf_row *rows, const char *why)
+{
+    cost_not_measured(rows, "cluster", why);
+    for (int s = 0; s < SCRIPTS; s++) {
+        struct rl_perf_row *r = &rows[SCRIPTS + s];
+        memset(r, 0, sizeof *r);
+        snprintf(r->goal, sizeof r->goal, "redis cluster %s / its floor", script_names[s]);
+        r->ratio = NAN;
+        r->at_most = true;
+        r->target = 1.5;
+        snprintf(r->detail, sizeof r->detail, "not measured: %s", why);
+    }
+}
+
+/* The primary that holds the floor keys' slot: the one that runs a script
+ * on FLOOR_NOOP_KEY (the others answer MOVED). */
+static int floor_primary(const struct rl_redis_cluster *c, char *address, size_t len, char *err,
+                         size_t err_len)
+{
+    const char *argv[] = {"EVAL", "return 'ok'", "1", FLOOR_NOOP_KEY};
+    char ok[64], why[256];
+    for (size_t i = 0; i < c->node_count; i++) {
+        node_address(&c->nodes[i], address, len);
+        if (c->nodes[i].primary &&
+            rl_redis_command(address, 4, argv, ok, sizeof ok, why, sizeof why) == 0)
+            return 0;
+    }
+    snprintf(err, err_len, "no primary of the cluster holds %s", FLOOR_NOOP_KEY);
+    return -1;
+}
+
 /* The server rows on a private 3x1 cluster: noop, script, noop, ... as
  * measure_on alternates them, each script ÷ the mean of the noop runs
  * around it; the cluster stopped and removed whatever happens. */
 static int cluster_rows(unsigned reps, struct rl_perf_row *rows, char *err, size_t err_len)
 {
     if (!rl_redis_cluster_available()) {
-        cost_not_measured(rows, "cluster", "no redis-server (make deps installs it)");
+        cluster_not_measured(rows, "no redis-server (make deps installs it)");
         return CLUSTER_ROWS;
     }
     const struct rl_algo *noop = rl_registry_find("redis_noop");
@@ -599,7 +635,7 @@ static int cluster_rows(unsigned reps, struct rl_perf_row *rows, char *err, size
     char why[512];
     if (rl_redis_cluster_start(&cluster, CLUSTER_PRIMARIES, CLUSTER_REPLICAS, why, sizeof why) !=
         0) { /* the one-server rows stand; these say why they are missing */
-        cost_not_measured(rows, "cluster", why);
+        cluster_not_measured(rows, why);
         return CLUSTER_ROWS;
     }
     static double cost[SCRIPTS][MAX_REPS], noop_cost[SCRIPTS][MAX_REPS], ratio[SCRIPTS][MAX_REPS],
@@ -617,6 +653,12 @@ static int cluster_rows(unsigned reps, struct rl_perf_row *rows, char *err, size
             before = after;
         }
     }
+    /* each script ÷ its floor on the primary holding the floor keys */
+    double floor_x_noop[SCRIPTS];
+    char primary[96];
+    if (!failed)
+        failed = floor_primary(&cluster, primary, sizeof primary, err, err_len) != 0 ||
+                 floor_rows(primary, true, reps, rows + SCRIPTS, floor_x_noop, err, err_len) < 0;
     rl_redis_cluster_stop(&cluster);
     if (failed)
         return -1;
@@ -645,6 +687,7 @@ static int cluster_rows(unsigned reps, struct rl_perf_row *rows, char *err, size
                  "each primary)",
                  script_names[s], CLUSTER_PRIMARIES, CLUSTER_REPLICAS);
     }
+    say_floors(rows, floor_x_noop);
     return CLUSTER_ROWS;
 }
 
@@ -786,13 +829,12 @@ static int measure(const struct rl_perf_options *opts, struct rl_perf_row *rows,
             return -1;
         int got = measure_on(address, false, reps, rows, err, err_len);
         if (got >= 0)
-            cost_not_measured(rows + got, "cluster",
-                              "a server given by --redis: no private cluster");
+            cluster_not_measured(rows + got, "a server given by --redis: no private cluster");
         return got < 0 ? -1 : got + CLUSTER_ROWS;
     }
     if (!rl_redis_server_available()) {
         int got = not_measured(rows, "no redis-server (make deps installs it; or give --redis)");
-        cost_not_measured(rows + got, "cluster", "no redis-server (make deps installs it)");
+        cluster_not_measured(rows + got, "no redis-server (make deps installs it)");
         return got + CLUSTER_ROWS;
     }
     struct rl_redis_server server;
@@ -801,7 +843,7 @@ static int measure(const struct rl_perf_options *opts, struct rl_perf_row *rows,
     int got = measure_on(server.address, true, reps, rows, err, err_len);
     if (got >= 0) {
         double floor_x_noop[SCRIPTS];
-        int more = floor_rows(server.address, reps, rows + got, floor_x_noop, err, err_len);
+        int more = floor_rows(server.address, false, reps, rows + got, floor_x_noop, err, err_len);
         if (more >= 0)
             say_floors(rows, floor_x_noop);
         got = more < 0 ? -1 : got + more;
