@@ -26,12 +26,24 @@
  * drift of the shared machine between runs cancels to first order. A row's
  * ratio is the median over the repetitions.
  *
+ * Against its floor (the goal a script's own Lua can meet): one GET in a
+ * script already costs this server ~1.9 × redis_noop (the "redis floor"
+ * rows), so no script that reads its key can reach 1.5 × noop. Each script
+ * is also timed on its refusal path (the stress runs' common one) beside a
+ * script of only that path's redis.call lines, with the same arguments on
+ * the same key, interleaved on one connection: script ÷ floor ≤ 1.5 is the
+ * Lua work it adds beyond the commands it must issue. The ÷ noop rows keep
+ * their goal and say the floor measured in the same run. A script whose
+ * refusal path issues other commands than its floor stops the goal with an
+ * error (in_step), so floors[] cannot drift from algorithms/redis/lua/.
+ *
  * The cluster: the same server-cost rows per script on a private 3-primary
  * cluster with one replica each (the tests' fixture, harness/sys/
  * redis_cluster.h), at 10 threads on one key as above: every primary's
  * statistics reset before a run, and its EVALSHA calls and µs summed over
- * the primaries after it (a replica runs no script: it gets the effects).
- * The cluster is stopped and its folder removed however the goal ends
+ * the primaries after it (a replica runs no script: it gets the effects);
+ * and each script ÷ its floor on the primary holding the floor keys (one
+ * hash slot). The cluster is stopped and its folder removed however the goal ends
  * (redis_cluster.c's exit and signal handlers cover an interrupted run). */
 #include "harness/report/stats.h"
 #include "harness/sys/cpus.h"
@@ -858,6 +870,7 @@ static int measure(const struct rl_perf_options *opts, struct rl_perf_row *rows,
 
 const struct rl_perf_goal rl_perf_redis_goal = {
     "redis",
-    "each script's server cost (us per EVALSHA, INFO commandstats) / redis_noop's; the "
-    "client-side throughput / redis_noop's, reported",
+    "each script's server cost (us per EVALSHA, INFO commandstats) / redis_noop's and, on its "
+    "refusal path, / its floor (that path's redis.call lines alone); the client-side "
+    "throughput / redis_noop's, reported",
     measure};
