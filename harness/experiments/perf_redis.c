@@ -415,15 +415,17 @@ static int in_step(const char *address, int s, const char *script_sha, const cha
     return 0;
 }
 
-/* Rows per script: its floor ÷ redis_noop (reported: what bounds the
- * server-cost goal), and the script ÷ its floor (the goal that is left to
- * a script: the Lua it adds). Alternating noop, floor, script, noop (floor
- * and script swapping places each repetition), all on one connection with
- * the same arguments. floor_x_noop[s] gets the floor rows' medians. */
 /* Every floor key in one hash slot, so that on a cluster one primary
  * holds them all. */
 #define FLOOR_NOOP_KEY "{rl:perf-floor}:noop"
 
+/* Rows per script: its floor ÷ redis_noop (reported: what bounds the
+ * server-cost goal), and the script ÷ its floor (the goal that is left to
+ * a script: the Lua it adds). Alternating noop, floor, script, noop (floor
+ * and script swapping places each repetition), all on one connection with
+ * the same arguments. floor_x_noop[s] gets the floor ÷ noop medians. On a
+ * cluster (address: the primary holding FLOOR_NOOP_KEY's slot) only the
+ * script ÷ floor rows are written, named "redis cluster ...". */
 static int floor_rows(const char *address, bool cluster, unsigned reps, struct rl_perf_row *rows,
                       double floor_x_noop[SCRIPTS], char *err, size_t err_len)
 {
