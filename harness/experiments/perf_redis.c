@@ -65,18 +65,19 @@ extern const char rl_lua_fixed_window[];
 extern const char rl_lua_sliding_counter[];
 extern const char rl_lua_sliding_log[];
 
-#define RUN_NS            600000000ull /* per run: 2 × reps × 11 runs ≈ 40 s at reps = 3 */
-#define SCRIPTS           5
-#define THREAD_SIZES      2
-#define MAX_REPS          101
-#define SERVER_ROWS       SCRIPTS
-#define CLIENT_ROWS       (THREAD_SIZES * SCRIPTS)
-#define FLOOR_ROWS        (SCRIPTS + 1) /* on the private server only; + gcra.lua, client time */
-#define OVER_FLOOR_ROWS   SCRIPTS       /* each script ÷ its floor, same private server */
-#define FLOOR_CALLS       20000u        /* EVALSHAs per floor run */
-#define CLUSTER_ROWS      (2 * SCRIPTS) /* the server rows and ÷ floor rows, on a private cluster */
-#define CLUSTER_PRIMARIES 3
-#define CLUSTER_REPLICAS  1
+#define RUN_NS             600000000ull /* per run: 2 × reps × 11 runs ≈ 40 s at reps = 3 */
+#define SCRIPTS            5
+#define THREAD_SIZES       2
+#define MAX_REPS           101
+#define SERVER_ROWS        SCRIPTS
+#define CLIENT_ROWS        (THREAD_SIZES * SCRIPTS)
+#define FLOOR_ROWS         (SCRIPTS + 1) /* on the private server only; + gcra.lua, client time */
+#define OVER_FLOOR_ROWS    SCRIPTS       /* each script ÷ its floor, same private server */
+#define FLOOR_CALLS        20000u        /* EVALSHAs per floor run */
+#define FLOOR_REPS_PER_REP 3u            /* floor repetitions per --reps */
+#define CLUSTER_ROWS       (2 * SCRIPTS) /* the server rows and ÷ floor rows, on a private cluster */
+#define CLUSTER_PRIMARIES  3
+#define CLUSTER_REPLICAS   1
 
 static const char *const script_names[SCRIPTS] = {"redis_gcra", "redis_token_bucket",
                                                   "redis_fixed_window", "redis_sliding_counter",
@@ -426,9 +427,14 @@ static int in_step(const char *address, int s, const char *script_sha, const cha
  * the same arguments. floor_x_noop[s] gets the floor ÷ noop medians. On a
  * cluster (address: the primary holding FLOOR_NOOP_KEY's slot) only the
  * script ÷ floor rows are written, named "redis cluster ...". */
-static int floor_rows(const char *address, bool cluster, unsigned reps, struct rl_perf_row *rows,
-                      double floor_x_noop[SCRIPTS], char *err, size_t err_len)
+static int floor_rows(const char *address, bool cluster, unsigned goal_reps,
+                      struct rl_perf_row *rows, double floor_x_noop[SCRIPTS], char *err,
+                      size_t err_len)
 {
+    /* a floor run is 20 000 calls, a fraction of a second: three times the
+     * goal's repetitions, so that one disturbed run moves the median less */
+    unsigned reps =
+        FLOOR_REPS_PER_REP * goal_reps > MAX_REPS ? MAX_REPS : FLOOR_REPS_PER_REP * goal_reps;
     char noop_sha[64], sha[FLOOR_ROWS][64], script_sha[SCRIPTS][64];
     uint64_t epoch_us;
     if (load_script(address, rl_lua_noop, noop_sha, sizeof noop_sha, err, err_len) != 0 ||
@@ -502,8 +508,8 @@ static int floor_rows(const char *address, bool cluster, unsigned reps, struct r
         r->target = server_target[gcra_client ? 0 : s];
         r->reported = true;
         snprintf(r->detail, sizeof r->detail,
-                 "%.2f vs redis_noop %.2f us a call (medians, %u calls a run)",
-                 rl_median(skeleton[s], reps), rl_median(noop[s], reps), FLOOR_CALLS);
+                 "%.2f vs redis_noop %.2f us a call (medians of %u runs of %u calls)",
+                 rl_median(skeleton[s], reps), rl_median(noop[s], reps), reps, FLOOR_CALLS);
         snprintf(r->command, sizeof r->command,
                  "bench --suite perf --goal redis; by hand: EVALSHA of %s",
                  gcra_client ? "algorithms/redis/lua/gcra.lua, now >= 0" : floors[s].body);
@@ -525,9 +531,9 @@ static int floor_rows(const char *address, bool cluster, unsigned reps, struct r
         r->target = 1.5;
         r->ratio = rl_median(over_floor[s], reps); /* sorts: first and last are the range */
         snprintf(r->detail, sizeof r->detail,
-                 "%.2f vs its floor %.2f us a call (medians, %u calls a run); reps %.2f-%.2f; "
-                 "floor %.2f x redis_noop",
-                 rl_median(script[s], reps), rl_median(skeleton[s], reps), FLOOR_CALLS,
+                 "%.2f vs its floor %.2f us a call (medians of %u runs of %u calls); runs "
+                 "%.2f-%.2f; floor %.2f x redis_noop",
+                 rl_median(script[s], reps), rl_median(skeleton[s], reps), reps, FLOOR_CALLS,
                  over_floor[s][0], over_floor[s][reps - 1], floor_x_noop[s]);
         snprintf(r->command, sizeof r->command,
                  "build/ratelab bench --suite perf --goal redis (EVALSHA of "
