@@ -32,7 +32,8 @@
 local now, n, per_ns, per_token, burst, epoch_us, horizon = struct.unpack('<ddddddd', ARGV[1])
 if now < 0 then
     local t = redis.call('TIME')
-    local us = tonumber(t[1]) * 1000000 + tonumber(t[2]) - epoch_us
+    -- TIME's decimal strings coerced by the arithmetic, as in gcra.lua
+    local us = t[1] * 1000000 + t[2] - epoch_us
     if us < 0 then
         us = 0 -- the server's clock stepped back past the epoch
     end
