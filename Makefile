@@ -200,9 +200,13 @@ test: deps
 
 # The slower fault kinds on a private Redis Cluster (reshard, kill-primary,
 # stall-replica then kill-primary: about a minute on 2 cores); make test
-# runs the fast one (cluster_faults). CI runs this target.
-cluster-check: $(TESTS)
+# runs the fast one (cluster_faults). Then the perf suite's Redis rows, one
+# repetition: each script against its floor on a private server and cluster
+# (tests/redis/floor_rows.sh checks their shape, never a figure). CI runs
+# this target.
+cluster-check: $(TESTS) $(RATELAB)
 	$(TESTS) cluster_faults cluster_faults_slow coord_redis_cluster_slow
+	sh tests/redis/floor_rows.sh $(RATELAB)
 
 # The data-race lesson's test reads ThreadSanitizer's report from the
 # sanitized ratelab (ratelab teach data-race runs it).

@@ -491,9 +491,10 @@ static const struct rl_suite claims = {
 static const struct rl_suite perf = {
     "perf",
     "the performance goals, each a ratio against its floor measured in the same run (recorder, "
-    "keyed container, checker against md5sum, Redis scripts against redis_noop on one server and "
-    "on a 3x1 cluster, clocks, "
-    "tb_sharded against tb_cas); its own columns; a few minutes",
+    "keyed container against a bare fetch-add array, checker against md5sum, Redis scripts "
+    "against redis_noop and against their own redis.call lines on one server and on a 3x1 "
+    "cluster, clocks, tb_sharded against tb_cas, shapers, sim streaming, linearizability); its "
+    "own columns; a few minutes",
     plan_claims};
 
 static const struct rl_suite cluster = {
