@@ -1032,7 +1032,7 @@ fi
 # rows, when there: witness mode ÷ check --promise (ratio) and search mode's
 # seconds on 10^5 operations (ratio × 10 s).
 prog linearizable <<'EOF'
-function verdict(v) { return v == "linearizable" ? "yes" : v == "not linearizable" ? "\\textbf{no}" : v == "no concurrent history" ? "no 2-thread run" : "unknown" }
+function verdict(v) { return v == "linearizable" ? "yes" : v == "not linearizable" ? "\\textbf{no}" : v == "no concurrent history" ? "no concurrent run" : "unknown" }
 NR == 1 { n = csv_split($0, f); header(f, n); next }
 {
     n = csv_split($0, f); na++
