@@ -137,6 +137,12 @@ static int record_once(const struct rl_lin_trial_params *p, const struct rl_algo
                                   .threads = p->threads,
                                   .duration_ns = p->duration_ns,
                                   .clock = "monotonic",
+                                  /* thread i on CPU i: unpinned, the scheduler
+                                   * often ran both on one CPU, and one thread's
+                                   * whole window (tens of µs) fit in the
+                                   * other's wait: 115-361 solo runs a suite
+                                   * against none pinned, on 2 CPUs */
+                                  .pin = true,
                                   .history = true,
                                   .history_capacity = p->max_ops,
                                   .max_wait_ns = UINT64_MAX};
