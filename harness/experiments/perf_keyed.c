@@ -360,6 +360,18 @@ static const struct keyed_variant {
 #define VARIANTS (sizeof variants / sizeof *variants)
 
 /* One keyed row: variant v of algorithm `algo` ÷ the bare fetch-add array. */
+/* A reported row of what limits the keyed floor rows (the caller names it
+ * and says what it measured): target 0.6 as theirs, never a goal itself. */
+static struct rl_perf_row *limit_row(struct rl_perf_row *row, double ratio)
+{
+    memset(row, 0, sizeof *row);
+    row->ratio = ratio;
+    row->target = 0.6;
+    row->reported = true;
+    snprintf(row->command, sizeof row->command, "bench --suite perf --goal keyed");
+    return row;
+}
+
 static void keyed_row(const struct key_stream *stream, const struct keyed_variant *v,
                       const char *algo, double ratio, double mops, double bare_mops,
                       double clock_ns, struct rl_perf_row *row)
@@ -448,8 +460,7 @@ static int stream_rows(const struct rl_perf_options *opts, const struct key_stre
                       rl_median(keyed[v][i], reps), bare_m,
                       cost[strcmp(variants[v].clock, GOAL_CLOCK) == 0 ? 0 : 1].cost_ns,
                       &rows[v * ALGOS + i]);
-    struct rl_perf_row *row = &rows[VARIANTS * ALGOS];
-    memset(row, 0, sizeof *row);
+    struct rl_perf_row *row = limit_row(&rows[VARIANTS * ALGOS], rl_median(null_ratio, reps));
     snprintf(row->goal, sizeof row->goal, "keyed floor limits, %s", stream->name);
     snprintf(row->measured, sizeof row->measured,
              "keyed null (the container's lookup alone: no clock, no slot write, no look-ahead) "
@@ -458,9 +469,6 @@ static int stream_rows(const struct rl_perf_options *opts, const struct key_stre
     snprintf(row->floor, sizeof row->floor,
              "the bare fetch-add array on the same key stream: reported, what bounds the keyed "
              "floor rows above without look-ahead");
-    row->ratio = rl_median(null_ratio, reps);
-    row->target = 0.6;
-    row->reported = true;
     snprintf(row->detail, sizeof row->detail,
              "keyed null %.1f, keyed faa %.1f, bare fetch-add %.1f, sampler alone %.1f Mops/s "
              "(medians); a floor attempt %.1f ns; a clock read cached %.1f ns (bound %.2f), "
@@ -479,8 +487,7 @@ static int stream_rows(const struct rl_perf_options *opts, const struct key_stre
         keyed_serial[r] = keyed[1][0][r] / serial[r];
         ahead_ratio[r] = ahead[r] / bare[r];
     }
-    row = &rows[VARIANTS * ALGOS + 1];
-    memset(row, 0, sizeof *row);
+    row = limit_row(&rows[VARIANTS * ALGOS + 1], rl_median(serial_ratio, reps));
     snprintf(row->goal, sizeof row->goal, "keyed floor one at a time, %s", stream->name);
     snprintf(row->measured, sizeof row->measured,
              "the bare fetch-add array with each add's address waiting for the previous add's "
@@ -489,16 +496,11 @@ static int stream_rows(const struct rl_perf_options *opts, const struct key_stre
     snprintf(row->floor, sizeof row->floor,
              "the bare fetch-add array, whose misses overlap: reported, the share of the floor "
              "that is overlap no long attempt gets");
-    row->ratio = rl_median(serial_ratio, reps);
-    row->target = 0.6;
-    row->reported = true;
     snprintf(row->detail, sizeof row->detail,
              "one at a time %.1f Mops/s, bare fetch-add %.1f (medians); keyed %s on the %s "
              "clock without look-ahead ÷ one at a time %.2f",
              rl_median(serial, reps), bare_m, algos[0], clocks[0], rl_median(keyed_serial, reps));
-    snprintf(row->command, sizeof row->command, "bench --suite perf --goal keyed");
-    row = &rows[VARIANTS * ALGOS + 2];
-    memset(row, 0, sizeof *row);
+    row = limit_row(&rows[VARIANTS * ALGOS + 2], rl_median(ahead_ratio, reps));
     snprintf(row->goal, sizeof row->goal, "keyed floor with look-ahead %u, %s", LOOKAHEAD,
              stream->name);
     snprintf(row->measured, sizeof row->measured,
@@ -508,13 +510,9 @@ static int stream_rows(const struct rl_perf_options *opts, const struct key_stre
     snprintf(row->floor, sizeof row->floor,
              "the bare fetch-add array as the goal rows divide by: reported, whether the floor "
              "itself gains from the look-ahead");
-    row->ratio = rl_median(ahead_ratio, reps);
-    row->target = 0.6;
-    row->reported = true;
     snprintf(row->detail, sizeof row->detail,
              "with look-ahead %.1f Mops/s, bare fetch-add %.1f (medians)", rl_median(ahead, reps),
              bare_m);
-    snprintf(row->command, sizeof row->command, "bench --suite perf --goal keyed");
     return 0;
 }
 
